@@ -1,0 +1,69 @@
+// Self-check of the shared field templates compiled for the device: the same expression is
+// computed by the CPU in tests and compared limb for limb.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "backend/cuda/probe.hpp"
+#include "ff/bls12_381.hpp"
+#include "ff/bn254.hpp"
+
+namespace cuzk::cuda {
+namespace {
+
+template <class F>
+__global__ void field_check_kernel(const F* a, const F* b, F* out, size_t n) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] * b[i] + a[i] - b[i];
+}
+
+std::string cuda_err(int ordinal, const char* what, size_t n, cudaError_t e) {
+  return std::string("gpu:") + std::to_string(ordinal) + ": " + what + " (n = " + std::to_string(n) +
+         "): " + cudaGetErrorString(e);
+}
+
+template <class F>
+std::string run(int ordinal, const uint64_t* a, const uint64_t* b, uint64_t* out, size_t n) {
+  int prev = -1;
+  cudaGetDevice(&prev);
+  cudaError_t e = cudaSetDevice(ordinal);
+  if (e != cudaSuccess) return cuda_err(ordinal, "cudaSetDevice", n, e);
+  std::string err;
+  size_t bytes = n * sizeof(F);
+  F *da = nullptr, *db = nullptr, *dout = nullptr;
+  cudaStream_t s = nullptr;
+  do {
+    if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess) { err = cuda_err(ordinal, "stream create", n, e); break; }
+    if ((e = cudaMallocAsync(&da, bytes, s)) != cudaSuccess || (e = cudaMallocAsync(&db, bytes, s)) != cudaSuccess ||
+        (e = cudaMallocAsync(&dout, bytes, s)) != cudaSuccess) { err = cuda_err(ordinal, "cudaMallocAsync", n, e); break; }
+    cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, s);
+    cudaMemcpyAsync(db, b, bytes, cudaMemcpyHostToDevice, s);
+    unsigned blocks = unsigned((n + 255) / 256);
+    field_check_kernel<F><<<blocks, 256, 0, s>>>(da, db, dout, n);
+    if ((e = cudaGetLastError()) != cudaSuccess) { err = cuda_err(ordinal, "field_check_kernel launch", n, e); break; }
+    cudaMemcpyAsync(out, dout, bytes, cudaMemcpyDeviceToHost, s);
+    if ((e = cudaStreamSynchronize(s)) != cudaSuccess) { err = cuda_err(ordinal, "field_check_kernel", n, e); break; }
+  } while (false);
+  if (s) {
+    if (da) cudaFreeAsync(da, s);
+    if (db) cudaFreeAsync(db, s);
+    if (dout) cudaFreeAsync(dout, s);
+    cudaStreamSynchronize(s);
+    cudaStreamDestroy(s);
+  }
+  if (prev >= 0) cudaSetDevice(prev);
+  return err;
+}
+
+}  // namespace
+
+std::string field_check(int ordinal, const std::string& field, const uint64_t* a, const uint64_t* b,
+                        uint64_t* out, size_t n) {
+  if (field == "bn254.fq") return run<ff::Bn254Fq>(ordinal, a, b, out, n);
+  if (field == "bn254.fr") return run<ff::Bn254Fr>(ordinal, a, b, out, n);
+  if (field == "bls12-381.fq") return run<ff::Bls12381Fq>(ordinal, a, b, out, n);
+  if (field == "bls12-381.fr") return run<ff::Bls12381Fr>(ordinal, a, b, out, n);
+  return "unknown field '" + field + "'";
+}
+
+}  // namespace cuzk::cuda

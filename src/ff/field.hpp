@@ -1,0 +1,354 @@
+// Prime fields in Montgomery form, as one template usable from host and device code.
+//
+// An element is N little-endian 64-bit limbs holding a*R mod p, R = 2^(64N). Every modulus
+// used here leaves the top bit of the top limb free (p < 2^(64N-1)), so a sum of two reduced
+// values never overflows N limbs and the CIOS product needs only one final subtraction.
+// The Montgomery constants are derived from the modulus at compile time (see MontConsts), so a
+// field is declared by its modulus alone.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define CUZK_HD __host__ __device__ __forceinline__
+#define CUZK_UNROLL _Pragma("unroll")
+#else
+#define CUZK_HD inline
+#define CUZK_UNROLL
+#endif
+
+namespace cuzk::ff {
+
+template <int N>
+struct Limbs {
+  uint64_t v[N];
+};
+
+// ------------------------------------------------------------- compile-time helpers
+
+template <int N>
+constexpr bool limbs_geq(const Limbs<N>& a, const Limbs<N>& b) {
+  for (int i = N - 1; i >= 0; --i) {
+    if (a.v[i] != b.v[i]) return a.v[i] > b.v[i];
+  }
+  return true;
+}
+
+template <int N>
+constexpr uint64_t limbs_sub(Limbs<N>& a, const Limbs<N>& b) {  // a -= b, returns borrow
+  uint64_t borrow = 0;
+  for (int i = 0; i < N; ++i) {
+    uint64_t bi = b.v[i] + borrow;
+    uint64_t nb = (bi < borrow) || (a.v[i] < bi);
+    a.v[i] -= bi;
+    borrow = nb;
+  }
+  return borrow;
+}
+
+template <int N>
+constexpr uint64_t limbs_add(Limbs<N>& a, const Limbs<N>& b) {  // a += b, returns carry
+  uint64_t carry = 0;
+  for (int i = 0; i < N; ++i) {
+    uint64_t s = a.v[i] + carry;
+    uint64_t c1 = s < carry;
+    a.v[i] = s + b.v[i];
+    carry = c1 + (a.v[i] < s);
+  }
+  return carry;
+}
+
+// Hexadecimal ("0x..." or bare) or decimal string to limbs, at compile time.
+template <int N>
+constexpr Limbs<N> parse_limbs(const char* s) {
+  Limbs<N> r{};
+  bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  if (hex) s += 2;
+  for (; *s; ++s) {
+    uint64_t d = 0, base = hex ? 16 : 10;
+    char c = *s;
+    if (c >= '0' && c <= '9') d = uint64_t(c - '0');
+    else if (c >= 'a' && c <= 'f') d = uint64_t(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = uint64_t(c - 'A' + 10);
+    else continue;  // separators
+    // r = r * base + d
+    unsigned __int128 carry = d;
+    for (int i = 0; i < N; ++i) {
+      unsigned __int128 t = (unsigned __int128)r.v[i] * base + carry;
+      r.v[i] = uint64_t(t);
+      carry = t >> 64;
+    }
+  }
+  return r;
+}
+
+template <int N>
+struct MontConsts {
+  Limbs<N> p;
+  Limbs<N> r1;        // R mod p (Montgomery one)
+  Limbs<N> r2;        // R^2 mod p
+  uint64_t inv;       // -p^-1 mod 2^64
+  Limbs<N> p_minus_2; // exponent for Fermat inversion
+  Limbs<N> p_plus_1_div_4;  // square-root exponent when p = 3 mod 4
+  Limbs<N> p_minus_1_div_2; // Euler's criterion exponent
+  bool p_is_3_mod_4;
+};
+
+template <int N>
+constexpr Limbs<N> double_mod(const Limbs<N>& a, const Limbs<N>& p) {
+  Limbs<N> r = a;
+  uint64_t top = 0;
+  for (int i = 0; i < N; ++i) {
+    uint64_t nt = r.v[i] >> 63;
+    r.v[i] = (r.v[i] << 1) | top;
+    top = nt;
+  }
+  if (top || limbs_geq(r, p)) limbs_sub(r, p);
+  return r;
+}
+
+template <int N>
+constexpr MontConsts<N> make_mont_consts(const Limbs<N>& p) {
+  MontConsts<N> k{};
+  k.p = p;
+  // Newton iteration for p^-1 mod 2^64: each step doubles the number of correct bits.
+  uint64_t x = 1;
+  for (int i = 0; i < 7; ++i) x *= 2 - p.v[0] * x;
+  k.inv = ~x + 1;
+  Limbs<N> one{};
+  one.v[0] = 1;
+  Limbs<N> t = one;
+  for (int i = 0; i < 64 * N; ++i) t = double_mod(t, p);
+  k.r1 = t;
+  for (int i = 0; i < 64 * N; ++i) t = double_mod(t, p);
+  k.r2 = t;
+  Limbs<N> two{};
+  two.v[0] = 2;
+  k.p_minus_2 = p;
+  limbs_sub(k.p_minus_2, two);
+  Limbs<N> q = p;
+  limbs_add(q, one);
+  for (int i = 0; i < N; ++i) q.v[i] = (q.v[i] >> 2) | (i + 1 < N ? q.v[i + 1] << 62 : 0);
+  k.p_plus_1_div_4 = q;
+  Limbs<N> h = p;
+  limbs_sub(h, one);
+  for (int i = 0; i < N; ++i) h.v[i] = (h.v[i] >> 1) | (i + 1 < N ? h.v[i + 1] << 63 : 0);
+  k.p_minus_1_div_2 = h;
+  k.p_is_3_mod_4 = (p.v[0] & 3) == 3;
+  return k;
+}
+
+// ------------------------------------------------------------- the field
+
+// Params provides: static constexpr int N; static constexpr const char* modulus (hex);
+// static constexpr const char* name.
+template <class ParamsT>
+struct Fp {
+  using Params = ParamsT;
+  static constexpr int N = Params::N;
+  static constexpr int BYTES = 8 * N;
+  static constexpr MontConsts<N> K = make_mont_consts<N>(parse_limbs<N>(Params::modulus));
+  using Limbs = ff::Limbs<N>;
+
+  uint64_t l[N];
+
+  CUZK_HD static uint64_t mod(int i) { constexpr MontConsts<N> k = K; return k.p.v[i]; }
+
+  CUZK_HD static Fp zero() {
+    Fp r;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = 0;
+    return r;
+  }
+  CUZK_HD static Fp one() {
+    constexpr MontConsts<N> k = K;
+    Fp r;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = k.r1.v[i];
+    return r;
+  }
+  // Montgomery form of a standard-form value that is already < p.
+  CUZK_HD static Fp from_std(const Limbs& a) {
+    constexpr MontConsts<N> k = K;
+    Fp r, r2;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) { r.l[i] = a.v[i]; r2.l[i] = k.r2.v[i]; }
+    return r * r2;
+  }
+  CUZK_HD static Fp from_u64(uint64_t v) {
+    Limbs a{};
+    a.v[0] = v;
+    return from_std(a);
+  }
+  // Raw limbs are taken as they are (already Montgomery form), e.g. zkey point coordinates.
+  CUZK_HD static Fp from_raw(const uint64_t* raw) {
+    Fp r;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = raw[i];
+    return r;
+  }
+  CUZK_HD Limbs to_std() const {
+    Fp one_raw = zero();
+    one_raw.l[0] = 1;
+    Fp t = *this * one_raw;
+    Limbs r;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) r.v[i] = t.l[i];
+    return r;
+  }
+  // True when the raw limbs hold a value < p (as every stored coordinate must).
+  CUZK_HD bool is_reduced() const {
+    constexpr MontConsts<N> k = K;
+    for (int i = N - 1; i >= 0; --i) {
+      if (l[i] != k.p.v[i]) return l[i] < k.p.v[i];
+    }
+    return false;
+  }
+
+  CUZK_HD bool is_zero() const {
+    uint64_t acc = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) acc |= l[i];
+    return acc == 0;
+  }
+  CUZK_HD bool is_one() const { return *this == one(); }
+  CUZK_HD friend bool operator==(const Fp& a, const Fp& b) {
+    uint64_t acc = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) acc |= a.l[i] ^ b.l[i];
+    return acc == 0;
+  }
+  CUZK_HD friend bool operator!=(const Fp& a, const Fp& b) { return !(a == b); }
+
+  // r = a - p if a >= p (a holds at most 2p - 1 and fits N limbs).
+  CUZK_HD void reduce_once() {
+    constexpr MontConsts<N> k = K;
+    uint64_t t[N];
+    uint64_t borrow = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) {
+      unsigned __int128 d = (unsigned __int128)l[i] - k.p.v[i] - borrow;
+      t[i] = uint64_t(d);
+      borrow = uint64_t(d >> 64) & 1;
+    }
+    if (!borrow) {
+      CUZK_UNROLL for (int i = 0; i < N; ++i) l[i] = t[i];
+    }
+  }
+
+  CUZK_HD friend Fp operator+(const Fp& a, const Fp& b) {
+    Fp r;
+    uint64_t carry = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) {
+      unsigned __int128 s = (unsigned __int128)a.l[i] + b.l[i] + carry;
+      r.l[i] = uint64_t(s);
+      carry = uint64_t(s >> 64);
+    }
+    r.reduce_once();  // no carry out: p < 2^(64N-1)
+    return r;
+  }
+  CUZK_HD friend Fp operator-(const Fp& a, const Fp& b) {
+    constexpr MontConsts<N> k = K;
+    Fp r;
+    uint64_t borrow = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) {
+      unsigned __int128 d = (unsigned __int128)a.l[i] - b.l[i] - borrow;
+      r.l[i] = uint64_t(d);
+      borrow = uint64_t(d >> 64) & 1;
+    }
+    if (borrow) {
+      uint64_t carry = 0;
+      CUZK_UNROLL for (int i = 0; i < N; ++i) {
+        unsigned __int128 s = (unsigned __int128)r.l[i] + k.p.v[i] + carry;
+        r.l[i] = uint64_t(s);
+        carry = uint64_t(s >> 64);
+      }
+    }
+    return r;
+  }
+  CUZK_HD Fp operator-() const { return is_zero() ? *this : zero() - *this; }
+  CUZK_HD Fp dbl() const { return *this + *this; }
+
+  // Montgomery product, CIOS (Koc, Acar, Kaliski 1996, "Analyzing and comparing Montgomery
+  // multiplication algorithms"), with the final conditional subtraction.
+  CUZK_HD friend Fp operator*(const Fp& a, const Fp& b) {
+    constexpr MontConsts<N> k = K;
+    uint64_t t[N + 2];
+    CUZK_UNROLL for (int i = 0; i < N + 2; ++i) t[i] = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) {
+      uint64_t c = 0;
+      CUZK_UNROLL for (int j = 0; j < N; ++j) {
+        unsigned __int128 s = (unsigned __int128)a.l[j] * b.l[i] + t[j] + c;
+        t[j] = uint64_t(s);
+        c = uint64_t(s >> 64);
+      }
+      unsigned __int128 s = (unsigned __int128)t[N] + c;
+      t[N] = uint64_t(s);
+      t[N + 1] = uint64_t(s >> 64);
+      uint64_t m = t[0] * k.inv;
+      s = (unsigned __int128)m * k.p.v[0] + t[0];
+      c = uint64_t(s >> 64);
+      CUZK_UNROLL for (int j = 1; j < N; ++j) {
+        s = (unsigned __int128)m * k.p.v[j] + t[j] + c;
+        t[j - 1] = uint64_t(s);
+        c = uint64_t(s >> 64);
+      }
+      s = (unsigned __int128)t[N] + c;
+      t[N - 1] = uint64_t(s);
+      t[N] = t[N + 1] + uint64_t(s >> 64);
+    }
+    Fp r;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = t[i];
+    r.reduce_once();
+    return r;
+  }
+  CUZK_HD Fp sqr() const { return *this * *this; }
+  CUZK_HD Fp& operator+=(const Fp& b) { return *this = *this + b; }
+  CUZK_HD Fp& operator-=(const Fp& b) { return *this = *this - b; }
+  CUZK_HD Fp& operator*=(const Fp& b) { return *this = *this * b; }
+
+  template <int M>
+  CUZK_HD Fp pow(const ff::Limbs<M>& e) const {
+    Fp r = one();
+    for (int i = M - 1; i >= 0; --i) {
+      for (int b = 63; b >= 0; --b) {
+        r = r.sqr();
+        if ((e.v[i] >> b) & 1) r = r * *this;
+      }
+    }
+    return r;
+  }
+  CUZK_HD Fp pow_u64(uint64_t e) const {
+    ff::Limbs<1> x{{e}};
+    return pow(x);
+  }
+  // Inverse by Fermat's little theorem; the inverse of 0 is 0.
+  CUZK_HD Fp inv() const {
+    constexpr MontConsts<N> k = K; return pow(k.p_minus_2); }
+  // Legendre symbol: 1 (non-zero square), -1 (non-square), 0.
+  CUZK_HD int legendre() const {
+    constexpr MontConsts<N> k = K;
+    if (is_zero()) return 0;
+    return pow(k.p_minus_1_div_2).is_one() ? 1 : -1;
+  }
+  // A square root when p = 3 mod 4 (all base fields here); false if there is none.
+  CUZK_HD bool sqrt(Fp& out) const {
+    constexpr MontConsts<N> k = K;
+    Fp c = pow(k.p_plus_1_div_4);
+    if (c.sqr() != *this) return false;
+    out = c;
+    return true;
+  }
+};
+
+// Inverts every non-zero element of v in place with one field inversion (Montgomery's trick);
+// zeros stay zero. scratch must hold n elements.
+template <class F>
+void batch_inverse(F* v, size_t n, F* scratch) {
+  F acc = F::one();
+  for (size_t i = 0; i < n; ++i) {
+    scratch[i] = acc;
+    if (!v[i].is_zero()) acc = acc * v[i];
+  }
+  F inv = acc.inv();
+  for (size_t i = n; i-- > 0;) {
+    if (v[i].is_zero()) continue;
+    F vi = v[i];
+    v[i] = inv * scratch[i];
+    inv = inv * vi;
+  }
+}
+
+}  // namespace cuzk::ff

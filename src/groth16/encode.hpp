@@ -1,0 +1,123 @@
+// Proof encodings: snarkjs JSON (decimal strings of standard-form affine coordinates) and the
+// compressed binary form.
+//
+// Compressed points: x big-endian (G2: x.c1 then x.c0), flags in the top bits of the first byte.
+//   BLS12-381 (the zcash/Filecoin encoding, 48 + 96 + 48 = 192 bytes): 0x80 compressed,
+//     0x40 infinity, 0x20 y is the lexicographically larger root.
+//   BN254 (gnark's encoding, 32 + 64 + 32 = 128 bytes): 0x80 compressed with the smaller y,
+//     0xC0 compressed with the larger y, 0x40 infinity.
+// For Fp2, "larger" compares c1, or c0 when c1 = 0.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ec/curves.hpp"
+#include "groth16/prover.hpp"
+#include "io/json.hpp"
+
+namespace cuzk::groth16 {
+
+template <class F>
+std::string dec(const F& x) {
+  auto s = x.to_std();
+  return io::to_decimal(s.v, F::N);
+}
+
+template <class F>
+io::JsonValue g1_json(const ec::Affine<F>& p) {
+  using io::JsonValue;
+  if (p.is_inf()) return JsonValue::array({JsonValue::string("0"), JsonValue::string("1"), JsonValue::string("0")});
+  return JsonValue::array({JsonValue::string(dec(p.x)), JsonValue::string(dec(p.y)), JsonValue::string("1")});
+}
+
+template <class F2>
+io::JsonValue g2_json(const ec::Affine<F2>& p) {
+  using io::JsonValue;
+  auto pair = [](const std::string& a, const std::string& b) {
+    return JsonValue::array({JsonValue::string(a), JsonValue::string(b)});
+  };
+  if (p.is_inf()) return JsonValue::array({pair("0", "0"), pair("1", "0"), pair("0", "0")});
+  return JsonValue::array({pair(dec(p.x.c0), dec(p.x.c1)), pair(dec(p.y.c0), dec(p.y.c1)), pair("1", "0")});
+}
+
+template <class E>
+std::string proof_json(const Proof<E>& p) {
+  auto o = io::JsonValue::object();
+  o.add("pi_a", g1_json(p.a));
+  o.add("pi_b", g2_json(p.b));
+  o.add("pi_c", g1_json(p.c));
+  o.add("protocol", io::JsonValue::string("groth16"));
+  o.add("curve", io::JsonValue::string(curve_snarkjs_name(E::id)));
+  return io::to_json(o);
+}
+
+// public.json: w[1..n_public] as decimal strings.
+inline std::string public_json(const std::vector<cpu::Scalar>& w, uint32_t n_public) {
+  auto arr = io::JsonValue::array();
+  for (uint32_t i = 1; i <= n_public; ++i) arr.items.push_back(io::JsonValue::string(io::to_decimal(w[i].v, 4)));
+  return io::to_json(arr);
+}
+
+namespace detail {
+
+// y > (q - 1) / 2 for y in standard form.
+template <class F>
+bool fp_is_larger(const F& y) {
+  auto s = y.to_std();
+  auto h = F::K.p_minus_1_div_2;
+  for (int i = F::N - 1; i >= 0; --i)
+    if (s.v[i] != h.v[i]) return s.v[i] > h.v[i];
+  return false;
+}
+template <class F>
+bool is_larger(const F& y) { return fp_is_larger(y); }
+template <class B>
+bool is_larger(const ff::Fp2<B>& y) { return y.c1.is_zero() ? fp_is_larger(y.c0) : fp_is_larger(y.c1); }
+
+template <class F>
+void put_be(const F& x, uint8_t* out) {
+  auto s = x.to_std();
+  for (int i = 0; i < F::N; ++i)
+    for (int b = 0; b < 8; ++b) out[F::BYTES - 1 - (i * 8 + b)] = uint8_t(s.v[i] >> (8 * b));
+}
+template <class F>
+void put_x(const F& x, uint8_t* out) { put_be(x, out); }
+template <class B>
+void put_x(const ff::Fp2<B>& x, uint8_t* out) {
+  put_be(x.c1, out);
+  put_be(x.c0, out + B::BYTES);
+}
+template <class F>
+constexpr size_t x_bytes(const F*) { return F::BYTES; }
+template <class B>
+constexpr size_t x_bytes(const ff::Fp2<B>*) { return 2 * B::BYTES; }
+
+}  // namespace detail
+
+template <class E, class F>
+void compress_point(const ec::Affine<F>& p, std::vector<uint8_t>& out) {
+  const size_t n = detail::x_bytes(static_cast<const F*>(nullptr));
+  size_t at = out.size();
+  out.resize(at + n, 0);
+  uint8_t* o = out.data() + at;
+  if (p.is_inf()) {
+    o[0] = E::id == CurveId::bls12_381 ? 0xC0 : 0x40;
+    return;
+  }
+  detail::put_x(p.x, o);
+  bool larger = detail::is_larger(p.y);
+  if (E::id == CurveId::bls12_381) o[0] |= uint8_t(0x80 | (larger ? 0x20 : 0));
+  else o[0] |= uint8_t(larger ? 0xC0 : 0x80);
+}
+
+template <class E>
+std::vector<uint8_t> proof_compressed(const Proof<E>& p) {
+  std::vector<uint8_t> out;
+  compress_point<E>(p.a, out);
+  compress_point<E>(p.b, out);
+  compress_point<E>(p.c, out);
+  return out;
+}
+
+}  // namespace cuzk::groth16

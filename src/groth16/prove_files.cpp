@@ -1,0 +1,92 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "cuzk/prove.hpp"
+#include "ec/curves.hpp"
+#include "io/r1cs.hpp"
+#include "io/wtns.hpp"
+#include "io/zkey.hpp"
+#include "util/error.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk {
+namespace groth16 {
+template <class E>
+ProveOutput prove_with(const io::ZkeyGroth16&, const io::Wtns&, const io::R1cs*, const ProveOptions&, ThreadPool&);
+extern template ProveOutput prove_with<ec::Bn254>(const io::ZkeyGroth16&, const io::Wtns&, const io::R1cs*,
+                                                 const ProveOptions&, ThreadPool&);
+extern template ProveOutput prove_with<ec::Bls12381>(const io::ZkeyGroth16&, const io::Wtns&, const io::R1cs*,
+                                                    const ProveOptions&, ThreadPool&);
+}  // namespace groth16
+
+ProveOutput prove_files(const std::string& zkey_path, const std::string& wtns_path, const ProveOptions& opt,
+                        ThreadPool& pool) {
+  io::ZkeyGroth16 z = io::read_zkey(zkey_path);
+  io::Wtns w = io::read_wtns(wtns_path);
+  if (w.curve != z.curve)
+    throw InvalidArgument(wtns_path + ": witness is for " + curve_name(w.curve) + " but " + zkey_path + " is for " +
+                          curve_name(z.curve));
+  if (w.n_witness != z.n_vars)
+    throw InvalidArgument(wtns_path + ": witness has " + std::to_string(w.n_witness) + " values but " + zkey_path +
+                          " expects " + std::to_string(z.n_vars));
+  std::optional<io::R1cs> cs;
+  if (!opt.r1cs_path.empty()) {
+    cs = io::read_r1cs(opt.r1cs_path);
+    if (cs->curve != z.curve)
+      throw InvalidArgument(opt.r1cs_path + ": constraint system is for " + curve_name(cs->curve) + " but " +
+                            zkey_path + " is for " + curve_name(z.curve));
+    if (cs->n_wires != z.n_vars || cs->n_public() != z.n_public)
+      throw InvalidArgument(opt.r1cs_path + ": " + std::to_string(cs->n_wires) + " wires / " +
+                            std::to_string(cs->n_public()) + " public do not match " + zkey_path + " (" +
+                            std::to_string(z.n_vars) + " / " + std::to_string(z.n_public) + ")");
+  }
+  const io::R1cs* csp = cs ? &*cs : nullptr;
+  switch (z.curve) {
+    case CurveId::bn254: return groth16::prove_with<ec::Bn254>(z, w, csp, opt, pool);
+    case CurveId::bls12_381: return groth16::prove_with<ec::Bls12381>(z, w, csp, opt, pool);
+  }
+  throw Error("unreachable curve");
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::string> temps;
+  auto cleanup = [&] {
+    for (auto& t : temps) std::remove(t.c_str());
+  };
+  try {
+    for (auto& [path, content] : files) {
+      std::filesystem::path p(path);
+      std::string tmp = (p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path()) /
+                        ("." + p.filename().string() + ".cuzk-tmp-" + std::to_string(::getpid()));
+      int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
+      temps.push_back(tmp);
+      size_t off = 0;
+      while (off < content.size()) {
+        ssize_t k = ::write(fd, content.data() + off, content.size() - off);
+        if (k < 0) {
+          if (errno == EINTR) continue;
+          int e = errno;
+          ::close(fd);
+          throw Error("cannot write " + path + ": " + std::strerror(e));
+        }
+        off += size_t(k);
+      }
+      if (::fsync(fd) != 0 || ::close(fd) != 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0)
+        throw Error("cannot write " + files[i].first + ": " + std::strerror(errno));
+    }
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+}
+
+}  // namespace cuzk

@@ -1,0 +1,202 @@
+// CPU NTT and MSM against naive references on random inputs.
+#include <vector>
+
+#include "backend/cpu/msm.hpp"
+#include "backend/cpu/ntt.hpp"
+#include "ec/curves.hpp"
+#include "testing.hpp"
+#include "util/rng.hpp"
+
+using namespace cuzk;
+
+namespace {
+
+template <class Fr>
+std::vector<Fr> random_vec(RandomSource& rs, size_t n) {
+  std::vector<Fr> v(n);
+  for (auto& x : v) x = random_field<Fr>(rs);
+  return v;
+}
+
+// p(x) at x by Horner.
+template <class Fr>
+Fr eval_poly(const std::vector<Fr>& c, const Fr& x) {
+  Fr acc = Fr::zero();
+  for (size_t i = c.size(); i-- > 0;) acc = acc * x + c[i];
+  return acc;
+}
+
+template <class Fr>
+void check_roots() {
+  constexpr int s = Fr::Params::two_adicity;
+  for (int k : {1, 2, 5, 10, 20, s}) {
+    Fr w = cpu::root_of_unity<Fr>(k);
+    Fr x = w;
+    for (int i = 1; i < k; ++i) x = x.sqr();
+    CHECK_MSG(x == -Fr::one(), "w_{2^" << k << "}^(2^(k-1)) != -1");
+    CHECK(x.sqr() == Fr::one());
+  }
+  CHECK_THROWS_WITH(cpu::root_of_unity<Fr>(s + 1), Error, "root of unity");
+  // snarkjs's choice: the 2^s-th root is 5^t, t = (r-1)/2^s.
+  ff::Limbs<Fr::N> t = Fr::K.p;
+  t.v[0] -= 1;
+  for (int i = 0; i < s; ++i)
+    for (int j = 0; j < Fr::N; ++j) t.v[j] = (t.v[j] >> 1) | (j + 1 < Fr::N ? t.v[j + 1] << 63 : 0);
+  CHECK(cpu::root_of_unity<Fr>(s) == Fr::from_u64(5).pow(t));
+}
+
+template <class Fr>
+void check_ntt_vs_naive(ThreadPool& pool) {
+  RandomSource rs(test::seed() ^ 0x1111);
+  for (int log_n = 0; log_n <= 9; ++log_n) {
+    auto dom = cpu::Domain<Fr>::make(log_n);
+    auto coeffs = random_vec<Fr>(rs, dom.n);
+    auto v = coeffs;
+    cpu::ntt(v.data(), dom, false, pool);
+    Fr x = Fr::one();
+    for (size_t i = 0; i < dom.n; ++i) {
+      CHECK_MSG(v[i] == eval_poly(coeffs, x), "forward NTT 2^" << log_n << " index " << i);
+      x = x * dom.omega;
+    }
+    cpu::ntt(v.data(), dom, true, pool);
+    for (size_t i = 0; i < dom.n; ++i) CHECK_MSG(v[i] == coeffs[i], "inverse NTT 2^" << log_n << " index " << i);
+  }
+  // A polynomial whose degree is not a power of two minus one, padded: its evaluations on a
+  // coset g<w> equal direct evaluation.
+  for (size_t deg : {size_t(2), size_t(37), size_t(300)}) {
+    int log_n = 0;
+    while ((size_t(1) << log_n) < deg + 1) ++log_n;
+    auto dom = cpu::Domain<Fr>::make(log_n);
+    auto coeffs = random_vec<Fr>(rs, deg + 1);
+    std::vector<Fr> v(dom.n, Fr::zero());
+    std::copy(coeffs.begin(), coeffs.end(), v.begin());
+    Fr g = cpu::root_of_unity<Fr>(log_n + 1);
+    cpu::scale_by_powers(v.data(), dom.n, g, pool);
+    cpu::ntt(v.data(), dom, false, pool);
+    Fr x = g;
+    for (size_t i = 0; i < dom.n; ++i) {
+      CHECK_MSG(v[i] == eval_poly(coeffs, x), "coset NTT degree " << deg << " index " << i);
+      x = x * dom.omega;
+    }
+  }
+}
+
+template <class Fr>
+void check_ntt_roundtrip_large(ThreadPool& pool) {
+  RandomSource rs(test::seed() ^ 0x2222);
+  auto dom = cpu::Domain<Fr>::make(14);
+  auto a = random_vec<Fr>(rs, dom.n);
+  auto v = a;
+  cpu::ntt(v.data(), dom, false, pool);
+  // Spot-check three evaluations directly.
+  for (size_t i : {size_t(0), size_t(1), dom.n - 1}) CHECK(v[i] == eval_poly(a, dom.omega.pow_u64(i)));
+  cpu::ntt(v.data(), dom, true, pool);
+  CHECK(v == a);
+}
+
+template <class E, bool G2>
+void check_msm_sizes(ThreadPool& pool) {
+  using Cfg = std::conditional_t<G2, typename E::G2, typename E::G1>;
+  using F = typename Cfg::F;
+  using Aff = ec::Affine<F>;
+  using Jac = ec::Jacobian<F>;
+  using Fr = typename E::Fr;
+  RandomSource rs(test::seed() ^ (G2 ? 0x4444 : 0x5555) ^ uint64_t(E::id));
+  Aff gen;
+  if constexpr (G2) gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
+  else gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
+  // A pool of random points [k]G, made cheaply as a random walk from a random multiple.
+  const size_t max_n = G2 ? 300 : 1537;
+  std::vector<Aff> pts(max_n);
+  Jac p = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
+  Jac step = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
+  for (auto& q : pts) {
+    q = p.to_affine();
+    p = p + step;
+  }
+  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(7), size_t(100), max_n}) {
+    std::vector<cpu::Scalar> k(n);
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t sel = rs.next() % 8;
+      if (sel == 0) k[i] = {};                     // zero
+      else if (sel == 1) k[i] = {{1, 0, 0, 0}};   // one
+      else if (sel == 2) {                         // r - 1, the largest scalar
+        k[i] = Fr::K.p;
+        k[i].v[0] -= 1;
+      } else k[i] = random_field<Fr>(rs).to_std();
+    }
+    std::vector<Aff> b(pts.begin(), pts.begin() + n);
+    if (n >= 7) {
+      b[3] = Aff::infinity();  // zkeys carry (0,0) bases
+      b[5] = b[4];             // a repeated base: same bucket twice -> doubling
+      k[5] = k[4];
+      b[6] = b[4].neg();       // and its negation: cancels in a bucket
+      k[6] = k[4];
+    }
+    Jac want = cpu::msm_naive(b.data(), k.data(), n);
+    Jac got = cpu::msm(b.data(), k.data(), n, pool);
+    CHECK_MSG(got == want, (G2 ? "G2" : "G1") << " " << curve_name(E::id) << " msm n=" << n);
+  }
+  // All scalars zero, or all one.
+  std::vector<cpu::Scalar> zeros(50), ones(50, cpu::Scalar{{1, 0, 0, 0}});
+  CHECK(cpu::msm(pts.data(), zeros.data(), 50, pool).is_inf());
+  CHECK(cpu::msm(pts.data(), ones.data(), 50, pool) == cpu::msm_naive(pts.data(), ones.data(), 50));
+}
+
+}  // namespace
+
+CUZK_TEST(roots_of_unity_match_snarkjs_definition) {
+  check_roots<ff::Bn254Fr>();
+  check_roots<ff::Bls12381Fr>();
+}
+
+CUZK_TEST(ntt_matches_naive_evaluation) {
+  ThreadPool pool(3);
+  check_ntt_vs_naive<ff::Bn254Fr>(pool);
+  check_ntt_vs_naive<ff::Bls12381Fr>(pool);
+}
+
+CUZK_TEST(ntt_roundtrip_2_14) {
+  ThreadPool pool(0);
+  check_ntt_roundtrip_large<ff::Bn254Fr>(pool);
+  check_ntt_roundtrip_large<ff::Bls12381Fr>(pool);
+}
+
+CUZK_TEST(booth_digits_recompose_scalar) {
+  RandomSource rs(test::seed() ^ 0x6666);
+  for (unsigned c : {2u, 5u, 12u, 16u, 20u}) {
+    unsigned W = (255 + c) / c;
+    for (int t = 0; t < 200; ++t) {
+      auto k = random_field<ff::Bn254Fr>(rs).to_std();
+      if (t == 0) { k = ff::Bls12381Fr::K.p; k.v[0] -= 1; }
+      // sum d_w 2^(wc) as a field element must equal k mod r (k < r for both r here)
+      ff::Bls12381Fr acc = ff::Bls12381Fr::zero(), pw = ff::Bls12381Fr::one();
+      ff::Bls12381Fr two_c = ff::Bls12381Fr::from_u64(1ull << c);
+      for (unsigned w = 0; w < W; ++w) {
+        int32_t d = cpu::signed_digit(k, w, c);
+        CHECK(d >= -(1 << (c - 1)) && d <= (1 << (c - 1)));
+        ff::Bls12381Fr dv = ff::Bls12381Fr::from_u64(uint64_t(d < 0 ? -d : d));
+        acc += (d < 0 ? -dv : dv) * pw;
+        pw = pw * two_c;
+      }
+      CHECK_MSG(acc == ff::Bls12381Fr::from_std(k), "c=" << c);
+    }
+  }
+}
+
+CUZK_TEST(msm_g1_bn254_matches_naive) {
+  ThreadPool pool(3);
+  check_msm_sizes<ec::Bn254, false>(pool);
+}
+CUZK_TEST(msm_g1_bls12_381_matches_naive) {
+  ThreadPool pool(2);
+  check_msm_sizes<ec::Bls12381, false>(pool);
+}
+CUZK_TEST(msm_g2_bn254_matches_naive) {
+  ThreadPool pool(1);
+  check_msm_sizes<ec::Bn254, true>(pool);
+}
+CUZK_TEST(msm_g2_bls12_381_matches_naive) {
+  ThreadPool pool(4);
+  check_msm_sizes<ec::Bls12381, true>(pool);
+}
