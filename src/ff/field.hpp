@@ -8,13 +8,26 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#if !defined(__CUDACC__) && defined(__x86_64__)
+#include <x86intrin.h>
+#define CUZK_X86_CARRY 1
+#endif
 
 #if defined(__CUDACC__)
 #define CUZK_HD __host__ __device__ __forceinline__
 #define CUZK_UNROLL _Pragma("unroll")
 #else
 #define CUZK_HD inline
-#define CUZK_UNROLL
+#define CUZK_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+// Member functions read the field constants through `k`. Device code cannot odr-use a static
+// constexpr member of class type, so there it is a compile-time copy; host code refers to the
+// member itself (a local copy there is materialised on the stack on every call).
+#if defined(__CUDA_ARCH__)
+#define CUZK_FIELD_CONSTS constexpr MontConsts<N> k = K;
+#else
+#define CUZK_FIELD_CONSTS constexpr const MontConsts<N>& k = K;
 #endif
 
 namespace cuzk::ff {
@@ -23,6 +36,37 @@ template <int N>
 struct Limbs {
   uint64_t v[N];
 };
+
+// Add and subtract with carry: the x86 intrinsics compile to adc/sbb chains; elsewhere
+// (device code, other hosts) the same thing in portable C++.
+CUZK_HD uint8_t add_carry(uint8_t c, uint64_t a, uint64_t b, uint64_t* out) {
+#if defined(CUZK_X86_CARRY)
+  unsigned long long o;
+  c = _addcarry_u64(c, a, b, &o);
+  *out = o;
+  return c;
+#else
+  uint64_t s = a + b;
+  uint8_t c1 = s < a;
+  uint64_t s2 = s + c;
+  *out = s2;
+  return uint8_t(c1 | (s2 < s));
+#endif
+}
+CUZK_HD uint8_t sub_borrow(uint8_t c, uint64_t a, uint64_t b, uint64_t* out) {
+#if defined(CUZK_X86_CARRY)
+  unsigned long long o;
+  c = _subborrow_u64(c, a, b, &o);
+  *out = o;
+  return c;
+#else
+  uint64_t d = a - b;
+  uint8_t b1 = a < b;
+  uint64_t d2 = d - c;
+  *out = d2;
+  return uint8_t(b1 | (d < uint64_t(c)));
+#endif
+}
 
 // ------------------------------------------------------------- compile-time helpers
 
@@ -152,7 +196,7 @@ struct Fp {
 
   uint64_t l[N];
 
-  CUZK_HD static uint64_t mod(int i) { constexpr MontConsts<N> k = K; return k.p.v[i]; }
+  CUZK_HD static uint64_t mod(int i) { CUZK_FIELD_CONSTS return k.p.v[i]; }
 
   CUZK_HD static Fp zero() {
     Fp r;
@@ -160,14 +204,14 @@ struct Fp {
     return r;
   }
   CUZK_HD static Fp one() {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     Fp r;
     CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = k.r1.v[i];
     return r;
   }
   // Montgomery form of a standard-form value that is already < p.
   CUZK_HD static Fp from_std(const Limbs& a) {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     Fp r, r2;
     CUZK_UNROLL for (int i = 0; i < N; ++i) { r.l[i] = a.v[i]; r2.l[i] = k.r2.v[i]; }
     return r * r2;
@@ -193,7 +237,7 @@ struct Fp {
   }
   // True when the raw limbs hold a value < p (as every stored coordinate must).
   CUZK_HD bool is_reduced() const {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     for (int i = N - 1; i >= 0; --i) {
       if (l[i] != k.p.v[i]) return l[i] < k.p.v[i];
     }
@@ -215,47 +259,28 @@ struct Fp {
 
   // r = a - p if a >= p (a holds at most 2p - 1 and fits N limbs).
   CUZK_HD void reduce_once() {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     uint64_t t[N];
-    uint64_t borrow = 0;
-    CUZK_UNROLL for (int i = 0; i < N; ++i) {
-      unsigned __int128 d = (unsigned __int128)l[i] - k.p.v[i] - borrow;
-      t[i] = uint64_t(d);
-      borrow = uint64_t(d >> 64) & 1;
-    }
-    if (!borrow) {
-      CUZK_UNROLL for (int i = 0; i < N; ++i) l[i] = t[i];
-    }
+    uint8_t borrow = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) borrow = sub_borrow(borrow, l[i], k.p.v[i], &t[i]);
+    CUZK_UNROLL for (int i = 0; i < N; ++i) l[i] = borrow ? l[i] : t[i];
   }
 
   CUZK_HD friend Fp operator+(const Fp& a, const Fp& b) {
     Fp r;
-    uint64_t carry = 0;
-    CUZK_UNROLL for (int i = 0; i < N; ++i) {
-      unsigned __int128 s = (unsigned __int128)a.l[i] + b.l[i] + carry;
-      r.l[i] = uint64_t(s);
-      carry = uint64_t(s >> 64);
-    }
+    uint8_t carry = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) carry = add_carry(carry, a.l[i], b.l[i], &r.l[i]);
     r.reduce_once();  // no carry out: p < 2^(64N-1)
     return r;
   }
   CUZK_HD friend Fp operator-(const Fp& a, const Fp& b) {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     Fp r;
-    uint64_t borrow = 0;
-    CUZK_UNROLL for (int i = 0; i < N; ++i) {
-      unsigned __int128 d = (unsigned __int128)a.l[i] - b.l[i] - borrow;
-      r.l[i] = uint64_t(d);
-      borrow = uint64_t(d >> 64) & 1;
-    }
-    if (borrow) {
-      uint64_t carry = 0;
-      CUZK_UNROLL for (int i = 0; i < N; ++i) {
-        unsigned __int128 s = (unsigned __int128)r.l[i] + k.p.v[i] + carry;
-        r.l[i] = uint64_t(s);
-        carry = uint64_t(s >> 64);
-      }
-    }
+    uint8_t borrow = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) borrow = sub_borrow(borrow, a.l[i], b.l[i], &r.l[i]);
+    uint64_t mask = 0 - uint64_t(borrow);  // add p back when the difference went negative
+    uint8_t carry = 0;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) carry = add_carry(carry, r.l[i], k.p.v[i] & mask, &r.l[i]);
     return r;
   }
   CUZK_HD Fp operator-() const { return is_zero() ? *this : zero() - *this; }
@@ -264,7 +289,7 @@ struct Fp {
   // Montgomery product, CIOS (Koc, Acar, Kaliski 1996, "Analyzing and comparing Montgomery
   // multiplication algorithms"), with the final conditional subtraction.
   CUZK_HD friend Fp operator*(const Fp& a, const Fp& b) {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     uint64_t t[N + 2];
     CUZK_UNROLL for (int i = 0; i < N + 2; ++i) t[i] = 0;
     CUZK_UNROLL for (int i = 0; i < N; ++i) {
@@ -274,20 +299,18 @@ struct Fp {
         t[j] = uint64_t(s);
         c = uint64_t(s >> 64);
       }
-      unsigned __int128 s = (unsigned __int128)t[N] + c;
-      t[N] = uint64_t(s);
-      t[N + 1] = uint64_t(s >> 64);
+      uint8_t cf = add_carry(0, t[N], c, &t[N]);
+      t[N + 1] = cf;
       uint64_t m = t[0] * k.inv;
-      s = (unsigned __int128)m * k.p.v[0] + t[0];
+      unsigned __int128 s = (unsigned __int128)m * k.p.v[0] + t[0];
       c = uint64_t(s >> 64);
       CUZK_UNROLL for (int j = 1; j < N; ++j) {
         s = (unsigned __int128)m * k.p.v[j] + t[j] + c;
         t[j - 1] = uint64_t(s);
         c = uint64_t(s >> 64);
       }
-      s = (unsigned __int128)t[N] + c;
-      t[N - 1] = uint64_t(s);
-      t[N] = t[N + 1] + uint64_t(s >> 64);
+      cf = add_carry(0, t[N], c, &t[N - 1]);
+      t[N] = t[N + 1] + cf;
     }
     Fp r;
     CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = t[i];
@@ -316,16 +339,16 @@ struct Fp {
   }
   // Inverse by Fermat's little theorem; the inverse of 0 is 0.
   CUZK_HD Fp inv() const {
-    constexpr MontConsts<N> k = K; return pow(k.p_minus_2); }
+    CUZK_FIELD_CONSTS return pow(k.p_minus_2); }
   // Legendre symbol: 1 (non-zero square), -1 (non-square), 0.
   CUZK_HD int legendre() const {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     if (is_zero()) return 0;
     return pow(k.p_minus_1_div_2).is_one() ? 1 : -1;
   }
   // A square root when p = 3 mod 4 (all base fields here); false if there is none.
   CUZK_HD bool sqrt(Fp& out) const {
-    constexpr MontConsts<N> k = K;
+    CUZK_FIELD_CONSTS
     Fp c = pow(k.p_plus_1_div_4);
     if (c.sqr() != *this) return false;
     out = c;

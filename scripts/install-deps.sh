@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what cuzk's build and tests need and is missing: Debian packages through apt-get,
+# and the pinned npm packages (snarkjs, circom2) of tools/js. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+need=()
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+have_cmd cmake || need+=(cmake)
+have_cmd ninja || need+=(ninja-build)
+have_cmd g++ || need+=(g++)
+have_cmd git || need+=(git)
+have_cmd pkg-config || need+=(pkg-config)
+have_cmd ccache || need+=(ccache)
+have_pkg libgmp-dev || need+=(libgmp-dev)             # independent reference in the field tests
+have_cmd clang++-14 || need+=(clang-14)               # libFuzzer targets
+have_pkg libclang-rt-14-dev || need+=(libclang-rt-14-dev)
+have_cmd node || need+=(nodejs)                       # snarkjs, the independent verifier
+have_cmd npm || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${need[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+# npm packages, pinned by tools/js/package-lock.json; reinstalled when the lockfile changes.
+stamp=tools/js/node_modules/.cuzk-lock-stamp
+if [ ! -f "$stamp" ] || ! cmp -s tools/js/package-lock.json "$stamp"; then
+  echo "install-deps: npm ci --prefix tools/js"
+  npm ci --prefix tools/js --no-audit --no-fund --loglevel=error
+  cp tools/js/package-lock.json "$stamp"
+fi
+echo "install-deps: done"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Every test: installs what is missing, builds everything (CUDA too when nvcc exists), runs the
+# fuzzers briefly, then ctest (unit tests, CLI error cases, snarkjs acceptance of every fixture
+# proof on both curves). Prints the time of each stage.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+t_start=$(date +%s)
+stage() { echo; echo "=== $1 ($(( $(date +%s) - t_start )) s since start)"; }
+
+stage "install dependencies"
+bash scripts/install-deps.sh
+
+stage "configure"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+stage "build"
+cmake --build "$BUILD_DIR" -j "$JOBS"
+"$BUILD_DIR/cuzk" --version
+
+stage "fuzz (${CUZK_FUZZ_SECONDS:=15} s per reader)"
+CUZK_FUZZ_SECONDS=$CUZK_FUZZ_SECONDS bash fuzz/run.sh "$BUILD_DIR-fuzz"
+
+stage "ctest"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 1200
+echo "test.sh: all stages passed in $(( $(date +%s) - t_start )) s"

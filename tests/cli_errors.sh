@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `cuzk prove` on bad inputs: each case must exit 1 (2 for usage), print an error naming the
+# problem, and leave the output paths untouched (a pre-existing file keeps its content).
+set -u
+CUZK=${1:?usage: cli_errors.sh path/to/cuzk}
+FIX=${CUZK_FIXTURES:-$(cd "$(dirname "$0")" && pwd)/fixtures}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+BN=$FIX/bn254/mulchain BLS=$FIX/bls12-381/mulchain BN2=$FIX/bn254/poseidon
+
+# expect NAME EXIT_CODE NEEDLE -- cuzk args (outputs must be $T/proof.json $T/public.json)
+expect() {
+  local name=$1 code=$2 needle=$3; shift 3
+  echo OLD > "$T/proof.json"; rm -f "$T/public.json" "$T/proof.bin"
+  "$CUZK" "$@" > "$T/out" 2> "$T/err"; local rc=$?
+  local ok=1
+  [ "$rc" = "$code" ] || { ok=0; echo "  exit code $rc, expected $code"; }
+  grep -qF -- "$needle" "$T/err" || { ok=0; echo "  stderr lacks '$needle':"; sed 's/^/    /' "$T/err"; }
+  [ "$(cat "$T/proof.json")" = OLD ] || { ok=0; echo "  proof.json was overwritten"; }
+  [ ! -e "$T/public.json" ] || { ok=0; echo "  public.json was written"; }
+  [ ! -e "$T/proof.bin" ] || { ok=0; echo "  proof.bin was written"; }
+  if ls -a "$T" | grep -q cuzk-tmp; then ok=0; echo "  temporary file left behind"; fi
+  if [ $ok = 1 ]; then pass=$((pass+1)); echo "ok   $name: $(head -n1 "$T/err")"; else fail=$((fail+1)); echo "FAIL $name"; fi
+}
+
+head -c 1000 "$BN/circuit.zkey" > "$T/truncated.zkey"
+head -c 4000000 /dev/urandom > "$T/garbage.zkey" 2>/dev/null || head -c 40000 /dev/urandom > "$T/garbage.zkey"
+cp "$BN/witness.wtns" "$T/bad.wtns"
+# Flip the lowest bit of the last witness value (an internal wire): the witness no longer
+# satisfies the constraints but every value stays reduced.
+size=$(stat -c %s "$T/bad.wtns")
+printf "$(printf '\\x%02x' $(( $(od -An -tu1 -j $((size-32)) -N1 "$T/bad.wtns") ^ 1 )))" |
+  dd of="$T/bad.wtns" bs=1 seek=$((size-32)) conv=notrunc status=none
+
+OUT=("$T/proof.json" "$T/public.json")
+expect missing-zkey 1 "no-such.zkey" prove "$T/no-such.zkey" "$BN/witness.wtns" "${OUT[@]}"
+expect missing-wtns 1 "no-such.wtns" prove "$BN/circuit.zkey" "$T/no-such.wtns" "${OUT[@]}"
+expect truncated-zkey 1 "truncated.zkey" prove "$T/truncated.zkey" "$BN/witness.wtns" "${OUT[@]}"
+expect garbage-zkey 1 "garbage.zkey" prove "$T/garbage.zkey" "$BN/witness.wtns" "${OUT[@]}"
+expect wtns-as-zkey 1 "witness.wtns" prove "$BN/witness.wtns" "$BN/witness.wtns" "${OUT[@]}"
+expect wrong-curve 1 "bls12-381" prove "$BN/circuit.zkey" "$BLS/witness.wtns" "${OUT[@]}"
+expect wrong-circuit 1 "values but" prove "$BN2/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}"
+expect unsatisfied 1 "does not satisfy constraint" prove "$BN/circuit.zkey" "$T/bad.wtns" "${OUT[@]}" --r1cs "$BN/circuit.r1cs"
+expect r1cs-other-circuit 1 "do not match" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --r1cs "$BN2/circuit.r1cs"
+expect r1cs-other-curve 1 "constraint system is for" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --r1cs "$BLS/circuit.r1cs"
+expect output-dir-missing 1 "cannot write" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/nodir/public.json"
+expect bin-dir-missing 1 "cannot write" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin "$T/nodir/p.bin"
+expect too-few-args 2 "4 paths" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json"
+expect unknown-option 2 "unknown option --bogus" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --bogus
+expect bad-seed 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --seed xyz
+expect unknown-command 2 "unknown command" frobnicate
+
+# And the good case writes all three files.
+"$CUZK" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/public.json" --proof-bin "$T/proof.bin" --quiet
+if [ $? = 0 ] && grep -q pi_a "$T/proof.json" && [ -s "$T/public.json" ] && [ "$(stat -c %s "$T/proof.bin")" = 128 ]; then
+  pass=$((pass+1)); echo "ok   good-case writes proof.json, public.json, 128-byte proof.bin"
+else
+  fail=$((fail+1)); echo "FAIL good-case"
+fi
+echo "cli_errors: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,57 @@
+// The shared field templates compiled for the GPU agree with the CPU on random inputs.
+// Skips where cuzk has no CUDA backend or no GPU is visible.
+#include <cstring>
+
+#include "backend/cuda/probe.hpp"
+#include "ff/bls12_381.hpp"
+#include "ff/bn254.hpp"
+#include "testing.hpp"
+#include "util/rng.hpp"
+
+using namespace cuzk;
+
+namespace {
+
+template <class F>
+void check_field_on_gpu(int ordinal, const char* name) {
+  RandomSource rs(test::seed() ^ 0x7777);
+  const size_t n = 100003;  // not a multiple of the block size
+  std::vector<F> a(n), b(n), out(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = random_field<F>(rs);
+    b[i] = random_field<F>(rs);
+  }
+  a[0] = F::zero();
+  b[1] = F::zero();
+  a[2] = -F::one();
+  b[2] = -F::one();
+  std::string err = cuda::field_check(ordinal, name, a[0].l, b[0].l, out[0].l, n);
+  CHECK_MSG(err.empty(), err);
+  for (size_t i = 0; i < n; ++i) CHECK_MSG(out[i] == a[i] * b[i] + a[i] - b[i], name << " element " << i);
+}
+
+std::vector<cuda::DeviceInfo> gpus() {
+  if (!cuda::built_with_cuda()) SKIP("built without CUDA");
+  auto d = cuda::list_devices();
+  if (d.empty()) SKIP("no GPU visible");
+  return d;
+}
+
+}  // namespace
+
+CUZK_TEST(gpu_field_arithmetic_matches_cpu_on_every_device) {
+  for (auto& d : gpus()) {
+    std::printf("  gpu:%d %s\n", d.ordinal, d.name.c_str());
+    check_field_on_gpu<ff::Bn254Fq>(d.ordinal, "bn254.fq");
+    check_field_on_gpu<ff::Bn254Fr>(d.ordinal, "bn254.fr");
+    check_field_on_gpu<ff::Bls12381Fq>(d.ordinal, "bls12-381.fq");
+    check_field_on_gpu<ff::Bls12381Fr>(d.ordinal, "bls12-381.fr");
+  }
+}
+
+CUZK_TEST(gpu_errors_name_the_device) {
+  auto d = gpus();
+  uint64_t x[4] = {};
+  std::string err = cuda::field_check(int(d.size()) + 7, "bn254.fr", x, x, x, 1);
+  CHECK_MSG(err.find("gpu:" + std::to_string(d.size() + 7)) != std::string::npos, err);
+}
