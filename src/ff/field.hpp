@@ -193,6 +193,7 @@ struct Fp {
   static constexpr int BYTES = 8 * N;
   static constexpr MontConsts<N> K = make_mont_consts<N>(parse_limbs<N>(Params::modulus));
   using Limbs = ff::Limbs<N>;
+  static_assert(K.p.v[N - 1] < 0x7fffffffffffffffull, "the no-carry Montgomery product needs a spare top bit");
 
   uint64_t l[N];
 
@@ -286,31 +287,31 @@ struct Fp {
   CUZK_HD Fp operator-() const { return is_zero() ? *this : zero() - *this; }
   CUZK_HD Fp dbl() const { return *this + *this; }
 
-  // Montgomery product, CIOS (Koc, Acar, Kaliski 1996, "Analyzing and comparing Montgomery
-  // multiplication algorithms"), with the final conditional subtraction.
+  // Montgomery product, CIOS (Koc, Acar, Kaliski 1996) in the "no-carry" form: when the top
+  // limb of p is below 2^63 - 1 the intermediate t never needs an (N+1)-th and (N+2)-th word
+  // (Gnark's observation, see gnark-crypto's field generator), which saves a third of the
+  // additions. Final conditional subtraction as usual.
   CUZK_HD friend Fp operator*(const Fp& a, const Fp& b) {
     CUZK_FIELD_CONSTS
-    uint64_t t[N + 2];
-    CUZK_UNROLL for (int i = 0; i < N + 2; ++i) t[i] = 0;
+    using u128 = unsigned __int128;
+    uint64_t t[N];
+    CUZK_UNROLL for (int i = 0; i < N; ++i) t[i] = 0;
     CUZK_UNROLL for (int i = 0; i < N; ++i) {
-      uint64_t c = 0;
-      CUZK_UNROLL for (int j = 0; j < N; ++j) {
-        unsigned __int128 s = (unsigned __int128)a.l[j] * b.l[i] + t[j] + c;
-        t[j] = uint64_t(s);
-        c = uint64_t(s >> 64);
-      }
-      uint8_t cf = add_carry(0, t[N], c, &t[N]);
-      t[N + 1] = cf;
+      u128 s = (u128)a.l[0] * b.l[i] + t[0];
+      uint64_t A = uint64_t(s >> 64);
+      t[0] = uint64_t(s);
       uint64_t m = t[0] * k.inv;
-      unsigned __int128 s = (unsigned __int128)m * k.p.v[0] + t[0];
-      c = uint64_t(s >> 64);
+      u128 q = (u128)m * k.p.v[0] + t[0];
+      uint64_t C = uint64_t(q >> 64);
       CUZK_UNROLL for (int j = 1; j < N; ++j) {
-        s = (unsigned __int128)m * k.p.v[j] + t[j] + c;
-        t[j - 1] = uint64_t(s);
-        c = uint64_t(s >> 64);
+        s = (u128)a.l[j] * b.l[i] + t[j] + A;
+        A = uint64_t(s >> 64);
+        t[j] = uint64_t(s);
+        q = (u128)m * k.p.v[j] + t[j] + C;
+        C = uint64_t(q >> 64);
+        t[j - 1] = uint64_t(q);
       }
-      cf = add_carry(0, t[N], c, &t[N - 1]);
-      t[N] = t[N + 1] + cf;
+      t[N - 1] = C + A;
     }
     Fp r;
     CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = t[i];

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds the parser fuzzers (libFuzzer + ASan + UBSan) into $1 (default build-fuzz), seeds a
+# corpus from tests/fixtures (small files) and a tiny generated valid file per format and curve,
+# runs each target for $CUZK_FUZZ_SECONDS seconds (default 20) and exits non-zero on any finding.
+#   fuzz/run.sh [build-dir]        env: CUZK_FUZZ_SECONDS, CXX (default clang++-14), CUZK_FUZZ_TARGETS
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${1:-build-fuzz}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SECS=${CUZK_FUZZ_SECONDS:-20}
+TARGETS=${CUZK_FUZZ_TARGETS:-"zkey wtns r1cs"}
+SEED_MAX_BYTES=${CUZK_FUZZ_SEED_MAX_BYTES:-262144}
+if [[ -z "${CXX:-}" ]]; then
+  CXX=clang++-14
+  command -v "$CXX" >/dev/null || CXX=clang++
+fi
+
+COMMON=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I"$ROOT/src" -I"$ROOT/include"
+        -fsanitize=address,undefined -fno-sanitize-recover=undefined)
+
+# ---- build: the parser sources once (instrumented), then one binary per target
+LIB_SRCS=(src/util/error.cpp src/io/binfile.cpp src/io/curve_id.cpp src/io/wtns.cpp src/io/zkey.cpp src/io/r1cs.cpp)
+OBJS=()
+for s in "${LIB_SRCS[@]}"; do
+  o="$OUT/obj/${s//\//_}.o"
+  mkdir -p "$OUT/obj"
+  if [[ ! -f "$o" || "$ROOT/$s" -nt "$o" || -n "$(find "$ROOT/src/io" "$ROOT/src/util" -name '*.hpp' -newer "$o" 2>/dev/null)" ]]; then
+    echo "compile $s"
+    "$CXX" "${COMMON[@]}" -fsanitize=fuzzer-no-link -c "$ROOT/$s" -o "$o"
+  fi
+  OBJS+=("$o")
+done
+for t in $TARGETS; do
+  echo "link fuzz_$t"
+  "$CXX" "${COMMON[@]}" -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.cpp" "${OBJS[@]}" -o "$OUT/fuzz_$t"
+done
+
+# ---- seeds: fixtures (small ones) and tiny valid files written here
+SEEDS="$OUT/seeds"
+rm -rf "$SEEDS"
+mkdir -p "$SEEDS"/{zkey,wtns,r1cs}
+if [[ -d "$ROOT/tests/fixtures" ]]; then
+  for ext in zkey wtns r1cs; do
+    while IFS= read -r -d '' f; do
+      cp "$f" "$SEEDS/$ext/$(echo "${f#"$ROOT/tests/fixtures/"}" | tr / _)"
+    done < <(find "$ROOT/tests/fixtures" -name "*.$ext" -size -"$((SEED_MAX_BYTES / 1024))"k -print0)
+  done
+fi
+if command -v python3 >/dev/null; then
+  python3 - "$SEEDS" <<'PY'
+import struct, sys
+out = sys.argv[1]
+R = {"bn254": 21888242871839275222246405745257275088548364400416034343698204186575808495617,
+     "bls12-381": 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001}
+Q = {"bn254": (21888242871839275222246405745257275088696311157297823662689037894645226208583, 32),
+     "bls12-381": (0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab, 48)}
+def fe(x, n=32): return x.to_bytes(n, "little")
+def container(magic, version, sections):
+    b = magic + struct.pack("<II", version, len(sections))
+    for sid, data in sections: b += struct.pack("<IQ", sid, len(data)) + data
+    return b
+for curve in ("bn254", "bls12-381"):
+    r = R[curve]; q, n8q = Q[curve]
+    # witness: 4 wires (ONE, out, in, internal)
+    w = [1, 12, 3, 4]
+    wt = container(b"wtns", 2, [(1, struct.pack("<I", 32) + fe(r) + struct.pack("<I", len(w))),
+                                (2, b"".join(fe(x) for x in w))])
+    # r1cs: out = in * internal ; 2 constraints
+    lc = lambda terms: struct.pack("<I", len(terms)) + b"".join(struct.pack("<I", wi) + fe(c) for wi, c in terms)
+    cons = lc([(2, 1)]) + lc([(3, 1)]) + lc([(1, 1)]) + lc([(0, 2)]) + lc([(0, 2)]) + lc([(3, r - 1), (0, 8)])
+    hdr = struct.pack("<I", 32) + fe(r) + struct.pack("<IIIIQI", 4, 1, 1, 0, 4, 2)
+    rc = container(b"r1cs", 1, [(2, cons), (1, hdr), (3, b"".join(struct.pack("<Q", i) for i in range(4)))])
+    # zkey: nVars 4, nPublic 2, domain 8; all points at infinity (zero bytes)
+    g1, g2 = 2 * n8q, 4 * n8q
+    nv, npub, dom = 4, 2, 8
+    h2 = struct.pack("<I", n8q) + fe(q, n8q) + struct.pack("<I", 32) + fe(r) + struct.pack("<III", nv, npub, dom)
+    h2 += bytes(3 * g1 + 3 * g2)
+    coefs = [(0, 0, 2, 5), (1, 0, 3, 5), (0, 1, 0, 7), (1, 1, 0, 7)] + [(0, 2 + s, s, 9) for s in range(npub + 1)]
+    s4 = struct.pack("<I", len(coefs)) + b"".join(struct.pack("<III", m, row, sig) + fe(v) for m, row, sig, v in coefs)
+    zk = container(b"zkey", 1, [(1, struct.pack("<I", 1)), (2, h2), (4, s4), (3, bytes((npub + 1) * g1)),
+                                (9, bytes(dom * g1)), (8, bytes((nv - npub - 1) * g1)), (5, bytes(nv * g1)),
+                                (6, bytes(nv * g1)), (7, bytes(nv * g2)), (10, bytes(68))])
+    for ext, data in (("wtns", wt), ("r1cs", rc), ("zkey", zk)):
+        open(f"{out}/{ext}/tiny-{curve}.{ext}", "wb").write(data)
+PY
+else
+  echo "python3 not found: no generated seeds (fixture seeds only)"
+fi
+
+# ---- run
+status=0
+summary=()
+for t in $TARGETS; do
+  corpus="$OUT/corpus/$t"
+  mkdir -p "$corpus" "$OUT/artifacts/$t"
+  echo "=== fuzz_$t: ${SECS}s, $(ls "$SEEDS/$t" | wc -l) seeds, corpus $corpus"
+  log="$OUT/fuzz_$t.log"
+  set +e
+  "$OUT/fuzz_$t" "$corpus" "$SEEDS/$t" -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$OUT/artifacts/$t/" -print_final_stats=1 >"$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(grep -Eo 'Done [0-9]+ runs' "$log" | tail -1 || true)
+  if [[ $rc -ne 0 ]]; then
+    status=1
+    summary+=("fuzz_$t: FAILED (rc $rc), see $log and $OUT/artifacts/$t/")
+    tail -40 "$log"
+  else
+    summary+=("fuzz_$t: ok, ${runs:-? runs} in ${SECS}s")
+  fi
+done
+printf '%s\n' "${summary[@]}"
+exit $status
