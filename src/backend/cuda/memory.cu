@@ -1,0 +1,28 @@
+#include "backend/cuda/common.cuh"
+
+namespace cuzk::gpu {
+
+void* Arena::take(size_t bytes, const char* what) {
+  size_t need = round(bytes);
+  if (used_ + need > mem_.bytes)
+    throw GpuError(mem_.device.name() + ": workspace too small for " + what + ": needs " + std::to_string(need) +
+                   " more bytes, " + std::to_string(mem_.bytes - used_) + " of " + std::to_string(mem_.bytes) +
+                   " left");
+  void* p = static_cast<char*>(mem_.ptr) + used_;
+  used_ += need;
+  return p;
+}
+
+DeviceBuffer::DeviceBuffer(DeviceId dev, size_t bytes) : dev_(dev), bytes_(bytes) {
+  DeviceScope s(dev);
+  check(cudaMalloc(&ptr_, bytes), dev, "cudaMalloc", std::to_string(bytes) + " bytes");
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) {
+    DeviceScope s(dev_);
+    cudaFree(ptr_);
+  }
+}
+
+}  // namespace cuzk::gpu
