@@ -19,7 +19,7 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 "$BUILD_DIR/cuzk" --version
 
 stage "fuzz (${CUZK_FUZZ_SECONDS:=15} s per reader)"
-CUZK_FUZZ_SECONDS=$CUZK_FUZZ_SECONDS bash fuzz/run.sh "$BUILD_DIR-fuzz"
+env -u CXX CUZK_FUZZ_SECONDS=$CUZK_FUZZ_SECONDS bash fuzz/run.sh "$BUILD_DIR-fuzz"
 
 stage "ctest"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" --timeout 1200
