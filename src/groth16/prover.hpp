@@ -220,13 +220,30 @@ void evaluate_abc(const Csr<Fr>& A, const Csr<Fr>& B, const std::vector<Scalar>&
   }, 1024);
 }
 
+// Blinding and assembly from the five MSM results:
+// A = alpha1 + piA + r delta1; B = beta2 + piB + s delta2; B1 = beta1 + piB1 + s delta1;
+// C = piC + piH + s A + r B1 - r s delta1.
+template <class E>
+Proof<E> finish_proof(const ProvingKey<E>& pk, const typename E::G1Jac& pa, const typename E::G1Jac& pb1,
+                      const typename E::G2Jac& pb2, const typename E::G1Jac& pc, const typename E::G1Jac& ph,
+                      const typename E::Fr& r, const typename E::Fr& s) {
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  using J1 = typename E::G1Jac;
+  using J2 = typename E::G2Jac;
+  J1 d1 = J1::from_affine(pk.delta1);
+  J1 A = pa.add_affine(pk.alpha1) + G1::mul(d1, r);
+  J2 B = pb2.add_affine(pk.beta2) + G2::mul(J2::from_affine(pk.delta2), s);
+  J1 B1 = pb1.add_affine(pk.beta1) + G1::mul(d1, s);
+  J1 C = pc + ph + G1::mul(A, s) + G1::mul(B1, r) + G1::mul(d1, r * s).neg();
+  return Proof<E>{A.to_affine(), B.to_affine(), C.to_affine()};
+}
+
 // One proof. r and s are the blinding scalars (Montgomery form).
 template <class E>
 Proof<E> prove(const ProvingKey<E>& pk, const std::vector<Scalar>& w, const typename E::Fr& r,
                const typename E::Fr& s, ThreadPool& pool, ProveTimings* timings = nullptr) {
   using Fr = typename E::Fr;
-  using G1 = typename E::G1;
-  using G2 = typename E::G2;
   using J1 = typename E::G1Jac;
   using J2 = typename E::G2Jac;
   if (w.size() != pk.n_vars)
@@ -263,14 +280,7 @@ Proof<E> prove(const ProvingKey<E>& pk, const std::vector<Scalar>& w, const type
   t.msm_h_ms = detail::ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  // A = alpha1 + piA + r delta1; B = beta2 + piB + s delta2; B1 = beta1 + piB1 + s delta1;
-  // C = piC + piH + s A + r B1 - r s delta1.
-  J1 d1 = J1::from_affine(pk.delta1);
-  J1 A = pa.add_affine(pk.alpha1) + G1::mul(d1, r);
-  J2 B = pb2.add_affine(pk.beta2) + G2::mul(J2::from_affine(pk.delta2), s);
-  J1 B1 = pb1.add_affine(pk.beta1) + G1::mul(d1, s);
-  J1 C = pc + ph + G1::mul(A, s) + G1::mul(B1, r) + G1::mul(d1, r * s).neg();
-  Proof<E> proof{A.to_affine(), B.to_affine(), C.to_affine()};
+  Proof<E> proof = finish_proof<E>(pk, pa, pb1, pb2, pc, ph, r, s);
   t.finish_ms = detail::ms_since(t0);
   t.total_ms = detail::ms_since(t_all);
   if (timings) *timings = t;

@@ -54,6 +54,10 @@ class Arena {
 
 // Owns one cudaMalloc'd block on one device (for tests, benchmarks and the CLI; the engine
 // hands out memory from its own budgeted pool instead).
+// Synchronous copies between host memory and a device pointer on `dev` (errors name both).
+void copy_to_device(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
+void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
+
 class DeviceBuffer {
  public:
   DeviceBuffer(DeviceId dev, size_t bytes);

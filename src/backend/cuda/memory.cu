@@ -13,6 +13,18 @@ void* Arena::take(size_t bytes, const char* what) {
   return p;
 }
 
+void copy_to_device(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
+  DeviceScope s(dev);
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), dev, "copy to device", std::string(what) + ", " +
+        std::to_string(bytes) + " bytes");
+}
+
+void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
+  DeviceScope s(dev);
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), dev, "copy to host", std::string(what) + ", " +
+        std::to_string(bytes) + " bytes");
+}
+
 DeviceBuffer::DeviceBuffer(DeviceId dev, size_t bytes) : dev_(dev), bytes_(bytes) {
   DeviceScope s(dev);
   check(cudaMalloc(&ptr_, bytes), dev, "cudaMalloc", std::to_string(bytes) + " bytes");
