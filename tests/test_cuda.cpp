@@ -25,6 +25,24 @@ void check_field_on_gpu(int ordinal, const char* name) {
   b[1] = F::zero();
   a[2] = -F::one();
   b[2] = -F::one();
+  // Edge values in every pairing: 0, 1, 2, p-1, p-2, raw 1 (R^-1), raw p-1, words at 2^32-1.
+  std::vector<F> edge = {F::zero(), F::one(), F::one() + F::one(), -F::one(), -(F::one() + F::one())};
+  F raw{};
+  raw.l[0] = 1;
+  edge.push_back(raw);
+  for (int i = 0; i < F::N; ++i) raw.l[i] = F::K.p.v[i];
+  raw.l[0] -= 1;
+  edge.push_back(raw);
+  for (int i = 0; i < F::N; ++i) raw.l[i] = i + 1 < F::N ? ~0ull : 0;
+  edge.push_back(raw);
+  size_t at = 3;
+  for (const F& x : edge)
+    for (const F& y : edge) {
+      a[at] = x;
+      b[at] = y;
+      ++at;
+    }
+  for (size_t i = at; i < n; i += 7) b[i] = a[i];  // squares
   std::string err = cuda::field_check(ordinal, name, a[0].l, b[0].l, out[0].l, n);
   CHECK_MSG(err.empty(), err);
   for (size_t i = 0; i < n; ++i) CHECK_MSG(out[i] == a[i] * b[i] + a[i] - b[i], name << " element " << i);

@@ -182,6 +182,207 @@ constexpr MontConsts<N> make_mont_consts(const Limbs<N>& p) {
   return k;
 }
 
+// ------------------------------------------------------------- device fast path
+//
+// On the GPU the same N 64-bit limbs are handled as n = 2N little-endian 32-bit words, with
+// the carry flag of PTX's add/madc chains (the technique of sppark's mont_t). Each helper below
+// is one instruction; the carry flag lives between them, so they are `asm volatile` (kept in
+// order) and nothing else may be placed inside a chain. Results are fully reduced, so they are
+// bit-identical to the host's.
+#if defined(__CUDA_ARCH__)
+namespace ptx {
+#define CUZK_PTX __device__ __forceinline__
+CUZK_PTX uint32_t mul_lo(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("mul.lo.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+CUZK_PTX uint32_t mul_hi(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+// acc += lo/hi(a * b) with carry in (madc) and/or out (.cc).
+CUZK_PTX void mad_lo_cc(uint32_t& acc, uint32_t a, uint32_t b) {
+  asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc) : "r"(a), "r"(b));
+}
+CUZK_PTX void madc_lo_cc(uint32_t& acc, uint32_t a, uint32_t b) {
+  asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(acc) : "r"(a), "r"(b));
+}
+CUZK_PTX void madc_hi_cc(uint32_t& acc, uint32_t a, uint32_t b) {
+  asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc) : "r"(a), "r"(b));
+}
+// d = lo/hi(a * b) + c + carry (carry out with .cc).
+CUZK_PTX uint32_t madc_lo_cc3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+CUZK_PTX uint32_t madc_hi_cc3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+CUZK_PTX uint32_t madc_hi3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+CUZK_PTX uint32_t add_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+CUZK_PTX uint32_t addc_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+CUZK_PTX uint32_t addc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+CUZK_PTX uint32_t sub_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+CUZK_PTX uint32_t subc_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+// 0 or 0xffffffff: the borrow left by a sub.cc/subc.cc chain, as a mask.
+CUZK_PTX uint32_t borrow_mask() {
+  uint32_t r;
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(r));
+  return r;
+}
+#undef CUZK_PTX
+}  // namespace ptx
+
+// Words of the modulus and -p^-1 mod 2^32, folded to constants from MontConsts.
+template <int N>
+__device__ __forceinline__ constexpr uint32_t mod_word(const MontConsts<N>& k, int i) {
+  return uint32_t(k.p.v[i / 2] >> (32 * (i & 1)));
+}
+
+template <int N>
+struct DevWords {
+  static constexpr int n = 2 * N;
+  uint32_t w[n];
+  __device__ __forceinline__ explicit DevWords(const uint64_t* l) {
+    CUZK_UNROLL for (int i = 0; i < N; ++i) {
+      w[2 * i] = uint32_t(l[i]);
+      w[2 * i + 1] = uint32_t(l[i] >> 32);
+    }
+  }
+  __device__ __forceinline__ void store(uint64_t* l) const {
+    CUZK_UNROLL for (int i = 0; i < N; ++i) l[i] = uint64_t(w[2 * i]) | (uint64_t(w[2 * i + 1]) << 32);
+  }
+};
+
+// acc[0..n) += the products x[off], x[off+2], ... times y, each 64-bit product landing on a word
+// pair (lo in acc[2j], hi in acc[2j+1]). Starts a fresh chain; the carry out (into acc[n]'s
+// position) is left in the flag.
+template <int n>
+__device__ __forceinline__ void mad_row(uint32_t* acc, const uint32_t* x, int off, uint32_t y) {
+  ptx::mad_lo_cc(acc[0], x[off], y);
+  ptx::madc_hi_cc(acc[1], x[off], y);
+  CUZK_UNROLL for (int j = 2; j < n; j += 2) {
+    ptx::madc_lo_cc(acc[j], x[off + j], y);
+    ptx::madc_hi_cc(acc[j + 1], x[off + j], y);
+  }
+}
+
+// r = (r < p ? r : r - p) for r < 2p.
+template <int N>
+__device__ __forceinline__ void final_sub(uint32_t* r, const MontConsts<N>& k) {
+  constexpr int n = 2 * N;
+  uint32_t t[n];
+  t[0] = ptx::sub_cc(r[0], mod_word<N>(k, 0));
+  CUZK_UNROLL for (int i = 1; i < n; ++i) t[i] = ptx::subc_cc(r[i], mod_word<N>(k, i));
+  uint32_t borrow = ptx::borrow_mask();
+  CUZK_UNROLL for (int i = 0; i < n; ++i) r[i] = borrow ? r[i] : t[i];
+}
+
+// Montgomery product a*b/2^(32n) mod p, CIOS over 32-bit words with two accumulators: the
+// products of even-indexed words of a (and p) go to one, odd-indexed to the other (offset by
+// one word), so every multiply-add chain writes disjoint word pairs. After each round the
+// accumulator at offset 0 has a zero low word; dividing by 2^32 turns the other one into the
+// offset-0 accumulator and this one, shifted down two words while the next round's odd products
+// are added, into the offset-1 one. With p < 2^(32n-1) every round's total stays below
+// 2^(32n+32) (T < 2p invariant), so the offset-1 chain never carries out.
+template <int N>
+__device__ __forceinline__ void mont_mul_dev(uint32_t* r, const uint32_t* a, const uint32_t* b,
+                                             const MontConsts<N>& k) {
+  constexpr int n = 2 * N;
+  uint32_t p[n];
+  CUZK_UNROLL for (int i = 0; i < n; ++i) p[i] = mod_word<N>(k, i);
+  const uint32_t m0 = uint32_t(k.inv);
+  uint32_t acc0[n], acc1[n];
+  CUZK_UNROLL for (int i = 0; i < n; ++i) {
+    uint32_t* E = (i & 1) ? acc1 : acc0;  // offset 0
+    uint32_t* O = (i & 1) ? acc0 : acc1;  // offset 1 (holds the previous round's offset-0 words)
+    const uint32_t bi = b[i];
+    if (i == 0) {
+      CUZK_UNROLL for (int j = 0; j < n; j += 2) {
+        E[j] = ptx::mul_lo(a[j], bi);
+        E[j + 1] = ptx::mul_hi(a[j], bi);
+        O[j] = ptx::mul_lo(a[j + 1], bi);
+        O[j + 1] = ptx::mul_hi(a[j + 1], bi);
+      }
+    } else {
+      // E (last round's offset-1 words) now sits at offset 0; O's words 1.. move down to
+      // offset 1, meeting the odd products of this round in one chain.
+      E[0] = ptx::add_cc(E[0], O[1]);
+      CUZK_UNROLL for (int j = 0; j < n - 2; j += 2) {
+        O[j] = ptx::madc_lo_cc3(a[j + 1], bi, O[j + 2]);
+        O[j + 1] = ptx::madc_hi_cc3(a[j + 1], bi, O[j + 3]);
+      }
+      O[n - 2] = ptx::madc_lo_cc3(a[n - 1], bi, 0);
+      O[n - 1] = ptx::madc_hi3(a[n - 1], bi, 0);
+      mad_row<n>(E, a, 0, bi);
+      O[n - 1] = ptx::addc(O[n - 1], 0);
+    }
+    const uint32_t m = ptx::mul_lo(E[0], m0);
+    mad_row<n>(O, p, 1, m);  // never carries out (see above)
+    mad_row<n>(E, p, 0, m);
+    O[n - 1] = ptx::addc(O[n - 1], 0);
+  }
+  // n is even: the last round's offset-0 accumulator is acc1 (low word zero), offset 1 is acc0.
+  r[0] = ptx::add_cc(acc0[0], acc1[1]);
+  CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(acc0[i], acc1[i + 1]);
+  r[n - 1] = ptx::addc(acc0[n - 1], 0);
+  final_sub<N>(r, k);
+}
+
+// a + b mod p (a, b < p, so a + b < 2p < 2^(32n) does not carry out).
+template <int N>
+__device__ __forceinline__ void add_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b,
+                                            const MontConsts<N>& k) {
+  constexpr int n = 2 * N;
+  r[0] = ptx::add_cc(a[0], b[0]);
+  CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(a[i], b[i]);
+  r[n - 1] = ptx::addc(a[n - 1], b[n - 1]);
+  final_sub<N>(r, k);
+}
+
+// a - b mod p: subtract, then add p back under the borrow mask.
+template <int N>
+__device__ __forceinline__ void sub_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b,
+                                            const MontConsts<N>& k) {
+  constexpr int n = 2 * N;
+  r[0] = ptx::sub_cc(a[0], b[0]);
+  CUZK_UNROLL for (int i = 1; i < n; ++i) r[i] = ptx::subc_cc(a[i], b[i]);
+  uint32_t mask = ptx::borrow_mask();
+  r[0] = ptx::add_cc(r[0], mod_word<N>(k, 0) & mask);
+  CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(r[i], mod_word<N>(k, i) & mask);
+  r[n - 1] = ptx::addc(r[n - 1], mod_word<N>(k, n - 1) & mask);
+}
+#endif  // __CUDA_ARCH__
+
 // ------------------------------------------------------------- the field
 
 // Params provides: static constexpr int N; static constexpr const char* modulus (hex);
@@ -268,14 +469,30 @@ struct Fp {
   }
 
   CUZK_HD friend Fp operator+(const Fp& a, const Fp& b) {
+#if defined(__CUDA_ARCH__)
+    CUZK_FIELD_CONSTS
+    DevWords<N> x(a.l), y(b.l);
+    add_mod_dev<N>(x.w, x.w, y.w, k);
+    Fp r;
+    x.store(r.l);
+    return r;
+#else
     Fp r;
     uint8_t carry = 0;
     CUZK_UNROLL for (int i = 0; i < N; ++i) carry = add_carry(carry, a.l[i], b.l[i], &r.l[i]);
     r.reduce_once();  // no carry out: p < 2^(64N-1)
     return r;
+#endif
   }
   CUZK_HD friend Fp operator-(const Fp& a, const Fp& b) {
     CUZK_FIELD_CONSTS
+#if defined(__CUDA_ARCH__)
+    DevWords<N> x(a.l), y(b.l);
+    sub_mod_dev<N>(x.w, x.w, y.w, k);
+    Fp r;
+    x.store(r.l);
+    return r;
+#else
     Fp r;
     uint8_t borrow = 0;
     CUZK_UNROLL for (int i = 0; i < N; ++i) borrow = sub_borrow(borrow, a.l[i], b.l[i], &r.l[i]);
@@ -283,6 +500,7 @@ struct Fp {
     uint8_t carry = 0;
     CUZK_UNROLL for (int i = 0; i < N; ++i) carry = add_carry(carry, r.l[i], k.p.v[i] & mask, &r.l[i]);
     return r;
+#endif
   }
   CUZK_HD Fp operator-() const { return is_zero() ? *this : zero() - *this; }
   CUZK_HD Fp dbl() const { return *this + *this; }
@@ -293,6 +511,14 @@ struct Fp {
   // additions. Final conditional subtraction as usual.
   CUZK_HD friend Fp operator*(const Fp& a, const Fp& b) {
     CUZK_FIELD_CONSTS
+#if defined(__CUDA_ARCH__)
+    DevWords<N> x(a.l), y(b.l);
+    uint32_t t[2 * N];
+    mont_mul_dev<N>(t, x.w, y.w, k);
+    Fp r;
+    CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = uint64_t(t[2 * i]) | (uint64_t(t[2 * i + 1]) << 32);
+    return r;
+#else
     using u128 = unsigned __int128;
     uint64_t t[N];
     CUZK_UNROLL for (int i = 0; i < N; ++i) t[i] = 0;
@@ -317,6 +543,7 @@ struct Fp {
     CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = t[i];
     r.reduce_once();
     return r;
+#endif
   }
   CUZK_HD Fp sqr() const { return *this * *this; }
   CUZK_HD Fp& operator+=(const Fp& b) { return *this = *this + b; }

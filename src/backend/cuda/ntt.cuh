@@ -1,0 +1,570 @@
+// GPU NTT over Fr: kernels and the host drivers, instantiated per curve by ntt_<curve>.cu.
+//
+// Design (bench/NTT-NOTES.md has the numbers):
+//  - Radix-2 Cooley-Tukey over the global index space, several stages per kernel ("pass"): a
+//    block loads a tile of 2^11 elements into shared memory, runs up to 11 stages on it, and
+//    writes it back. Pass 0 takes the low index bits (contiguous tiles, up to 11 stages); the
+//    other passes take up to 9 higher bits each, a tile being 2^k elements 2^b0 apart times
+//    2^(11-k) neighbouring columns (runs of >= 4 elements = 128 bytes). 2^24: 3 passes.
+//  - Decimation in frequency (DIF) takes natural order to bit-reversed order; decimation in
+//    time (DIT) takes bit-reversed order back to natural. compute_h runs the inverse NTT as DIF
+//    and the coset NTT as DIT, so no permutation is ever done there, and their two pass-0
+//    halves (same contiguous tiles) are one kernel with the coset scaling in between. The
+//    standalone ntt() bit-reverses in place, then runs DIT.
+//  - Twiddles: one table tw[t] = w_n^t, t < n/2, built per call in the workspace (one product
+//    of two small power tables per entry). The stage of half-size h uses tw[j * n/(2h)].
+//    Inverse twiddles are w^-t = -tw[n/2 - t]: the sign is folded into the butterfly.
+//  - Coset factor of coefficient j: f_j = g^j / n (times R^-1 for a and c, so that a.b - c
+//    comes out of the Montgomery product already in standard form), from two small tables:
+//    f_j = hi[j >> kc] * lo[j & (2^kc - 1)].
+#pragma once
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ff/field.hpp"  // before cpu/ntt.hpp, which uses ff::Limbs
+#include "backend/cpu/ntt.hpp"
+#include "backend/cuda/common.cuh"
+#include "backend/cuda/ntt.hpp"
+
+namespace cuzk::gpu::ntt_impl {
+
+constexpr int kTileLog = 11;         // 2^11 elements = 64 KiB of shared memory per block
+constexpr int kThreads = 256;
+constexpr int kMaxStridedBits = 9;   // butterfly bits of a strided pass (>= 2 column bits)
+constexpr int kMaxPasses = 4;
+
+struct Pass {
+  int b0 = 0, k = 0, c = 0;  // butterfly bits [b0, b0 + k) of the index; c column bits
+};
+
+// Passes in DIT order (ascending bits); DIF runs them in reverse.
+struct Plan {
+  int count = 0;
+  Pass pass[kMaxPasses];
+};
+
+inline Plan make_plan(int log_n) {
+  Plan p;
+  const int k0 = log_n < kTileLog ? log_n : kTileLog;
+  p.pass[p.count++] = {0, k0, 0};
+  const int rest = log_n - k0;
+  if (rest > 0) {
+    const int m = (rest + kMaxStridedBits - 1) / kMaxStridedBits;
+    int b0 = k0;
+    for (int i = 0; i < m; ++i) {
+      const int k = rest / m + (i < rest % m ? 1 : 0);
+      p.pass[p.count++] = {b0, k, kTileLog - k};  // b0 >= 11 > c: the columns fit below b0
+      b0 += k;
+    }
+  }
+  return p;
+}
+
+enum PostOp : int { kPostNone = 0, kPostScale = 1, kPostH = 2 };
+
+template <class F>
+struct PassArgs {
+  int log_n = 0;
+  Pass pass;
+  bool dif = false, dif_inverse = false;  // DIF stages (high bit to low) first, ...
+  bool dit = false, dit_inverse = false;  // ... then DIT stages (low bit to high)
+  // Between the two: x_i *= coset_hi[j >> coset_bits] * coset_lo[j & mask], j = bitrev(i).
+  const F* coset_lo = nullptr;
+  const F* coset_hi = nullptr;
+  int coset_bits = 0;
+  int post = kPostNone;
+  F scale;             // kPostScale: x *= scale
+  const F* a = nullptr;  // kPostH: h = a * b - x, written to h instead of the tile
+  const F* b = nullptr;
+  F* h = nullptr;
+};
+
+// ------------------------------------------------------------------ device helpers
+
+template <class F>
+__device__ __forceinline__ F from_halves(uint4 lo, uint4 hi) {
+  static_assert(F::N == 4, "Fr elements are 4 limbs");
+  F x;
+  x.l[0] = uint64_t(lo.x) | (uint64_t(lo.y) << 32);
+  x.l[1] = uint64_t(lo.z) | (uint64_t(lo.w) << 32);
+  x.l[2] = uint64_t(hi.x) | (uint64_t(hi.y) << 32);
+  x.l[3] = uint64_t(hi.z) | (uint64_t(hi.w) << 32);
+  return x;
+}
+template <class F>
+__device__ __forceinline__ uint4 lo_half(const F& x) {
+  return make_uint4(uint32_t(x.l[0]), uint32_t(x.l[0] >> 32), uint32_t(x.l[1]), uint32_t(x.l[1] >> 32));
+}
+template <class F>
+__device__ __forceinline__ uint4 hi_half(const F& x) {
+  return make_uint4(uint32_t(x.l[2]), uint32_t(x.l[2] >> 32), uint32_t(x.l[3]), uint32_t(x.l[3] >> 32));
+}
+template <class F>
+__device__ __forceinline__ F load_global(const F* p) {
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+  return from_halves<F>(__ldg(q), __ldg(q + 1));
+}
+template <class F>
+__device__ __forceinline__ void store_global(F* p, const F& x) {
+  uint4* q = reinterpret_cast<uint4*>(p);
+  q[0] = lo_half(x);
+  q[1] = hi_half(x);
+}
+
+// The tile in shared memory as two planes of 16-byte halves; the second plane starts 64 bytes
+// past a bank-aligned offset so that a thread pair loading one element's halves, and 8
+// consecutive elements of one plane, hit distinct banks.
+template <class F>
+struct Tile {
+  uint4* lo;
+  uint4* hi;
+  __device__ __forceinline__ F get(uint32_t e) const { return from_halves<F>(lo[e], hi[e]); }
+  __device__ __forceinline__ void put(uint32_t e, const F& x) const {
+    lo[e] = lo_half(x);
+    hi[e] = hi_half(x);
+  }
+};
+constexpr size_t tile_smem_bytes(int tile_log) { return (2 * (size_t(1) << tile_log) + 4) * 16; }
+
+__device__ __forceinline__ uint32_t bit_reverse(uint32_t x, int bits) { return __brev(x) >> (32 - bits); }
+
+// One radix-2 stage on the tile: pairs differ in tile bit (q + c), i.e. global half-size
+// 2^(b0 + q); twiddle exponent t = (i mod 2^(b0+q)) * 2^(log_n - 1 - b0 - q).
+template <class F, bool kDif>
+__device__ __forceinline__ void stage(const Tile<F>& tile, const F* __restrict__ tw, const PassArgs<F>& p,
+                                      uint32_t col0, int q, bool inverse) {
+  const int c = p.pass.c, b0 = p.pass.b0;
+  const int sb = q + c;
+  const uint32_t half_pairs = 1u << (p.pass.k + c - 1);
+  const int tw_shift = p.log_n - 1 - b0 - q;
+  const uint32_t half_n = 1u << (p.log_n - 1);
+  for (uint32_t u = threadIdx.x; u < half_pairs; u += blockDim.x) {
+    const uint32_t e0 = ((u >> sb) << (sb + 1)) | (u & ((1u << sb) - 1));
+    const uint32_t e1 = e0 | (1u << sb);
+    const uint32_t mid = e0 >> c;
+    const uint32_t j = ((mid & ((1u << q) - 1)) << b0) | col0 | (e0 & ((1u << c) - 1));
+    uint32_t t = j << tw_shift;
+    bool neg = false;
+    if (inverse && t != 0) {  // w^-t = -w^(n/2 - t)
+      t = half_n - t;
+      neg = true;
+    }
+    F x = tile.get(e0), y = tile.get(e1);
+    if (kDif) {
+      const F s = x + y;
+      F u, v;  // (u, v) = neg ? (y, x) : (x, y), limb by limb (a selected reference would live in memory)
+      for (int i = 0; i < F::N; ++i) {
+        u.l[i] = neg ? y.l[i] : x.l[i];
+        v.l[i] = neg ? x.l[i] : y.l[i];
+      }
+      F d = u - v;
+      if (t != 0) d = d * load_global(tw + t);
+      tile.put(e0, s);
+      tile.put(e1, d);
+    } else {
+      if (t != 0) y = y * load_global(tw + t);
+      const F s = x + y, d = x - y;
+      F u, v;
+      for (int i = 0; i < F::N; ++i) {
+        u.l[i] = neg ? d.l[i] : s.l[i];
+        v.l[i] = neg ? s.l[i] : d.l[i];
+      }
+      tile.put(e0, u);
+      tile.put(e1, v);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ kernels
+
+template <class F>
+__global__ void __launch_bounds__(kThreads) ntt_pass_kernel(F* data, const F* __restrict__ tw, PassArgs<F> p) {
+  extern __shared__ uint4 smem[];
+  const int tile_log = p.pass.k + p.pass.c;
+  const uint32_t T = 1u << tile_log;
+  const Tile<F> tile{smem, smem + T + 4};
+  // Block -> (column group, top bits); element e of the tile -> global index.
+  const int group_bits = p.pass.b0 - p.pass.c;
+  const uint32_t col0 = (blockIdx.x & ((1u << group_bits) - 1)) << p.pass.c;
+  const uint32_t top = (blockIdx.x >> group_bits) << (p.pass.b0 + p.pass.k);
+  const uint32_t col_mask = (1u << p.pass.c) - 1;
+  auto global = [&](uint32_t e) { return top + ((e >> p.pass.c) << p.pass.b0) + col0 + (e & col_mask); };
+
+  // Load: consecutive threads take consecutive 16-byte halves (runs of 2^c elements).
+  for (uint32_t v = threadIdx.x; v < 2 * T; v += blockDim.x) {
+    const uint32_t e = v >> 1;
+    const uint4 x = __ldg(reinterpret_cast<const uint4*>(data + global(e)) + (v & 1));
+    ((v & 1) ? tile.hi : tile.lo)[e] = x;
+  }
+  __syncthreads();
+
+  if (p.dif) {
+    for (int q = p.pass.k - 1; q >= 0; --q) {
+      stage<F, true>(tile, tw, p, col0, q, p.dif_inverse);
+      __syncthreads();
+    }
+  }
+  if (p.coset_lo) {
+    const uint32_t mask = (1u << p.coset_bits) - 1;
+    for (uint32_t e = threadIdx.x; e < T; e += blockDim.x) {
+      const uint32_t j = bit_reverse(global(e), p.log_n);
+      const F f = load_global(p.coset_hi + (j >> p.coset_bits)) * load_global(p.coset_lo + (j & mask));
+      tile.put(e, tile.get(e) * f);
+    }
+    __syncthreads();
+  }
+  if (p.dit) {
+    for (int q = 0; q < p.pass.k; ++q) {
+      stage<F, false>(tile, tw, p, col0, q, p.dit_inverse);
+      __syncthreads();
+    }
+  }
+
+  if (p.post == kPostH) {
+    // h = a.b - x; a carries an extra R^-1, x = c too, so this is a.b - c in standard form.
+    for (uint32_t e = threadIdx.x; e < T; e += blockDim.x) {
+      const uint32_t i = global(e);
+      const F h = load_global(p.a + i) * load_global(p.b + i) - tile.get(e);
+      store_global(p.h + i, h);
+    }
+    return;
+  }
+  if (p.post == kPostScale) {
+    for (uint32_t e = threadIdx.x; e < T; e += blockDim.x) tile.put(e, tile.get(e) * p.scale);
+    __syncthreads();
+  }
+  for (uint32_t v = threadIdx.x; v < 2 * T; v += blockDim.x) {
+    const uint32_t e = v >> 1;
+    reinterpret_cast<uint4*>(data + global(e))[v & 1] = ((v & 1) ? tile.hi : tile.lo)[e];
+  }
+}
+
+// In-place bit-reversal permutation (an involution: each pair swapped once).
+template <class F>
+__global__ void bit_reverse_kernel(F* data, int log_n) {
+  const uint32_t n = 1u << log_n;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const uint32_t j = bit_reverse(i, log_n);
+    if (i < j) {
+      uint4* x = reinterpret_cast<uint4*>(data + i);
+      uint4* y = reinterpret_cast<uint4*>(data + j);
+      const uint4 x0 = x[0], x1 = x[1], y0 = y[0], y1 = y[1];
+      x[0] = y0;
+      x[1] = y1;
+      y[0] = x0;
+      y[1] = x1;
+    }
+  }
+}
+
+// out[i] = scale * base^i, i < count (square-and-multiply per entry; small tables only).
+template <class F>
+__global__ void powers_kernel(F* out, uint32_t count, F base, F scale) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  F r = scale, b = base;
+  for (uint32_t e = i; e; e >>= 1) {
+    if (e & 1) r = r * b;
+    if (e > 1) b = b * b;
+  }
+  store_global(out + i, r);
+}
+
+// tw[t] = hi[t >> lo_bits] * lo[t & mask]: w^t for t < count.
+template <class F>
+__global__ void expand_kernel(F* tw, uint32_t count, const F* __restrict__ lo, const F* __restrict__ hi, int lo_bits) {
+  const uint32_t mask = (1u << lo_bits) - 1;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < count; t += gridDim.x * blockDim.x)
+    store_global(tw + t, load_global(hi + (t >> lo_bits)) * load_global(lo + (t & mask)));
+}
+
+// ------------------------------------------------------------------ host side
+
+// Workspace pieces (element counts, 0 = absent), taken from the Arena in this order.
+struct Layout {
+  static constexpr int kPieces = 6;
+  std::array<size_t, kPieces> count{};  // tw, tw_lo, tw_hi, coset_lo, coset_hi_b, coset_hi_ac
+  int tw_bits = 0, coset_bits = 0;
+};
+
+inline Layout make_layout(int log_n, bool coset) {
+  Layout l;
+  const size_t half = size_t(1) << (log_n - 1);
+  l.tw_bits = log_n / 2;  // (log_n - 1 + 1) / 2: splits the n/2 exponents in two
+  l.count[0] = half;
+  l.count[1] = size_t(1) << l.tw_bits;
+  l.count[2] = (half + l.count[1] - 1) >> l.tw_bits;
+  if (coset) {
+    l.coset_bits = (log_n + 1) / 2;
+    l.count[3] = size_t(1) << l.coset_bits;
+    l.count[4] = l.count[5] = (size_t(1) << log_n) >> l.coset_bits;
+  }
+  return l;
+}
+
+template <class F>
+size_t layout_bytes(const Layout& l) {
+  size_t b = 0;
+  for (size_t c : l.count)
+    if (c) b += Arena::round(c * sizeof(F));
+  return b;
+}
+
+template <class F>
+void check_log_n(int log_n) {
+  constexpr int s = F::Params::two_adicity;
+  const int max = s < kNttMaxLogN ? s : kNttMaxLogN;
+  if (log_n < 1 || log_n > max)
+    throw InvalidArgument(std::string(F::Params::name) + " NTT: log_n = " + std::to_string(log_n) +
+                          " is outside 1.." + std::to_string(max));
+}
+
+template <class F>
+size_t ntt_workspace_bytes(int log_n) {
+  check_log_n<F>(log_n);
+  return layout_bytes<F>(make_layout(log_n, false));
+}
+template <class F>
+size_t h_workspace_bytes(int log_n) {
+  check_log_n<F>(log_n);
+  return layout_bytes<F>(make_layout(log_n, true));
+}
+
+// Events on one stream for the timing hook; no-ops when nobody asked.
+class Timer {
+ public:
+  Timer(DeviceId dev, cudaStream_t s, bool on) : dev_(dev), s_(s), on_(on) {}
+  ~Timer() {
+    for (int i = 0; i < n_; ++i) cudaEventDestroy(ev_[i]);
+  }
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+  // Records a mark; returns its index.
+  int mark() {
+    if (!on_) return 0;
+    if (n_ == kMax) throw GpuError(dev_.name() + ": NTT timer: too many marks");
+    check(cudaEventCreate(&ev_[n_]), dev_, "cudaEventCreate");
+    check(cudaEventRecord(ev_[n_], s_), dev_, "cudaEventRecord");
+    return n_++;
+  }
+  float ms(int from, int to) const {
+    if (!on_) return 0;
+    float m = 0;
+    check(cudaEventElapsedTime(&m, ev_[from], ev_[to]), dev_, "cudaEventElapsedTime");
+    return m;
+  }
+
+ private:
+  static constexpr int kMax = 8;
+  DeviceId dev_;
+  cudaStream_t s_;
+  bool on_;
+  cudaEvent_t ev_[kMax] = {};
+  int n_ = 0;
+};
+
+inline void check_pointer(DeviceId dev, const void* p, const char* what) {
+  if (!p) throw InvalidArgument(dev.name() + ": NTT: " + what + " is null");
+  if (reinterpret_cast<uintptr_t>(p) % 16)
+    throw InvalidArgument(dev.name() + ": NTT: " + what + " is not 16-byte aligned");
+}
+inline void check_workspace(DeviceId dev, const DeviceMemory& ws) {
+  if (!(ws.device == dev))
+    throw GpuError(dev.name() + ": NTT workspace is on " + ws.device.name());
+}
+
+template <class F>
+struct Tables {
+  F* tw = nullptr;
+  F* tw_lo = nullptr;
+  F* tw_hi = nullptr;
+  F* coset_lo = nullptr;
+  F* coset_hi_b = nullptr;
+  F* coset_hi_ac = nullptr;
+};
+
+template <class F>
+F pow2k(F x, int k) {
+  for (int i = 0; i < k; ++i) x = x * x;
+  return x;
+}
+
+template <class F>
+void launch_powers(DeviceId dev, cudaStream_t s, F* out, size_t count, const F& base, const F& scale) {
+  const unsigned blocks = unsigned((count + 255) / 256);
+  powers_kernel<F><<<blocks, 256, 0, s>>>(out, uint32_t(count), base, scale);
+  check_launch(dev, "ntt powers_kernel", count);
+}
+
+// Carves the tables out of the workspace and fills them (all on stream s).
+template <class F>
+Tables<F> build_tables(DeviceId dev, cudaStream_t s, int log_n, bool coset, const DeviceMemory& ws) {
+  const Layout l = make_layout(log_n, coset);
+  Arena arena(ws);
+  static constexpr const char* names[Layout::kPieces] = {"NTT twiddles", "NTT twiddles (low)", "NTT twiddles (high)",
+                                               "coset powers (low)", "coset powers (high, b)",
+                                               "coset powers (high, a and c)"};
+  F* piece[Layout::kPieces] = {};
+  for (int i = 0; i < Layout::kPieces; ++i)
+    if (l.count[i]) piece[i] = arena.take_n<F>(l.count[i], names[i]);
+  Tables<F> t{piece[0], piece[1], piece[2], piece[3], piece[4], piece[5]};
+
+  const F one = F::one();
+  const F w = cpu::root_of_unity<F>(log_n);
+  launch_powers(dev, s, t.tw_lo, l.count[1], w, one);
+  launch_powers(dev, s, t.tw_hi, l.count[2], pow2k(w, l.tw_bits), one);
+  const size_t half = l.count[0];
+  const unsigned blocks = unsigned((half + 255) / 256 < 65536 ? (half + 255) / 256 : 65536);
+  expand_kernel<F><<<blocks, 256, 0, s>>>(t.tw, uint32_t(half), t.tw_lo, t.tw_hi, l.tw_bits);
+  check_launch(dev, "ntt expand_kernel", half);
+  if (coset) {
+    constexpr int sadic = F::Params::two_adicity;
+    const F g = log_n < sadic ? cpu::root_of_unity<F>(log_n + 1) : F::from_u64(F::Params::nqr * F::Params::nqr);
+    const F n_inv = F::from_u64(uint64_t(1) << log_n).inv();
+    const F n_inv_rinv = F::from_raw(n_inv.to_std().v);  // 1/n * R^-1 (Montgomery form)
+    const F g_hi = pow2k(g, l.coset_bits);
+    launch_powers(dev, s, t.coset_lo, l.count[3], g, one);
+    launch_powers(dev, s, t.coset_hi_b, l.count[4], g_hi, n_inv);
+    launch_powers(dev, s, t.coset_hi_ac, l.count[5], g_hi, n_inv_rinv);
+  }
+  return t;
+}
+
+template <class F>
+void launch_pass(DeviceId dev, cudaStream_t s, F* data, const F* tw, const PassArgs<F>& a, const char* what) {
+  const int tile_log = a.pass.k + a.pass.c;
+  const size_t smem = tile_smem_bytes(tile_log);
+  const unsigned blocks = unsigned((size_t(1) << a.log_n) >> tile_log);
+  check(cudaFuncSetAttribute(ntt_pass_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)), dev,
+        "cudaFuncSetAttribute(ntt_pass_kernel)");
+  ntt_pass_kernel<F><<<blocks, kThreads, smem, s>>>(data, tw, a);
+  check_launch(dev, what, size_t(1) << a.log_n);
+}
+
+// The caller's stream, or one of our own that is waited for before returning.
+struct CallStream {
+  DeviceId dev;
+  std::optional<Stream> own;
+  cudaStream_t s;
+  CallStream(DeviceId d, StreamHandle h) : dev(d) {
+    if (h.stream) {
+      s = static_cast<cudaStream_t>(h.stream);
+    } else {
+      own.emplace(d);
+      s = own->get();
+    }
+  }
+  void finish(const char* what, int log_n, bool timed) {
+    if (own || timed) check(cudaStreamSynchronize(s), dev, what, "n = 2^" + std::to_string(log_n));
+  }
+};
+
+template <class F>
+void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle sh, NttTimings* timings) {
+  check_log_n<F>(log_n);
+  DeviceScope scope(dev);
+  (void)cudaGetLastError();  // a stale error of an earlier failed call is not this call's
+  check_pointer(dev, d_data, "data");
+  check_workspace(dev, ws);
+  CallStream cs(dev, sh);
+  Timer timer(dev, cs.s, timings != nullptr);
+  F* data = static_cast<F*>(d_data);
+
+  const int m0 = timer.mark();
+  const Tables<F> t = build_tables<F>(dev, cs.s, log_n, false, ws);
+  const int m1 = timer.mark();
+  const uint32_t n = 1u << log_n;
+  const unsigned blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
+  bit_reverse_kernel<F><<<blocks, 256, 0, cs.s>>>(data, log_n);
+  check_launch(dev, "ntt bit_reverse_kernel", n);
+  const Plan plan = make_plan(log_n);
+  for (int i = 0; i < plan.count; ++i) {
+    PassArgs<F> a;
+    a.log_n = log_n;
+    a.pass = plan.pass[i];
+    a.dit = true;
+    a.dit_inverse = inverse;
+    if (inverse && i == plan.count - 1) {
+      a.post = kPostScale;
+      a.scale = F::from_u64(n).inv();
+    }
+    launch_pass(dev, cs.s, data, t.tw, a, inverse ? "ntt_pass_kernel (inverse)" : "ntt_pass_kernel");
+  }
+  const int m2 = timer.mark();
+  cs.finish(inverse ? "inverse ntt" : "ntt", log_n, timings != nullptr);
+  if (timings) {
+    timings->twiddles_ms = timer.ms(m0, m1);
+    timings->transform_ms = timer.ms(m1, m2);
+    timings->total_ms = timer.ms(m0, m2);
+  }
+}
+
+template <class F>
+void compute_h(DeviceId dev, int log_n, void* d_a, void* d_b, void* d_c, void* d_h, DeviceMemory ws,
+               StreamHandle sh, HTimings* timings) {
+  check_log_n<F>(log_n);
+  DeviceScope scope(dev);
+  (void)cudaGetLastError();  // a stale error of an earlier failed call is not this call's
+  check_pointer(dev, d_a, "a");
+  check_pointer(dev, d_b, "b");
+  check_pointer(dev, d_c, "c");
+  check_pointer(dev, d_h, "h");
+  check_workspace(dev, ws);
+  CallStream cs(dev, sh);
+  Timer timer(dev, cs.s, timings != nullptr);
+
+  const int m0 = timer.mark();
+  const Tables<F> t = build_tables<F>(dev, cs.s, log_n, true, ws);
+  const Layout l = make_layout(log_n, true);
+  int marks[4];
+  marks[0] = timer.mark();
+  const Plan plan = make_plan(log_n);
+  F* vec[3] = {static_cast<F*>(d_a), static_cast<F*>(d_b), static_cast<F*>(d_c)};
+  for (int v = 0; v < 3; ++v) {
+    F* data = vec[v];
+    // Inverse NTT as DIF, high passes first (natural -> bit-reversed coefficients) ...
+    for (int i = plan.count - 1; i >= 1; --i) {
+      PassArgs<F> a;
+      a.log_n = log_n;
+      a.pass = plan.pass[i];
+      a.dif = a.dif_inverse = true;
+      launch_pass(dev, cs.s, data, t.tw, a, "compute_h inverse pass");
+    }
+    // ... the last inverse pass, coset scaling (with 1/n) and the first forward pass in one ...
+    for (int i = 0; i < plan.count; ++i) {
+      PassArgs<F> a;
+      a.log_n = log_n;
+      a.pass = plan.pass[i];
+      a.dit = true;
+      if (i == 0) {
+        a.dif = a.dif_inverse = true;
+        a.coset_lo = t.coset_lo;
+        a.coset_hi = v == 1 ? t.coset_hi_b : t.coset_hi_ac;
+        a.coset_bits = l.coset_bits;
+      }
+      // ... then the forward DIT passes (bit-reversed -> natural); c's last one emits h.
+      if (v == 2 && i == plan.count - 1) {
+        a.post = kPostH;
+        a.a = vec[0];
+        a.b = vec[1];
+        a.h = static_cast<F*>(d_h);
+      }
+      launch_pass(dev, cs.s, data, t.tw, a, i == 0 ? "compute_h middle pass" : "compute_h forward pass");
+    }
+    marks[v + 1] = timer.mark();
+  }
+  cs.finish("compute_h", log_n, timings != nullptr);
+  if (timings) {
+    timings->twiddles_ms = timer.ms(m0, marks[0]);
+    timings->a_ms = timer.ms(marks[0], marks[1]);
+    timings->b_ms = timer.ms(marks[1], marks[2]);
+    timings->c_ms = timer.ms(marks[2], marks[3]);
+    timings->total_ms = timer.ms(m0, marks[3]);
+  }
+}
+
+}  // namespace cuzk::gpu::ntt_impl

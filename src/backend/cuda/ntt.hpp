@@ -1,0 +1,86 @@
+// Number-theoretic transforms over Fr on the GPU, and the Groth16 H evaluation built on them.
+// Host-side API, free of CUDA headers.
+//
+// Results are bit-identical to the CPU backend (cpu::ntt, groth16::compute_h): the same roots of
+// unity (snarkjs's: nqr 5), natural order in and out, fully reduced Montgomery arithmetic.
+// Every call follows the rules in gpu.hpp: explicit device, memory only from the caller's
+// workspace (ask *_workspace_bytes first), caller's device restored, CUDA errors as GpuError.
+// Data pointers are device pointers on `dev`, 16-byte aligned, n = 2^log_n elements of 32 bytes
+// (4 little-endian 64-bit limbs, Montgomery form unless said otherwise).
+#pragma once
+#include <cstddef>
+
+#include "backend/cuda/gpu.hpp"
+#include "io/curve_id.hpp"
+
+namespace cuzk::gpu {
+
+// Largest supported transform: 2^28 elements (and never beyond the field's two-adicity).
+inline constexpr int kNttMaxLogN = 28;
+
+// Device time of one call, from CUDA events on its stream (filled only when asked for; the call
+// then waits for its stream before returning).
+struct NttTimings {
+  float twiddles_ms = 0;   // building the twiddle table in the workspace
+  float transform_ms = 0;  // the passes (and the bit reversal)
+  float total_ms = 0;
+};
+
+struct HTimings {
+  float twiddles_ms = 0;  // twiddle and coset tables
+  float a_ms = 0, b_ms = 0;
+  float c_ms = 0;  // includes h = a.b - c and the conversion out of Montgomery form
+  float total_ms = 0;
+};
+
+// Workspace of ntt(): the twiddle table (n/2 elements) and two small tables.
+size_t ntt_workspace_bytes(CurveId curve, int log_n);
+
+// In-place transform of d_data[0..2^log_n): forward evaluates at w^i; inverse interpolates and
+// scales by 1/n. With a null stream the call makes its own and waits for it; with the caller's
+// stream it only enqueues (workspace and data must outlive the work).
+void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inverse, DeviceMemory workspace,
+         StreamHandle stream = {}, NttTimings* timings = nullptr);
+
+// Workspace of compute_h(): the twiddle table and the small coset tables (no n-sized scratch).
+size_t h_workspace_bytes(CurveId curve, int log_n);
+
+// H on the odd coset, as groth16::compute_h: for each of a, b, c (Montgomery form, natural
+// order): inverse NTT, scale coefficient j by g^j (g = w_{2n}, or 25 when log_n is the field's
+// two-adicity), forward NTT; then h_i = a_i.b_i - c_i in standard form (the MSM's scalars).
+// a, b and c are overwritten (scratch); d_h_out may alias d_a (or be a fourth buffer).
+void compute_h(DeviceId dev, CurveId curve, int log_n, void* d_a, void* d_b, void* d_c, void* d_h_out,
+               DeviceMemory workspace, StreamHandle stream = {}, HTimings* timings = nullptr);
+
+namespace detail {
+// One set per curve, defined in ntt_<curve>.cu.
+size_t ntt_workspace_bytes_bn254(int log_n);
+size_t h_workspace_bytes_bn254(int log_n);
+void ntt_bn254(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*);
+void compute_h_bn254(DeviceId, int, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
+size_t ntt_workspace_bytes_bls12_381(int log_n);
+size_t h_workspace_bytes_bls12_381(int log_n);
+void ntt_bls12_381(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*);
+void compute_h_bls12_381(DeviceId, int, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
+}  // namespace detail
+
+inline size_t ntt_workspace_bytes(CurveId curve, int log_n) {
+  return curve == CurveId::bn254 ? detail::ntt_workspace_bytes_bn254(log_n)
+                                 : detail::ntt_workspace_bytes_bls12_381(log_n);
+}
+inline void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inverse, DeviceMemory workspace,
+                StreamHandle stream, NttTimings* timings) {
+  if (curve == CurveId::bn254) detail::ntt_bn254(dev, d_data, log_n, inverse, workspace, stream, timings);
+  else detail::ntt_bls12_381(dev, d_data, log_n, inverse, workspace, stream, timings);
+}
+inline size_t h_workspace_bytes(CurveId curve, int log_n) {
+  return curve == CurveId::bn254 ? detail::h_workspace_bytes_bn254(log_n)
+                                 : detail::h_workspace_bytes_bls12_381(log_n);
+}
+inline void compute_h(DeviceId dev, CurveId curve, int log_n, void* d_a, void* d_b, void* d_c, void* d_h_out,
+                      DeviceMemory workspace, StreamHandle stream, HTimings* timings) {
+  if (curve == CurveId::bn254) detail::compute_h_bn254(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
+  else detail::compute_h_bls12_381(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
+}
+
+}  // namespace cuzk::gpu
