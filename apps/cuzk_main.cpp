@@ -14,7 +14,11 @@
 #include <vector>
 
 #include "backend/cuda/probe.hpp"
+#if defined(CUZK_WITH_CUDA)
+#include "bench/gpu_bench.hpp"
+#endif
 #include "cuzk/prove.hpp"
+#include "cuzk/verify.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -35,9 +39,27 @@ commands:
         --r1cs FILE        check the witness against every constraint first
         --proof-bin FILE   also write the compressed binary proof
                            (BLS12-381: 192 bytes, BN254: 128 bytes)
+        --verify           verify the proof against the key before writing it; a
+                           proof that fails is never written
         --seed N           deterministic r, s (tests only; default: OS CSPRNG)
         --threads N        CPU threads (default: all)
+        --device D         gpu:N, cpu, or auto (default: auto = gpu:0 if a GPU is
+                           visible, else cpu); a named device that is absent is an
+                           error, never a fallback (--devices is a synonym)
         --quiet            no progress lines
+  bench [options]          GPU timings (CUDA events, warm-up, median of runs), each result
+                           checked against the CPU; a table, and JSON with --json
+        --device gpu:N     the GPU (default: auto = the first visible one)
+        --curve C          bn254, bls12-381 or all (default all)
+        --log-n N...       sizes: values, lists (16,20) or ranges (16..26); default 16..24 step 2
+        --ops LIST         ntt,msm-g1,msm-g2,h,prove (default all)
+        --runs R           timed runs after one warm-up (default 5)
+        --max-seconds S    stop cleanly, between measurements, after S seconds (default 540)
+        --json FILE        also write the results as JSON
+  verify <verification_key.json> <public.json> <proof.json> [<public2.json> <proof2.json> ...]
+        snarkjs's argument order. Exit 0 only if every proof is valid; each invalid one
+        is named. Several proofs are checked together (one final exponentiation).
+        Stricter than snarkjs: points must also be in the prime-order subgroups.
   devices                  list the GPUs this binary can use
   version, --version       version, git commit and CUDA architectures
   help, --help
@@ -121,16 +143,126 @@ int cmd_devices() {
   return kExitOk;
 }
 
+// "cpu", "gpu:N" or "auto" (the first visible GPU, else the CPU). A GPU that is not visible is
+// an error: a proof never silently runs somewhere other than where it was asked to.
+cuzk::ProveDevice resolve_device(const std::string& s) {
+  cuzk::ProveDevice d;
+  if (s == "cpu") return d;
+  auto gpus = cuzk::cuda::list_devices();
+  if (s == "auto") {
+    if (!gpus.empty()) {
+      d.kind = cuzk::ProveDevice::Gpu;
+      d.ordinal = gpus.front().ordinal;
+    }
+    return d;
+  }
+  if (s.rfind("gpu:", 0) != 0) throw UsageError("--device: expected gpu:N, cpu or auto, got '" + s + "'");
+  int ordinal = int(parse_u64("--device", s.substr(4)));
+  bool found = false;
+  for (auto& g : gpus) found |= g.ordinal == ordinal;
+  if (!found) {
+    std::string have = cuzk::cuda::built_with_cuda() ? std::to_string(gpus.size()) + " GPU(s) visible"
+                                                     : "this cuzk was built without CUDA";
+    throw cuzk::Error("device " + s + " is not available (" + have + ")");
+  }
+  d.kind = cuzk::ProveDevice::Gpu;
+  d.ordinal = ordinal;
+  return d;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  for (;;) {
+    size_t e = s.find(sep, b);
+    out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) return out;
+    b = e + 1;
+  }
+}
+
+// "20", "16,18", "16..26" -> sizes
+void add_log_ns(const std::string& s, std::vector<int>& out) {
+  for (auto& part : split(s, ',')) {
+    if (part.empty()) continue;
+    auto dots = part.find("..");
+    if (dots == std::string::npos) {
+      out.push_back(int(parse_u64("--log-n", part)));
+    } else {
+      int lo = int(parse_u64("--log-n", part.substr(0, dots))), hi = int(parse_u64("--log-n", part.substr(dots + 2)));
+      for (int v = lo; v <= hi; ++v) out.push_back(v);
+    }
+  }
+}
+
+int cmd_bench(int argc, char** argv) {
+  Args a = Args::parse(argc, argv, 2, {"--device", "--devices", "--curve", "--log-n", "--ops", "--runs", "--json",
+                                       "--max-seconds"}, {});
+#if !defined(CUZK_WITH_CUDA)
+  (void)a;
+  throw cuzk::Error("this cuzk was built without CUDA: cuzk bench times the GPU backend");
+#else
+  cuzk::bench::BenchOptions o;
+  cuzk::ProveDevice d = resolve_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
+  if (d.kind != cuzk::ProveDevice::Gpu) throw cuzk::Error("cuzk bench needs a GPU and none is visible");
+  o.device = d.ordinal;
+  if (auto c = a.opt("--curve"); c && *c != "all") o.curves = split(*c, ',');
+  std::vector<int> sizes;
+  if (auto l = a.opt("--log-n")) add_log_ns(*l, sizes);
+  for (auto& p : a.pos) add_log_ns(p, sizes);  // --log-n 16 18 20
+  if (!sizes.empty()) o.log_ns = sizes;
+  for (int v : o.log_ns)
+    if (v < 1 || v > 28) throw UsageError("--log-n: sizes are 1..28, got " + std::to_string(v));
+  if (auto p = a.opt("--ops")) o.ops = split(*p, ',');
+  if (auto r = a.opt("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r)));
+  if (auto m = a.opt("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m));
+  auto devs = cuzk::cuda::list_devices();
+  std::string name = d.name();
+  for (auto& g : devs)
+    if (g.ordinal == d.ordinal) name += " (" + g.name + ")";
+  std::printf("cuzk bench on %s; cuzk %s commit %s\n", name.c_str(), cuzk::version_string(), cuzk::git_commit());
+  auto rows = cuzk::bench::run_gpu_bench(o);
+  if (auto j = a.opt("--json")) cuzk::write_files_atomically({{*j, cuzk::bench::rows_to_json(rows, name)}});
+  return kExitOk;
+#endif
+}
+
+int cmd_verify(int argc, char** argv) {
+  Args a = Args::parse(argc, argv, 2, {}, {"--quiet"});
+  if (a.pos.size() < 3 || (a.pos.size() - 1) % 2 != 0)
+    throw UsageError("verify takes <verification_key.json> then pairs of <public.json> <proof.json>");
+  std::vector<std::pair<std::string, std::string>> items;
+  for (size_t i = 1; i + 1 < a.pos.size(); i += 2) items.emplace_back(a.pos[i], a.pos[i + 1]);
+  std::vector<cuzk::VerifyResult> res;
+  if (items.size() == 1) res.push_back(cuzk::verify_files(a.pos[0], items[0].first, items[0].second));
+  else res = cuzk::verify_batch(a.pos[0], items);
+  size_t bad = 0;
+  for (auto& r : res) {
+    if (r.valid) {
+      if (!a.flag("--quiet")) std::printf("OK      %s %s\n", r.public_path.c_str(), r.proof_path.c_str());
+    } else {
+      ++bad;
+      std::printf("INVALID %s %s: %s\n", r.public_path.c_str(), r.proof_path.c_str(), r.error.c_str());
+    }
+  }
+  if (res.size() > 1) std::printf("%zu of %zu proofs valid\n", res.size() - bad, res.size());
+  return bad == 0 ? kExitOk : kExitError;
+}
+
 int cmd_prove(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2, {"--r1cs", "--proof-bin", "--seed", "--threads"}, {"--quiet"});
+  Args a = Args::parse(argc, argv, 2, {"--r1cs", "--proof-bin", "--seed", "--threads", "--device", "--devices"},
+                       {"--quiet", "--verify"});
   if (a.pos.size() != 4)
     throw UsageError("prove takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
   const bool quiet = a.flag("--quiet");
   cuzk::ProveOptions opt;
   if (auto r = a.opt("--r1cs")) opt.r1cs_path = *r;
+  opt.verify = a.flag("--verify");
   if (auto s = a.opt("--seed")) opt.seed = parse_u64("--seed", *s);
   unsigned threads = 0;
   if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t));
+  std::string dev = a.opt("--device").value_or(a.opt("--devices").value_or("auto"));
+  opt.device = resolve_device(dev);
   const bool tty = isatty(2);
   if (!quiet) opt.log = [tty](const std::string& s) { std::fprintf(stderr, "%scuzk: %s\n", tty ? "" : "", s.c_str()); };
 
@@ -146,9 +278,9 @@ int cmd_prove(int argc, char** argv) {
   if (!quiet) {
     const auto& t = out.times;
     std::fprintf(stderr,
-                 "cuzk: %s proof on cpu (%u threads): prove %.1f ms [abc %.1f, ntt/h %.1f, msm A %.1f, B1 %.1f, "
+                 "cuzk: %s proof on %s (%u CPU threads): prove %.1f ms [abc %.1f, ntt/h %.1f, msm A %.1f, B1 %.1f, "
                  "B2 %.1f, C %.1f, H %.1f, finish %.1f]; total %.1f ms\n",
-                 out.curve.c_str(), pool.size(), t.prove_ms, t.abc_ms, t.ntt_h_ms, t.msm_a_ms, t.msm_b1_ms,
+                 out.curve.c_str(), out.device.c_str(), pool.size(), t.prove_ms, t.abc_ms, t.ntt_h_ms, t.msm_a_ms, t.msm_b1_ms,
                  t.msm_b2_ms, t.msm_c_ms, t.msm_h_ms, t.finish_ms, total);
   }
   return kExitOk;
@@ -173,6 +305,8 @@ int main(int argc, char** argv) {
     }
     if (cmd == "prove") return cmd_prove(argc, argv);
     if (cmd == "devices") return cmd_devices();
+    if (cmd == "bench") return cmd_bench(argc, argv);
+    if (cmd == "verify") return cmd_verify(argc, argv);
     throw UsageError("unknown command '" + cmd + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());

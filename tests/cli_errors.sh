@@ -50,6 +50,9 @@ expect too-few-args 2 "4 paths" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/
 expect unknown-option 2 "unknown option --bogus" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --bogus
 expect bad-seed 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --seed xyz
 expect unknown-command 2 "unknown command" frobnicate
+expect verify-catches-bad-witness 1 "does not verify" prove "$BN/circuit.zkey" "$T/bad.wtns" "${OUT[@]}" --verify
+expect absent-gpu 1 "device gpu:97 is not available" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --device gpu:97
+expect bad-device 2 "expected gpu:N, cpu or auto" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --devices tpu:0
 
 # And the good case writes all three files.
 "$CUZK" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/public.json" --proof-bin "$T/proof.bin" --quiet
@@ -57,6 +60,16 @@ if [ $? = 0 ] && grep -q pi_a "$T/proof.json" && [ -s "$T/public.json" ] && [ "$
   pass=$((pass+1)); echo "ok   good-case writes proof.json, public.json, 128-byte proof.bin"
 else
   fail=$((fail+1)); echo "FAIL good-case"
+fi
+# cuzk verify: exit 0 only when all are valid, each invalid one named.
+"$CUZK" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/p.json" "$T/pub.json" --quiet
+"$CUZK" verify "$BN/verification_key.json" "$T/pub.json" "$T/p.json" > "$T/v1" 2>&1; r1=$?
+"$CUZK" verify "$BN/verification_key.json" "$T/pub.json" "$T/p.json" "$BN/public2.json" "$T/p.json" > "$T/v2" 2>&1; r2=$?
+"$CUZK" verify "$BLS/verification_key.json" "$T/pub.json" "$T/p.json" > "$T/v3" 2>&1; r3=$?
+if [ $r1 = 0 ] && [ $r2 = 1 ] && grep -q "INVALID $BN/public2.json" "$T/v2" && grep -q "^OK " "$T/v2" && [ $r3 = 1 ]; then
+  pass=$((pass+1)); echo "ok   verify: valid 0, mixed batch 1 naming the invalid pair, wrong-curve key 1 ($(head -c 120 "$T/v3"))"
+else
+  fail=$((fail+1)); echo "FAIL verify ($r1 $r2 $r3)"; cat "$T/v1" "$T/v2" "$T/v3"
 fi
 echo "cli_errors: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -15,19 +15,29 @@ const char* version_string();
 const char* git_commit();          // short hash, "-dirty" appended when the tree had changes
 const char* cuda_architectures();  // e.g. "90", or "none"
 
+// Where a proof runs. The library never picks a device: callers name one.
+struct ProveDevice {
+  enum Kind { Cpu, Gpu } kind = Cpu;
+  int ordinal = -1;  // for Gpu
+  std::string name() const { return kind == Cpu ? "cpu" : "gpu:" + std::to_string(ordinal); }
+};
+
 struct ProveOptions {
+  ProveDevice device;
   std::string r1cs_path;             // when set, the witness is checked against every constraint
   std::optional<uint64_t> seed;      // deterministic r, s (tests); otherwise the OS CSPRNG
+  bool verify = false;               // check the proof against the key before returning it
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
 struct PhaseTimes {
   double load_ms = 0, check_ms = 0, abc_ms = 0, ntt_h_ms = 0, msm_a_ms = 0, msm_b1_ms = 0,
-         msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0, finish_ms = 0, prove_ms = 0;
+         msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0, finish_ms = 0, prove_ms = 0, verify_ms = 0;
 };
 
 struct ProveOutput {
   std::string curve;              // "bn254" / "bls12-381"
+  std::string device;             // "cpu" / "gpu:N"
   std::string proof_json;         // as snarkjs writes proof.json
   std::string public_json;        // as snarkjs writes public.json
   std::vector<uint8_t> proof_compressed;

@@ -9,8 +9,12 @@
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
+#include "groth16/verifier.hpp"
 #include "r1cs/check.hpp"
 #include "util/rng.hpp"
+#if defined(CUZK_WITH_CUDA)
+#include "groth16/gpu_prover.hpp"
+#endif
 
 namespace cuzk::groth16 {
 
@@ -38,7 +42,26 @@ ProveOutput prove_with(const io::ZkeyGroth16& z, const io::Wtns& wt, const io::R
   RandomSource rs(opt.seed);
   Fr r = random_field<Fr>(rs), s = random_field<Fr>(rs);
   ProveTimings t;
-  Proof<E> proof = prove<E>(pk, w, r, s, pool, &t);
+  out.device = opt.device.name();
+  Proof<E> proof;
+  if (opt.device.kind == ProveDevice::Gpu) {
+#if defined(CUZK_WITH_CUDA)
+    gpu::DeviceId dev{opt.device.ordinal};
+    t0 = std::chrono::steady_clock::now();
+    gpu::DeviceBuffer key_mem(dev, GpuProvingKey<E>::device_bytes(pk));
+    GpuProvingKey<E> key(dev, pk, key_mem.memory());
+    gpu::DeviceBuffer ws(dev, gpu_prove_workspace_bytes<E>(dev, pk));
+    double upload_ms = detail::ms_since(t0);
+    out.times.load_ms += upload_ms;
+    log("key on " + dev.name() + ": " + std::to_string(GpuProvingKey<E>::device_bytes(pk) >> 20) + " MiB, workspace " +
+        std::to_string(ws.memory().bytes >> 20) + " MiB (" + std::to_string(int(upload_ms)) + " ms)");
+    proof = prove_gpu<E>(key, pk, w, r, s, ws.memory(), pool, &t);
+#else
+    throw InvalidArgument("this cuzk was built without CUDA: " + opt.device.name() + " is not available");
+#endif
+  } else {
+    proof = prove<E>(pk, w, r, s, pool, &t);
+  }
   out.times.abc_ms = t.abc_ms;
   out.times.ntt_h_ms = t.ntt_h_ms;
   out.times.msm_a_ms = t.msm_a_ms;
@@ -48,6 +71,29 @@ ProveOutput prove_with(const io::ZkeyGroth16& z, const io::Wtns& wt, const io::R
   out.times.msm_h_ms = t.msm_h_ms;
   out.times.finish_ms = t.finish_ms;
   out.times.prove_ms = t.total_ms;
+  if (opt.verify) {
+    // The key's own verifying part (alpha, beta, gamma, delta, IC): a proof that does not verify
+    // is never returned.
+    auto tv = std::chrono::steady_clock::now();
+    using P = ec::Pairing<E>;
+    VerifyingKey<E> vk;
+    vk.n_public = pk.n_public;
+    vk.alpha = pk.alpha1;
+    vk.beta = pk.beta2;
+    vk.gamma = pk.gamma2;
+    vk.delta = pk.delta2;
+    vk.ic = pk.ic;
+    vk.beta_p = P::prepare(vk.beta);
+    vk.gamma_p = P::prepare(vk.gamma);
+    vk.delta_p = P::prepare(vk.delta);
+    PublicInputs pub(w.begin() + 1, w.begin() + 1 + pk.n_public);
+    VerifyProof<E> vp{proof.a, proof.b, proof.c};
+    if (!verify_proof<E>(vk, pub, vp))
+      throw Error("the proof made on " + out.device + " does not verify against the key " + z.path() +
+                  " (is the witness satisfying? check with --r1cs); nothing written");
+    out.times.verify_ms = detail::ms_since(tv);
+    log("proof verified (" + std::to_string(int(out.times.verify_ms)) + " ms)");
+  }
   out.proof_json = proof_json(proof);
   out.public_json = public_json(w, pk.n_public);
   out.proof_compressed = proof_compressed(proof);

@@ -43,6 +43,9 @@ static void emit(const JsonValue& v, int depth, std::string& out) {
     case JsonValue::String:
       quote(v.str);
       break;
+    case JsonValue::Number:
+      out += v.str;
+      break;
     case JsonValue::Array:
       if (v.items.empty()) { out += "[]"; break; }
       out += "[\n";

@@ -12,12 +12,14 @@ std::string to_decimal(const uint64_t* limbs, int n);
 
 // A JSON value tree just rich enough for snarkjs's files: strings, arrays and objects.
 struct JsonValue {
-  enum Kind { String, Array, Object } kind = String;
+  enum Kind { String, Number, Array, Object } kind = String;
   std::string str;
   std::vector<JsonValue> items;                            // Array
   std::vector<std::pair<std::string, JsonValue>> fields;  // Object, in insertion order
 
   static JsonValue string(std::string s) { JsonValue v; v.kind = String; v.str = std::move(s); return v; }
+  // A number, written as given (the caller formats it).
+  static JsonValue number(std::string s) { JsonValue v; v.kind = Number; v.str = std::move(s); return v; }
   static JsonValue array(std::vector<JsonValue> xs = {}) { JsonValue v; v.kind = Array; v.items = std::move(xs); return v; }
   static JsonValue object() { JsonValue v; v.kind = Object; return v; }
   JsonValue& add(std::string key, JsonValue v) { fields.emplace_back(std::move(key), std::move(v)); return *this; }

@@ -48,7 +48,17 @@ for dir in "$FIX"/bn254/* "$FIX"/bls12-381/*; do
     fs.writeFileSync(dst2, JSON.stringify(c));
     const b = JSON.parse(JSON.stringify(p)); [b.pi_b[0][0], b.pi_b[0][1]] = [b.pi_b[0][1], b.pi_b[0][0]];
     fs.writeFileSync(dst3, JSON.stringify(b));
-  ' "$p" "$T/$name.bad-a.json" "$T/$name.bad-c.json" "$T/$name.bad-b.json"
+    const pub = JSON.parse(fs.readFileSync(process.argv[5]));
+    pub[pub.length - 1] = (BigInt(pub[pub.length - 1]) + 1n).toString();
+    fs.writeFileSync(process.argv[6], JSON.stringify(pub));
+    const neg = JSON.parse(JSON.stringify(p)); neg.pi_c = [p.pi_a[0], p.pi_a[1], "1"];
+    const q = {bn128: 21888242871839275222246405745257275088696311157297823662689037894645226208583n,
+               bls12381: 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn}[p.curve];
+    const na = JSON.parse(JSON.stringify(p)); na.pi_a[1] = (q - BigInt(p.pi_a[1])).toString();
+    fs.writeFileSync(process.argv[7], JSON.stringify(na));
+  ' "$p" "$T/$name.bad-a.json" "$T/$name.bad-c.json" "$T/$name.bad-b.json" "$pub" "$T/$name.bad-pub.json" "$T/$name.neg-a.json"
+  echo "$vk $T/$name.bad-pub.json $p invalid" >> "$cases"
+  echo "$vk $pub $T/$name.neg-a.json invalid" >> "$cases"
   echo "$vk $pub $T/$name.bad-a.json invalid" >> "$cases"
   echo "$vk $pub $T/$name.bad-c.json invalid" >> "$cases"
   echo "$vk $pub $T/$name.bad-b.json invalid" >> "$cases"
@@ -65,5 +75,13 @@ for dir in "$FIX"/bn254/* "$FIX"/bls12-381/*; do
 done
 echo "cuzk made $proofs proofs; $(wc -l < "$cases") snarkjs cases"
 node "$ROOT/tests/snarkjs/verify-many.mjs" "$cases" || fail=$((fail+1))
+# cuzk verify must reach snarkjs's verdict on every case (valid and tampered).
+agree=0; disagree=0
+while read -r vk pub proof expect; do
+  if "$CUZK" verify "$vk" "$pub" "$proof" > /dev/null 2>&1; then got=valid; else got=invalid; fi
+  if [ "$got" = "$expect" ]; then agree=$((agree+1)); else disagree=$((disagree+1)); echo "FAIL cuzk verify says $got, snarkjs $expect: $vk $pub $proof"; fi
+done < "$cases"
+echo "cuzk verify agrees with snarkjs: $agree passed, $disagree failed"
+[ $disagree = 0 ] || fail=$((fail+1))
 [ $proofs -gt 0 ] || { echo "FAIL no fixture proved"; fail=$((fail+1)); }
 [ $fail = 0 ]

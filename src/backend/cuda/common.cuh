@@ -23,7 +23,11 @@ class DeviceScope {
  public:
   explicit DeviceScope(DeviceId dev) {
     cudaGetDevice(&prev_);
-    check(cudaSetDevice(dev.ordinal), dev, "cudaSetDevice");
+    cudaError_t e = cudaSetDevice(dev.ordinal);
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // do not leave the failure as the thread's last error
+      check(e, dev, "cudaSetDevice");
+    }
   }
   ~DeviceScope() {
     if (prev_ >= 0) cudaSetDevice(prev_);

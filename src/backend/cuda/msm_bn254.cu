@@ -1,1 +1,35 @@
-// placeholder
+// MSM kernels for BN254 (G1 over Fq, G2 over Fq2); r < 2^254.
+#include "backend/cuda/msm.cuh"
+#include "ec/curves.hpp"
+
+namespace cuzk::gpu::detail {
+
+namespace {
+using E = ec::Bn254;
+using G1 = msm_impl::Msm<E::Fq, E::Fr, 254>;
+using G2 = msm_impl::Msm<E::Fq2, E::Fr, 254>;
+}  // namespace
+
+size_t msm_workspace_bytes_bn254(DeviceId dev, Group group, size_t n, bool bases_on_device, bool scalars_on_device) {
+  return group == Group::G1 ? G1::workspace_bytes(dev, n, bases_on_device, scalars_on_device)
+                            : G2::workspace_bytes(dev, n, bases_on_device, scalars_on_device);
+}
+
+void msm_bn254(DeviceId dev, Group group, size_t n, const void* bases, bool bases_on_device, const void* scalars,
+               bool scalars_on_device, ScalarForm form, DeviceMemory workspace, void* result, StreamHandle stream,
+               MsmTimings* timings) {
+  if (group == Group::G1)
+    G1::run(dev, n, bases, bases_on_device, scalars, scalars_on_device, form, workspace, result, stream, timings);
+  else
+    G2::run(dev, n, bases, bases_on_device, scalars, scalars_on_device, form, workspace, result, stream, timings);
+}
+
+// Shared by both curves (it has to live in one translation unit).
+DeviceId current_device() {
+  int d = -1;
+  cudaError_t e = cudaGetDevice(&d);
+  if (e != cudaSuccess) throw GpuError(std::string("msm_workspace_bytes: no current CUDA device: ") + cudaGetErrorString(e));
+  return DeviceId{d};
+}
+
+}  // namespace cuzk::gpu::detail

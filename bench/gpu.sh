@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# On a GPU host (nothing but a compiler, CMake and nvcc needed): builds cuzk in bare mode, runs
+# the GPU tests and the rest of the suite, proves every fixture on the GPU and on the CPU with
+# the same r, s (the proofs must be identical and verify), then the benchmark sweep.
+#   bench/gpu.sh OUT_DIR [cuzk bench options...]
+# Env: CUZK_DEADLINE (epoch seconds; the bench stops in time for it), BUILD_DIR.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+OUT=${1:-build-gpu/out}
+shift || true
+mkdir -p "$OUT"
+B=${BUILD_DIR:-build-gpu}
+t0=$(date +%s)
+DEADLINE=${CUZK_DEADLINE:-$((t0 + 3600))}
+{
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_MINIMAL=ON &&
+  cmake --build "$B" -j "$(nproc)"
+} > "$OUT/build.log" 2>&1 || { tail -n 60 "$OUT/build.log"; echo "gpu.sh: build failed"; exit 1; }
+echo "gpu.sh: built in $(( $(date +%s) - t0 )) s"
+{ "$B/cuzk" --version; "$B/cuzk" devices; nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1; } | tee "$OUT/version.txt"
+
+for t in test_cuda test_gpu_ntt test_gpu_msm; do
+  ts=$(date +%s)
+  "$B/tests/$t" > "$OUT/$t.log" 2>&1
+  echo "$t: $(tail -n 1 "$OUT/$t.log") ($(( $(date +%s) - ts )) s)"
+  grep -E "FAIL" "$OUT/$t.log" | head -n 5
+done
+
+# Every fixture on the GPU and the CPU with the same seed: identical bytes, and --verify passes.
+P="$OUT/proofs"; mkdir -p "$P"; same=0; differ=0
+for d in tests/fixtures/bn254/* tests/fixtures/bls12-381/*; do
+  [ -f "$d/circuit.zkey" ] || continue
+  n=$(basename "$(dirname "$d")")-$(basename "$d")
+  "$B/cuzk" prove "$d/circuit.zkey" "$d/witness.wtns" "$P/$n.cpu.json" "$P/$n.cpu.public.json" --device cpu --seed 7 --quiet
+  if "$B/cuzk" prove "$d/circuit.zkey" "$d/witness.wtns" "$P/$n.gpu.json" "$P/$n.gpu.public.json" --device gpu:0 --seed 7 --verify --quiet 2> "$P/$n.err" &&
+     cmp -s "$P/$n.cpu.json" "$P/$n.gpu.json"; then same=$((same+1)); else differ=$((differ+1)); echo "GPU proof differs or fails: $n"; head -n 3 "$P/$n.err"; fi
+  "$B/cuzk" prove "$d/circuit.zkey" "$d/witness2.wtns" "$P/$n.gpu2.json" "$P/$n.gpu2.public.json" --device gpu:0 --quiet
+done
+echo "fixtures: GPU proof == CPU proof (same r, s) and verifies: $same passed, $differ failed"
+tar -C "$OUT" -czf "$OUT/proofs.tgz" proofs && rm -rf "$P"
+
+ctest --test-dir "$B" --output-on-failure -j 8 --timeout 600 -E "test_gpu|test_cuda" > "$OUT/ctest.log" 2>&1
+grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ctest.log" | tail -n 8
+
+left=$(( DEADLINE - $(date +%s) - 25 ))
+if [ "$left" -gt 20 ]; then
+  "$B/cuzk" bench --json "$OUT/bench.json" --max-seconds "$left" "$@" 2>&1 | tee "$OUT/bench.txt"
+else
+  echo "gpu.sh: no time left for the bench"
+fi
+echo "gpu.sh: done in $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,317 @@
+#include "bench/gpu_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <sstream>
+
+#include "backend/cuda/gpu.hpp"
+#include "backend/cuda/msm.hpp"
+#include "backend/cuda/ntt.hpp"
+#include "bench/walk.hpp"
+#include "ec/curves.hpp"
+#include "groth16/gpu_prover.hpp"
+#include "groth16/prover.hpp"
+#include "io/json.hpp"
+#include "util/rng.hpp"
+
+namespace cuzk::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Stats {
+  double median = 0, min = 0, max = 0;
+};
+Stats stats(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+std::string fmt(const char* f, double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, x);
+  return b;
+}
+
+void print_row(const BenchRow& r) {
+  std::printf("%-10s %-7s 2^%-3d median %10.3f ms  (min %.3f, max %.3f, %d runs)  %s  %s\n", r.curve.c_str(),
+              r.op.c_str(), r.log_n, r.median_ms, r.min_ms, r.max_ms, r.runs, r.check.c_str(), r.detail.c_str());
+  std::fflush(stdout);
+}
+
+template <class E, class G1Cfg, class G2Cfg>
+class CurveBench {
+ public:
+  using Fr = typename E::Fr;
+  using J1 = typename E::G1Jac;
+  using J2 = typename E::G2Jac;
+
+  CurveBench(const BenchOptions& opt, ThreadPool& pool, Clock::time_point start, std::vector<BenchRow>& rows)
+      : opt_(opt), pool_(pool), start_(start), rows_(rows), dev_{opt.device}, rs_(0x5eed ^ uint64_t(E::id)) {}
+
+  bool out_of_time() const {
+    return std::chrono::duration<double>(Clock::now() - start_).count() > opt_.max_seconds;
+  }
+
+  void run(int log_n) {
+    for (const auto& op : opt_.ops) {
+      if (out_of_time()) return;
+      if (op == "ntt") bench_ntt(log_n);
+      else if (op == "msm-g1") bench_msm_g1(log_n);
+      else if (op == "msm-g2") { if (log_n <= opt_.g2_max_log_n) bench_msm_g2(log_n); }
+      else if (op == "h") bench_h(log_n);
+      else if (op == "prove") { if (log_n <= opt_.prove_max_log_n) bench_prove(log_n); }
+      else throw InvalidArgument("unknown bench op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
+    }
+  }
+
+ private:
+  void add(BenchRow r) {
+    r.curve = curve_name(E::id);
+    print_row(r);
+    rows_.push_back(std::move(r));
+  }
+
+  std::vector<Fr> random_fr(size_t n) {
+    std::vector<Fr> v(n);
+    // Seeded per chunk so generation runs on every core.
+    const size_t chunks = pool_.size() * 4;
+    uint64_t base = rs_.next();
+    pool_.parallel_for(chunks, [&](size_t cb, size_t ce) {
+      for (size_t c = cb; c < ce; ++c) {
+        RandomSource r(base + c);
+        for (size_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i) v[i] = random_field<Fr>(r);
+      }
+    });
+    return v;
+  }
+
+  void bench_ntt(int log_n) {
+    const size_t n = size_t(1) << log_n;
+    auto host = random_fr(n);
+    gpu::DeviceBuffer data(dev_, n * 32), ws(dev_, gpu::ntt_workspace_bytes(E::id, log_n));
+    std::vector<double> ms;
+    std::vector<Fr> out(n);
+    for (int i = 0; i <= opt_.runs; ++i) {
+      gpu::copy_to_device(dev_, data.memory().ptr, host.data(), n * 32, "ntt input");
+      gpu::NttTimings t;
+      gpu::ntt(dev_, E::id, data.memory().ptr, log_n, false, ws.memory(), {}, &t);
+      if (i > 0) ms.push_back(t.total_ms);  // run 0 is the warm-up
+    }
+    gpu::copy_to_host(dev_, out.data(), data.memory().ptr, n * 32, "ntt output");
+    // Spot check: two evaluations recomputed on the CPU by Horner's rule.
+    Fr w = cpu::root_of_unity<Fr>(log_n);
+    bool ok = true;
+    for (size_t idx : {size_t(1), n - 3}) {
+      Fr x = w.pow_u64(idx), acc = Fr::zero();
+      for (size_t j = n; j-- > 0;) acc = acc * x + host[j];
+      ok &= acc == out[idx];
+    }
+    if (!ok) throw Error(std::string("bench: GPU NTT result differs from the CPU at 2^") + std::to_string(log_n));
+    auto s = stats(ms);
+    add({"", "ntt", log_n, s.median, s.min, s.max, int(ms.size()), "2 outputs == CPU Horner", "natural order, forward"});
+  }
+
+  template <class Cfg, class J>
+  void bench_msm(int log_n, gpu::Group group, const char* op) {
+    const size_t n = size_t(1) << log_n;
+    using Curve = ec::Curve<Cfg>;
+    auto walk = make_walk<Curve, Fr>(Cfg::generator(), n, rs_, pool_);
+    auto kf = random_fr(n);
+    std::vector<cpu::Scalar> k(n);
+    pool_.parallel_for(n, [&](size_t b, size_t e) { for (size_t i = b; i < e; ++i) k[i] = kf[i].to_std(); }, 4096);
+    const size_t pbytes = n * sizeof(walk.points[0]);
+    gpu::DeviceBuffer bases(dev_, pbytes), scalars(dev_, n * 32),
+        ws(dev_, gpu::msm_workspace_bytes(dev_, E::id, group, n, true, true));
+    gpu::copy_to_device(dev_, bases.memory().ptr, walk.points.data(), pbytes, "msm bases");
+    gpu::copy_to_device(dev_, scalars.memory().ptr, k.data(), n * 32, "msm scalars");
+    J expected = walk_msm_expected(walk, k.data(), n, pool_);
+    std::vector<double> ms;
+    gpu::MsmTimings med{};
+    std::vector<gpu::MsmTimings> all;
+    for (int i = 0; i <= opt_.runs; ++i) {
+      J got;
+      gpu::MsmTimings t;
+      gpu::msm(dev_, E::id, group, n, bases.memory().ptr, true, scalars.memory().ptr, true,
+               gpu::ScalarForm::Standard, ws.memory(), &got, {}, &t);
+      if (!(got == expected))
+        throw Error(std::string("bench: GPU ") + op + " result is wrong at 2^" + std::to_string(log_n) + " (run " +
+                    std::to_string(i) + ")");
+      if (i > 0) {
+        ms.push_back(t.total_ms);
+        all.push_back(t);
+      }
+    }
+    auto s = stats(ms);
+    for (auto& t : all)
+      if (t.total_ms == s.median) med = t;
+    std::ostringstream d;
+    d << "c=" << med.c << " prep " << fmt("%.2f", med.prepare_ms) << " sort " << fmt("%.2f", med.sort_ms) << " acc "
+      << fmt("%.2f", med.accumulate_ms) << " reduce " << fmt("%.2f", med.reduce_ms);
+    add({"", op, log_n, s.median, s.min, s.max, int(ms.size()), "every run == exact walk sum", d.str()});
+  }
+  void bench_msm_g1(int log_n) { bench_msm<G1Cfg, J1>(log_n, gpu::Group::G1, "msm-g1"); }
+  void bench_msm_g2(int log_n) { bench_msm<G2Cfg, J2>(log_n, gpu::Group::G2, "msm-g2"); }
+
+  void bench_h(int log_n) {
+    const size_t n = size_t(1) << log_n;
+    auto a = random_fr(n), b = random_fr(n), c = random_fr(n);
+    gpu::DeviceBuffer da(dev_, n * 32), db(dev_, n * 32), dc(dev_, n * 32), ws(dev_, gpu::h_workspace_bytes(E::id, log_n));
+    std::vector<double> ms;
+    std::vector<cpu::Scalar> h(n);
+    for (int i = 0; i <= opt_.runs; ++i) {
+      gpu::copy_to_device(dev_, da.memory().ptr, a.data(), n * 32, "a");
+      gpu::copy_to_device(dev_, db.memory().ptr, b.data(), n * 32, "b");
+      gpu::copy_to_device(dev_, dc.memory().ptr, c.data(), n * 32, "c");
+      gpu::HTimings t;
+      gpu::compute_h(dev_, E::id, log_n, da.memory().ptr, db.memory().ptr, dc.memory().ptr, da.memory().ptr,
+                     ws.memory(), {}, &t);
+      if (i > 0) ms.push_back(t.total_ms);
+    }
+    gpu::copy_to_host(dev_, h.data(), da.memory().ptr, n * 32, "h");
+    std::string check = "not checked above 2^20";
+    if (log_n <= 20) {
+      auto want = groth16::compute_h(a, b, c, log_n, pool_);
+      for (size_t i = 0; i < n; ++i)
+        if (std::memcmp(&want[i], &h[i], 32) != 0)
+          throw Error("bench: GPU H differs from the CPU at 2^" + std::to_string(log_n) + " index " + std::to_string(i));
+      check = "all == CPU compute_h";
+    }
+    auto s = stats(ms);
+    add({"", "h", log_n, s.median, s.min, s.max, int(ms.size()), check, "3 iNTT + 3 coset NTT + ab-c"});
+  }
+
+  // A dense synthetic circuit filling the domain: 3 terms per A row, 2 per B row, random
+  // witness; key points from walks. The proof is not for a real key (timing only); its pieces
+  // are the MSMs and H measured above, and at 2^16 and below it is compared with the CPU prover.
+  void bench_prove(int log_n) {
+    const size_t n = size_t(1) << log_n;
+    const uint32_t n_public = 1, m = uint32_t(n - 2);
+    groth16::ProvingKey<E> pk;
+    pk.n_vars = m;
+    pk.n_public = n_public;
+    pk.domain_size = uint32_t(n);
+    pk.log_n = log_n;
+    auto g1 = make_walk<ec::Curve<G1Cfg>, Fr>(G1Cfg::generator(), n, rs_, pool_);
+    auto g2 = make_walk<ec::Curve<G2Cfg>, Fr>(G2Cfg::generator(), m, rs_, pool_);
+    pk.alpha1 = g1.points[0];
+    pk.beta1 = g1.points[1];
+    pk.delta1 = g1.points[2];
+    pk.beta2 = g2.points[0];
+    pk.gamma2 = g2.points[1];
+    pk.delta2 = g2.points[2];
+    pk.ic.assign(g1.points.begin(), g1.points.begin() + n_public + 1);
+    pk.a.assign(g1.points.begin(), g1.points.begin() + m);
+    pk.b1.assign(g1.points.begin() + 1, g1.points.begin() + 1 + m);
+    pk.c.assign(g1.points.begin() + 2, g1.points.begin() + 2 + (m - n_public - 1));
+    pk.h = std::move(g1.points);
+    pk.b2 = std::move(g2.points);
+    const size_t rows = n - n_public - 1;
+    auto coef = random_fr(5 * rows);
+    for (int mat = 0; mat < 2; ++mat) {
+      auto& M = mat == 0 ? pk.A : pk.B;
+      const int terms = mat == 0 ? 3 : 2;
+      M.row_ptr.assign(n + 1, 0);
+      for (size_t i = 0; i < n; ++i) M.row_ptr[i + 1] = M.row_ptr[i] + (i < rows ? terms : (mat == 0 && i - rows <= n_public ? 1 : 0));
+      M.col.resize(M.row_ptr.back());
+      M.val.resize(M.row_ptr.back());
+      for (size_t i = 0; i < n; ++i)
+        for (uint32_t k = M.row_ptr[i]; k < M.row_ptr[i + 1]; ++k) {
+          M.col[k] = i < rows ? uint32_t(rs_.next() % m) : uint32_t(i - rows);
+          M.val[k] = i < rows ? coef[(mat * 3 + (k - M.row_ptr[i])) % 5 * rows + i] : Fr::one();
+        }
+    }
+    auto wf = random_fr(m);
+    std::vector<cpu::Scalar> w(m);
+    for (size_t i = 0; i < m; ++i) w[i] = wf[i].to_std();
+    w[0] = {{1, 0, 0, 0}};
+    Fr r = random_field<Fr>(rs_), s = random_field<Fr>(rs_);
+    gpu::DeviceBuffer key_mem(dev_, groth16::GpuProvingKey<E>::device_bytes(pk));
+    groth16::GpuProvingKey<E> key(dev_, pk, key_mem.memory());
+    gpu::DeviceBuffer ws(dev_, groth16::gpu_prove_workspace_bytes<E>(dev_, pk));
+    std::vector<double> ms;
+    groth16::Proof<E> proof{};
+    groth16::ProveTimings med{};
+    std::vector<groth16::ProveTimings> all;
+    for (int i = 0; i <= opt_.runs; ++i) {
+      groth16::ProveTimings t;
+      proof = groth16::prove_gpu<E>(key, pk, w, r, s, ws.memory(), pool_, &t);
+      if (i > 0) {
+        ms.push_back(t.total_ms);
+        all.push_back(t);
+      }
+    }
+    std::string check = "not compared above 2^16";
+    if (log_n <= 16) {
+      auto want = groth16::prove<E>(pk, w, r, s, pool_);
+      if (!(want.a == proof.a && want.b == proof.b && want.c == proof.c))
+        throw Error("bench: GPU proof differs from the CPU proof at 2^" + std::to_string(log_n));
+      check = "proof == CPU proof (same r, s)";
+    }
+    auto st = stats(ms);
+    for (auto& t : all)
+      if (t.total_ms == st.median) med = t;
+    std::ostringstream d;
+    d << "abc(cpu) " << fmt("%.1f", med.abc_ms) << " h " << fmt("%.1f", med.ntt_h_ms) << " A " << fmt("%.1f", med.msm_a_ms)
+      << " B1 " << fmt("%.1f", med.msm_b1_ms) << " B2 " << fmt("%.1f", med.msm_b2_ms) << " C " << fmt("%.1f", med.msm_c_ms)
+      << " H " << fmt("%.1f", med.msm_h_ms) << " finish " << fmt("%.1f", med.finish_ms);
+    add({"", "prove", log_n, st.median, st.min, st.max, int(ms.size()), check, d.str()});
+  }
+
+  const BenchOptions& opt_;
+  ThreadPool& pool_;
+  Clock::time_point start_;
+  std::vector<BenchRow>& rows_;
+  gpu::DeviceId dev_;
+  RandomSource rs_;
+};
+
+}  // namespace
+
+std::vector<BenchRow> run_gpu_bench(const BenchOptions& opt) {
+  if (opt.device < 0) throw InvalidArgument("bench: no device given");
+  std::vector<BenchRow> rows;
+  ThreadPool pool(0);
+  auto start = Clock::now();
+  auto sorted = opt.log_ns;
+  std::sort(sorted.begin(), sorted.end());
+  for (int log_n : sorted) {
+    for (const auto& c : opt.curves) {
+      if (std::chrono::duration<double>(Clock::now() - start).count() > opt.max_seconds) {
+        std::printf("bench: stopping at --max-seconds %.0f before %s 2^%d\n", opt.max_seconds, c.c_str(), log_n);
+        return rows;
+      }
+      if (c == "bn254") CurveBench<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(opt, pool, start, rows).run(log_n);
+      else if (c == "bls12-381")
+        CurveBench<ec::Bls12381, ec::Bls12381G1Cfg, ec::Bls12381G2Cfg>(opt, pool, start, rows).run(log_n);
+      else throw InvalidArgument("bench: unknown curve '" + c + "'");
+    }
+  }
+  return rows;
+}
+
+std::string rows_to_json(const std::vector<BenchRow>& rows, const std::string& device_name) {
+  using io::JsonValue;
+  auto arr = JsonValue::array();
+  for (auto& r : rows) {
+    auto o = JsonValue::object();
+    o.add("curve", JsonValue::string(r.curve));
+    o.add("op", JsonValue::string(r.op));
+    o.add("log_n", JsonValue::number(std::to_string(r.log_n)));
+    o.add("median_ms", JsonValue::number(fmt("%.4f", r.median_ms)));
+    o.add("min_ms", JsonValue::number(fmt("%.4f", r.min_ms)));
+    o.add("max_ms", JsonValue::number(fmt("%.4f", r.max_ms)));
+    o.add("runs", JsonValue::number(std::to_string(r.runs)));
+    o.add("check", JsonValue::string(r.check));
+    o.add("detail", JsonValue::string(r.detail));
+    arr.items.push_back(std::move(o));
+  }
+  auto top = JsonValue::object();
+  top.add("device", JsonValue::string(device_name));
+  top.add("results", std::move(arr));
+  return io::to_json(top);
+}
+
+}  // namespace cuzk::bench
