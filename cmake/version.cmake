@@ -3,7 +3,10 @@
 set(commit "unknown")
 set(dirty "")
 find_package(Git QUIET)
-if(GIT_FOUND AND EXISTS "${SRC}/.git")
+if(DEFINED ENV{CUZK_GIT_COMMIT})
+  # A copy of the tree without .git (e.g. shipped to a build host) names its commit this way.
+  set(commit "$ENV{CUZK_GIT_COMMIT}")
+elseif(GIT_FOUND AND EXISTS "${SRC}/.git")
   execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SRC} rev-parse --short=12 HEAD
     OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_QUIET)
   if(NOT rc EQUAL 0)

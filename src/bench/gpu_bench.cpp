@@ -254,7 +254,7 @@ class CurveBench {
     for (auto& t : all)
       if (t.total_ms == st.median) med = t;
     std::ostringstream d;
-    d << "abc(cpu) " << fmt("%.1f", med.abc_ms) << " h " << fmt("%.1f", med.ntt_h_ms) << " A " << fmt("%.1f", med.msm_a_ms)
+    d << "abc " << fmt("%.1f", med.abc_ms) << " h " << fmt("%.1f", med.ntt_h_ms) << " A " << fmt("%.1f", med.msm_a_ms)
       << " B1 " << fmt("%.1f", med.msm_b1_ms) << " B2 " << fmt("%.1f", med.msm_b2_ms) << " C " << fmt("%.1f", med.msm_c_ms)
       << " H " << fmt("%.1f", med.msm_h_ms) << " finish " << fmt("%.1f", med.finish_ms);
     add({"", "prove", log_n, st.median, st.min, st.max, int(ms.size()), check, d.str()});

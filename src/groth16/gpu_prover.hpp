@@ -1,6 +1,7 @@
-// The Groth16 prover on one named GPU. a, b, c come from the CPU (the compiled constraint
-// matrices, a sparse product); H and the five MSMs run on the device; blinding and assembly are
-// the CPU's (finish_proof), so given the same r, s the proof equals the CPU prover's bit for bit.
+// The Groth16 prover on one named GPU. The witness goes to the device; a, b, c (the compiled
+// constraint matrices, resident with the key), H and the five MSMs run there; blinding and
+// assembly are the CPU's (finish_proof), so given the same r, s the proof equals the CPU
+// prover's bit for bit.
 //
 // Memory: the key's points live in a GpuProvingKey (sized by device_bytes(), held by whoever owns
 // the key on that device); one proof needs workspace_bytes() more. Both come from memory the
@@ -13,6 +14,7 @@
 #include "backend/cuda/gpu.hpp"
 #include "backend/cuda/msm.hpp"
 #include "backend/cuda/ntt.hpp"
+#include "backend/cuda/pce.hpp"
 #include "groth16/prover.hpp"
 
 namespace cuzk::groth16 {
@@ -24,9 +26,13 @@ class GpuProvingKey {
   using A2 = typename E::G2Affine;
 
   static size_t device_bytes(const ProvingKey<E>& pk) {
+    auto csr = [](const Csr<typename E::Fr>& m) {
+      return gpu::Arena::round(m.row_ptr.size() * 4) + gpu::Arena::round(m.col.size() * 4) +
+             gpu::Arena::round(m.val.size() * 32);
+    };
     return gpu::Arena::round(pk.a.size() * sizeof(A1)) + gpu::Arena::round(pk.b1.size() * sizeof(A1)) +
            gpu::Arena::round(pk.b2.size() * sizeof(A2)) + gpu::Arena::round(pk.c.size() * sizeof(A1)) +
-           gpu::Arena::round(pk.h.size() * sizeof(A1));
+           gpu::Arena::round(pk.h.size() * sizeof(A1)) + csr(pk.A) + csr(pk.B);
   }
 
   // Copies the key's points into `mem` (at least device_bytes(pk) on `dev`).
@@ -43,6 +49,8 @@ class GpuProvingKey {
     b2_ = put(pk.b2, "key B2 points");
     c_ = put(pk.c, "key C points");
     h_ = put(pk.h, "key H points");
+    A_ = {put(pk.A.row_ptr, "A rows"), put(pk.A.col, "A columns"), put(pk.A.val, "A values")};
+    B_ = {put(pk.B.row_ptr, "B rows"), put(pk.B.col, "B columns"), put(pk.B.val, "B values")};
   }
 
   gpu::DeviceId device() const { return dev_; }
@@ -51,11 +59,14 @@ class GpuProvingKey {
   const A2* b2() const { return b2_; }
   const A1* c() const { return c_; }
   const A1* h() const { return h_; }
+  gpu::CsrView A() const { return A_; }
+  gpu::CsrView B() const { return B_; }
 
  private:
   gpu::DeviceId dev_;
   const A1 *a_ = nullptr, *b1_ = nullptr, *c_ = nullptr, *h_ = nullptr;
   const A2* b2_ = nullptr;
+  gpu::CsrView A_{}, B_{};
 };
 
 // Device memory one proof needs besides the key: witness scalars, a/b/c, and the larger of the
@@ -90,10 +101,6 @@ Proof<E> prove_gpu(const GpuProvingKey<E>& key, const ProvingKey<E>& pk, const s
   auto t0 = t_all;
   const size_t n = pk.domain_size, m = pk.n_vars;
 
-  std::vector<Fr> a, b, c;
-  evaluate_abc(pk.A, pk.B, w, n, a, b, c, pool);
-  t.abc_ms = detail::ms_since(t0);
-
   gpu::Arena arena(workspace);
   auto* d_w = arena.take_n<Scalar>(m, "witness scalars");
   auto* d_a = arena.take_n<Fr>(n, "a");
@@ -101,11 +108,10 @@ Proof<E> prove_gpu(const GpuProvingKey<E>& key, const ProvingKey<E>& pk, const s
   auto* d_c = arena.take_n<Fr>(n, "c");
   gpu::DeviceMemory scratch{dev, static_cast<char*>(workspace.ptr) + arena.used(), workspace.bytes - arena.used()};
 
-  t0 = std::chrono::steady_clock::now();
   gpu::copy_to_device(dev, d_w, w.data(), m * sizeof(Scalar), "witness scalars");
-  gpu::copy_to_device(dev, d_a, a.data(), n * sizeof(Fr), "a");
-  gpu::copy_to_device(dev, d_b, b.data(), n * sizeof(Fr), "b");
-  gpu::copy_to_device(dev, d_c, c.data(), n * sizeof(Fr), "c");
+  gpu::evaluate_abc(dev, E::id, n, key.A(), key.B(), d_w, d_a, d_b, d_c);
+  t.abc_ms = detail::ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
   gpu::compute_h(dev, E::id, pk.log_n, d_a, d_b, d_c, d_a, scratch);  // h (standard form) into d_a
   t.ntt_h_ms = detail::ms_since(t0);
 

@@ -1,0 +1,22 @@
+// G2 MSM kernels for BN254 (over Fq2); see msm_bn254.cu for the dispatch.
+#include "backend/cuda/msm.cuh"
+#include "ec/curves.hpp"
+
+namespace cuzk::gpu::detail {
+
+namespace {
+using E = ec::Bn254;
+using G2 = msm_impl::Msm<E::Fq2, E::Fr, 254>;
+}  // namespace
+
+size_t msm_workspace_bytes_bn254_g2(DeviceId dev, size_t n, bool bases_on_device, bool scalars_on_device) {
+  return G2::workspace_bytes(dev, n, bases_on_device, scalars_on_device);
+}
+
+void msm_bn254_g2(DeviceId dev, size_t n, const void* bases, bool bases_on_device, const void* scalars,
+                 bool scalars_on_device, ScalarForm form, DeviceMemory workspace, void* result, StreamHandle stream,
+                 MsmTimings* timings) {
+  G2::run(dev, n, bases, bases_on_device, scalars, scalars_on_device, form, workspace, result, stream, timings);
+}
+
+}  // namespace cuzk::gpu::detail
