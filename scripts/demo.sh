@@ -5,7 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/install-deps.sh
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+# With a GPU the demo builds the CUDA backend and proves there; without one it builds the CPU
+# backend only (in its own directory: the CUDA kernels take minutes to compile and would not run).
+if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1; then
+  cuda=AUTO
+else
+  cuda=OFF
+  BUILD_DIR=${BUILD_DIR}-cpu
+  echo "demo: no GPU visible: building the CPU backend only (scripts/test.sh builds everything)"
+fi
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=$cuda > /dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" --target cuzk
 "$BUILD_DIR/cuzk" --version
 out=$(mktemp -d)
