@@ -56,9 +56,28 @@ for dir in "$FIX"/bn254/* "$FIX"/bls12-381/*; do
                bls12381: 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn}[p.curve];
     const na = JSON.parse(JSON.stringify(p)); na.pi_a[1] = (q - BigInt(p.pi_a[1])).toString();
     fs.writeFileSync(process.argv[7], JSON.stringify(na));
-  ' "$p" "$T/$name.bad-a.json" "$T/$name.bad-c.json" "$T/$name.bad-b.json" "$pub" "$T/$name.bad-pub.json" "$T/$name.neg-a.json"
+    const r = {bn128: 21888242871839275222246405745257275088548364400416034343698204186575808495617n,
+               bls12381: 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n}[p.curve];
+    const big = JSON.parse(fs.readFileSync(process.argv[5])); big[0] = (BigInt(big[0]) + r).toString();
+    fs.writeFileSync(process.argv[8], JSON.stringify(big));
+    const longer = JSON.parse(fs.readFileSync(process.argv[5])); longer.push("1");
+    fs.writeFileSync(process.argv[9], JSON.stringify(longer));
+  ' "$p" "$T/$name.bad-a.json" "$T/$name.bad-c.json" "$T/$name.bad-b.json" "$pub" "$T/$name.bad-pub.json" \
+    "$T/$name.neg-a.json" "$T/$name.pub-plus-r.json" "$T/$name.pub-longer.json"
   echo "$vk $T/$name.bad-pub.json $p invalid" >> "$cases"
   echo "$vk $pub $T/$name.neg-a.json invalid" >> "$cases"
+  echo "$vk $T/$name.pub-plus-r.json $p invalid" >> "$cases"    # a public input >= r
+  echo "$vk $T/$name.pub-longer.json $p invalid" >> "$cases"    # one public input too many
+  # The same proof under another circuit's key with as many public inputs, and under a key of
+  # the other curve.
+  for other in "$FIX"/bn254/* "$FIX"/bls12-381/*; do
+    [ "$other" != "$dir" ] && [ -f "$other/verification_key.json" ] || continue
+    if [ "$(basename "$other")" = "$(basename "$dir")" ] ||
+       { [ "$(dirname "$other")" = "$(dirname "$dir")" ] &&
+         [ "$(grep -o '"nPublic": [0-9]*' "$other/verification_key.json")" = "$(grep -o '"nPublic": [0-9]*' "$vk")" ]; }; then
+      echo "$other/verification_key.json $pub $p invalid" >> "$cases"
+    fi
+  done
   echo "$vk $pub $T/$name.bad-a.json invalid" >> "$cases"
   echo "$vk $pub $T/$name.bad-c.json invalid" >> "$cases"
   echo "$vk $pub $T/$name.bad-b.json invalid" >> "$cases"
