@@ -2,7 +2,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -39,8 +41,9 @@ commands:
         --r1cs FILE        check the witness against every constraint first
         --proof-bin FILE   also write the compressed binary proof
                            (BLS12-381: 192 bytes, BN254: 128 bytes)
-        --verify           verify the proof against the key before writing it; a
-                           proof that fails is never written
+        --no-verify        skip the check of the proof against the key (by default a
+                           proof is verified before it is written, and one that
+                           fails is never written; --verify is accepted)
         --seed N           deterministic r, s (tests only; default: OS CSPRNG)
         --threads N        CPU threads (default: all)
         --device D         gpu:N, cpu, or auto (default: auto = gpu:0 if a GPU is
@@ -94,6 +97,7 @@ struct Args {
           if (i + 1 >= argc) throw UsageError(key + " needs a value");
           val = argv[++i];
         }
+        if (val.empty()) throw UsageError(key + " needs a non-empty value");
         a.opts[key] = val;
       } else if (is_flag && !has_val) {
         a.flags.push_back(key);
@@ -111,11 +115,14 @@ struct Args {
   }
 };
 
-uint64_t parse_u64(const std::string& what, const std::string& s) {
+// A decimal number in [0, max]: digits only (no sign, no spaces, no base prefixes).
+uint64_t parse_u64(const std::string& what, const std::string& s, uint64_t max = UINT64_MAX) {
   char* end = nullptr;
   errno = 0;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  if (s.empty() || *end != '\0' || errno != 0 || s[0] == '-') throw UsageError(what + ": not a number: '" + s + "'");
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw UsageError(what + ": not a number: '" + s + "'");
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0) throw UsageError(what + ": not a number: '" + s + "'");
+  if (v > max) throw UsageError(what + ": " + s + " is too large (at most " + std::to_string(max) + ")");
   return v;
 }
 
@@ -157,7 +164,7 @@ cuzk::ProveDevice resolve_device(const std::string& s) {
     return d;
   }
   if (s.rfind("gpu:", 0) != 0) throw UsageError("--device: expected gpu:N, cpu or auto, got '" + s + "'");
-  int ordinal = int(parse_u64("--device", s.substr(4)));
+  int ordinal = int(parse_u64("--device", s.substr(4), INT_MAX));
   bool found = false;
   for (auto& g : gpus) found |= g.ordinal == ordinal;
   if (!found) {
@@ -187,9 +194,10 @@ void add_log_ns(const std::string& s, std::vector<int>& out) {
     if (part.empty()) continue;
     auto dots = part.find("..");
     if (dots == std::string::npos) {
-      out.push_back(int(parse_u64("--log-n", part)));
+      out.push_back(int(parse_u64("--log-n", part, 28)));
     } else {
-      int lo = int(parse_u64("--log-n", part.substr(0, dots))), hi = int(parse_u64("--log-n", part.substr(dots + 2)));
+      int lo = int(parse_u64("--log-n", part.substr(0, dots), 28)), hi = int(parse_u64("--log-n", part.substr(dots + 2), 28));
+      if (lo > hi) throw UsageError("--log-n: empty range " + part);
       for (int v = lo; v <= hi; ++v) out.push_back(v);
     }
   }
@@ -208,14 +216,21 @@ int cmd_bench(int argc, char** argv) {
   o.device = d.ordinal;
   if (auto c = a.opt("--curve"); c && *c != "all") o.curves = split(*c, ',');
   std::vector<int> sizes;
+  bool given = a.opt("--log-n").has_value() || !a.pos.empty();
   if (auto l = a.opt("--log-n")) add_log_ns(*l, sizes);
   for (auto& p : a.pos) add_log_ns(p, sizes);  // --log-n 16 18 20
+  if (given && sizes.empty()) throw UsageError("--log-n: no sizes given");
   if (!sizes.empty()) o.log_ns = sizes;
+  for (auto& c : o.curves)
+    if (c != "bn254" && c != "bls12-381") throw UsageError("--curve: unknown curve '" + c + "' (bn254, bls12-381, all)");
   for (int v : o.log_ns)
-    if (v < 1 || v > 28) throw UsageError("--log-n: sizes are 1..28, got " + std::to_string(v));
+    if (v < 3 || v > 28) throw UsageError("--log-n: sizes are 3..28, got " + std::to_string(v));
   if (auto p = a.opt("--ops")) o.ops = split(*p, ',');
-  if (auto r = a.opt("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r)));
-  if (auto m = a.opt("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m));
+  for (auto& op : o.ops)
+    if (op != "ntt" && op != "msm-g1" && op != "msm-g2" && op != "h" && op != "prove")
+      throw UsageError("--ops: unknown op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
+  if (auto r = a.opt("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r, 1000)));
+  if (auto m = a.opt("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m, 86400));
   auto devs = cuzk::cuda::list_devices();
   std::string name = d.name();
   for (auto& g : devs)
@@ -251,20 +266,20 @@ int cmd_verify(int argc, char** argv) {
 
 int cmd_prove(int argc, char** argv) {
   Args a = Args::parse(argc, argv, 2, {"--r1cs", "--proof-bin", "--seed", "--threads", "--device", "--devices"},
-                       {"--quiet", "--verify"});
+                       {"--quiet", "--verify", "--no-verify"});
   if (a.pos.size() != 4)
     throw UsageError("prove takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
   const bool quiet = a.flag("--quiet");
   cuzk::ProveOptions opt;
   if (auto r = a.opt("--r1cs")) opt.r1cs_path = *r;
-  opt.verify = a.flag("--verify");
+  if (a.flag("--verify") && a.flag("--no-verify")) throw UsageError("--verify and --no-verify contradict each other");
+  opt.verify = !a.flag("--no-verify");
   if (auto s = a.opt("--seed")) opt.seed = parse_u64("--seed", *s);
   unsigned threads = 0;
-  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t));
+  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   std::string dev = a.opt("--device").value_or(a.opt("--devices").value_or("auto"));
   opt.device = resolve_device(dev);
-  const bool tty = isatty(2);
-  if (!quiet) opt.log = [tty](const std::string& s) { std::fprintf(stderr, "%scuzk: %s\n", tty ? "" : "", s.c_str()); };
+  if (!quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
 
   auto t0 = std::chrono::steady_clock::now();
   cuzk::ThreadPool pool(threads);

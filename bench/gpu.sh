@@ -20,9 +20,10 @@ DEADLINE=${CUZK_DEADLINE:-$((t0 + 3600))}
 echo "gpu.sh: built in $(( $(date +%s) - t0 )) s"
 { "$B/cuzk" --version; "$B/cuzk" devices; nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1; } | tee "$OUT/version.txt"
 
-for t in test_cuda test_gpu_ntt test_gpu_msm; do
+failed=0
+for t in test_cuda test_gpu_ntt test_gpu_msm test_gpu_prover; do
   ts=$(date +%s)
-  "$B/tests/$t" > "$OUT/$t.log" 2>&1
+  "$B/tests/$t" > "$OUT/$t.log" 2>&1 || { failed=1; echo "$t FAILED (exit $?)"; }
   echo "$t: $(tail -n 1 "$OUT/$t.log") ($(( $(date +%s) - ts )) s)"
   grep -E "FAIL" "$OUT/$t.log" | head -n 5
 done
@@ -35,18 +36,21 @@ for d in tests/fixtures/bn254/* tests/fixtures/bls12-381/*; do
   "$B/cuzk" prove "$d/circuit.zkey" "$d/witness.wtns" "$P/$n.cpu.json" "$P/$n.cpu.public.json" --device cpu --seed 7 --quiet
   if "$B/cuzk" prove "$d/circuit.zkey" "$d/witness.wtns" "$P/$n.gpu.json" "$P/$n.gpu.public.json" --device gpu:0 --seed 7 --verify --quiet 2> "$P/$n.err" &&
      cmp -s "$P/$n.cpu.json" "$P/$n.gpu.json"; then same=$((same+1)); else differ=$((differ+1)); echo "GPU proof differs or fails: $n"; head -n 3 "$P/$n.err"; fi
-  "$B/cuzk" prove "$d/circuit.zkey" "$d/witness2.wtns" "$P/$n.gpu2.json" "$P/$n.gpu2.public.json" --device gpu:0 --quiet
+  "$B/cuzk" prove "$d/circuit.zkey" "$d/witness2.wtns" "$P/$n.gpu2.json" "$P/$n.gpu2.public.json" --device gpu:0 --quiet ||
+    { differ=$((differ+1)); echo "GPU proof of witness2 fails: $n"; }
 done
+[ $differ = 0 ] || failed=1
 echo "fixtures: GPU proof == CPU proof (same r, s) and verifies: $same passed, $differ failed"
 tar -C "$OUT" -czf "$OUT/proofs.tgz" proofs && rm -rf "$P"
 
-ctest --test-dir "$B" --output-on-failure -j 8 --timeout 600 -E "test_gpu|test_cuda" > "$OUT/ctest.log" 2>&1
+ctest --test-dir "$B" --output-on-failure -j 8 --timeout 600 -E "test_gpu|test_cuda" > "$OUT/ctest.log" 2>&1 || failed=1
 grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ctest.log" | tail -n 8
 
 left=$(( DEADLINE - $(date +%s) - 25 ))
 if [ "$left" -gt 20 ]; then
-  "$B/cuzk" bench --json "$OUT/bench.json" --max-seconds "$left" "$@" 2>&1 | tee "$OUT/bench.txt"
+  "$B/cuzk" bench --json "$OUT/bench.json" --max-seconds "$left" "$@" 2>&1 | tee "$OUT/bench.txt" || failed=1
 else
   echo "gpu.sh: no time left for the bench"
 fi
-echo "gpu.sh: done in $(( $(date +%s) - t0 )) s"
+echo "gpu.sh: done in $(( $(date +%s) - t0 )) s; $([ $failed = 0 ] && echo "all checks passed" || echo "SOMETHING FAILED")"
+exit $failed

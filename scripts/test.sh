@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
+# ccache keys relative to the tree, so that clones in other folders share the cache.
+export CCACHE_BASEDIR="$PWD"
 t_start=$(date +%s)
 stage() { echo; echo "=== $1 ($(( $(date +%s) - t_start )) s since start)"; }
 

@@ -45,6 +45,14 @@ expect unsatisfied 1 "does not satisfy constraint" prove "$BN/circuit.zkey" "$T/
 expect r1cs-other-circuit 1 "do not match" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --r1cs "$BN2/circuit.r1cs"
 expect r1cs-other-curve 1 "constraint system is for" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --r1cs "$BLS/circuit.r1cs"
 expect output-dir-missing 1 "cannot write" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/nodir/public.json"
+mkdir -p "$T/adir"
+expect public-is-a-directory 1 "is a directory" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/adir"
+expect same-path-twice 1 "named for two outputs" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/./proof.json"
+expect empty-proof-bin 2 "non-empty value" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin ""
+expect empty-r1cs 2 "non-empty value" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --r1cs=
+expect signed-threads 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --threads " -1"
+expect huge-device 2 "too large" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --device gpu:4294967296
+expect unverified-by-default 1 "does not verify" prove "$BN/circuit.zkey" "$T/bad.wtns" "${OUT[@]}"
 expect bin-dir-missing 1 "cannot write" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin "$T/nodir/p.bin"
 expect too-few-args 2 "4 paths" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json"
 expect unknown-option 2 "unknown option --bogus" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --bogus

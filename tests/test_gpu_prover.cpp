@@ -34,6 +34,7 @@ CUZK_TEST(gpu_proofs_equal_cpu_proofs_on_every_device) {
         CHECK_MSG(got.proof_json == want.proof_json, e.path().string() << " on gpu:" << g.ordinal);
         CHECK(got.proof_compressed == want.proof_compressed);
         CHECK_EQ(got.public_json, want.public_json);
+        // where the working memory lived, as the CUDA runtime reports it
         CHECK_EQ(got.device, "gpu:" + std::to_string(g.ordinal));
         ++compared;
       }

@@ -26,7 +26,7 @@ struct ProveOptions {
   ProveDevice device;
   std::string r1cs_path;             // when set, the witness is checked against every constraint
   std::optional<uint64_t> seed;      // deterministic r, s (tests); otherwise the OS CSPRNG
-  bool verify = false;               // check the proof against the key before returning it
+  bool verify = true;                // check the proof against the key before returning it
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
@@ -37,7 +37,7 @@ struct PhaseTimes {
 
 struct ProveOutput {
   std::string curve;              // "bn254" / "bls12-381"
-  std::string device;             // "cpu" / "gpu:N"
+  std::string device;             // "cpu", or "gpu:N" as reported by the runtime for the memory used
   std::string proof_json;         // as snarkjs writes proof.json
   std::string public_json;        // as snarkjs writes public.json
   std::vector<uint8_t> proof_compressed;

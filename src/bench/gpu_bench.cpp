@@ -104,7 +104,7 @@ class CurveBench {
     // Spot check: two evaluations recomputed on the CPU by Horner's rule.
     Fr w = cpu::root_of_unity<Fr>(log_n);
     bool ok = true;
-    for (size_t idx : {size_t(1), n - 3}) {
+    for (size_t idx : {size_t(1) % n, (n + n - 3) % n}) {
       Fr x = w.pow_u64(idx), acc = Fr::zero();
       for (size_t j = n; j-- > 0;) acc = acc * x + host[j];
       ok &= acc == out[idx];
@@ -187,6 +187,7 @@ class CurveBench {
   // witness; key points from walks. The proof is not for a real key (timing only); its pieces
   // are the MSMs and H measured above, and at 2^16 and below it is compared with the CPU prover.
   void bench_prove(int log_n) {
+    if (log_n < 3) throw InvalidArgument("bench: prove needs log n >= 3");
     const size_t n = size_t(1) << log_n;
     const uint32_t n_public = 1, m = uint32_t(n - 2);
     groth16::ProvingKey<E> pk;

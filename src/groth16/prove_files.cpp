@@ -54,15 +54,31 @@ ProveOutput prove_files(const std::string& zkey_path, const std::string& wtns_pa
 }
 
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  namespace fs = std::filesystem;
+  // Refuse what would fail at the rename stage, after other targets were already replaced:
+  // empty paths, directories, and the same file named twice.
+  std::vector<fs::path> canon;
+  for (auto& [path, content] : files) {
+    if (path.empty()) throw Error("cannot write an output with an empty path");
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw Error("cannot write " + path + ": it is a directory");
+    fs::path c = fs::weakly_canonical(fs::absolute(path), ec);
+    for (auto& other : canon)
+      if (other == c) throw Error("cannot write " + path + ": the same file is named for two outputs");
+    canon.push_back(c);
+  }
   std::vector<std::string> temps;
+  size_t renamed = 0;
   auto cleanup = [&] {
-    for (auto& t : temps) std::remove(t.c_str());
+    for (size_t i = renamed; i < temps.size(); ++i) std::remove(temps[i].c_str());
   };
   try {
-    for (auto& [path, content] : files) {
-      std::filesystem::path p(path);
-      std::string tmp = (p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path()) /
-                        ("." + p.filename().string() + ".cuzk-tmp-" + std::to_string(::getpid()));
+    for (size_t i = 0; i < files.size(); ++i) {
+      const auto& [path, content] = files[i];
+      fs::path p(path);
+      std::string tmp = (p.parent_path().empty() ? fs::path(".") : p.parent_path()) /
+                        ("." + p.filename().string() + ".cuzk-tmp-" + std::to_string(::getpid()) + "-" +
+                         std::to_string(i));
       int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
       temps.push_back(tmp);
@@ -77,11 +93,17 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
         }
         off += size_t(k);
       }
-      if (::fsync(fd) != 0 || ::close(fd) != 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
+      int rc = ::fsync(fd);
+      int e = errno;
+      if (::close(fd) != 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+      }
+      if (rc != 0) throw Error("cannot write " + path + ": " + std::strerror(e));
     }
-    for (size_t i = 0; i < files.size(); ++i) {
-      if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0)
-        throw Error("cannot write " + files[i].first + ": " + std::strerror(errno));
+    for (; renamed < files.size(); ++renamed) {
+      if (std::rename(temps[renamed].c_str(), files[renamed].first.c_str()) != 0)
+        throw Error("cannot write " + files[renamed].first + ": " + std::strerror(errno));
     }
   } catch (...) {
     cleanup();

@@ -56,6 +56,8 @@ ProveOutput prove_with(const io::ZkeyGroth16& z, const io::Wtns& wt, const io::R
     log("key on " + dev.name() + ": " + std::to_string(GpuProvingKey<E>::device_bytes(pk) >> 20) + " MiB, workspace " +
         std::to_string(ws.memory().bytes >> 20) + " MiB (" + std::to_string(int(upload_ms)) + " ms)");
     proof = prove_gpu<E>(key, pk, w, r, s, ws.memory(), pool, &t);
+    // Report where the working memory actually lives, not what was asked for.
+    out.device = "gpu:" + std::to_string(gpu::device_of(ws.memory().ptr));
 #else
     throw InvalidArgument("this cuzk was built without CUDA: " + opt.device.name() + " is not available");
 #endif

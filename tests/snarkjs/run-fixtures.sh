@@ -51,7 +51,7 @@ for dir in "$FIX"/bn254/* "$FIX"/bls12-381/*; do
     const pub = JSON.parse(fs.readFileSync(process.argv[5]));
     pub[pub.length - 1] = (BigInt(pub[pub.length - 1]) + 1n).toString();
     fs.writeFileSync(process.argv[6], JSON.stringify(pub));
-    const neg = JSON.parse(JSON.stringify(p)); neg.pi_c = [p.pi_a[0], p.pi_a[1], "1"];
+    
     const q = {bn128: 21888242871839275222246405745257275088696311157297823662689037894645226208583n,
                bls12381: 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn}[p.curve];
     const na = JSON.parse(JSON.stringify(p)); na.pi_a[1] = (q - BigInt(p.pi_a[1])).toString();

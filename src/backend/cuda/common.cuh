@@ -2,6 +2,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <new>
 #include <string>
 
 #include "backend/cuda/gpu.hpp"
@@ -29,6 +30,12 @@ class DeviceScope {
       check(e, dev, "cudaSetDevice");
     }
   }
+  // For destructors and cleanup paths: never throws (a destructor that throws aborts the
+  // process); a failure leaves the current device as it was and clears the error.
+  DeviceScope(DeviceId dev, std::nothrow_t) {
+    cudaGetDevice(&prev_);
+    if (cudaSetDevice(dev.ordinal) != cudaSuccess) cudaGetLastError();
+  }
   ~DeviceScope() {
     if (prev_ >= 0) cudaSetDevice(prev_);
   }
@@ -48,7 +55,7 @@ class Stream {
   }
   ~Stream() {
     if (s_) {
-      DeviceScope d(dev_);
+      DeviceScope d(dev_, std::nothrow);
       cudaStreamDestroy(s_);
     }
   }

@@ -58,6 +58,9 @@ class Arena {
 void copy_to_device(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
 void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
 
+// The device that owns a device pointer (from the runtime's pointer attributes), or -1.
+int device_of(const void* ptr);
+
 class DeviceBuffer {
  public:
   DeviceBuffer(DeviceId dev, size_t bytes);

@@ -15,8 +15,11 @@ void* Arena::take(size_t bytes, const char* what) {
 
 void copy_to_device(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
   DeviceScope s(dev);
-  check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), dev, "copy to device", std::string(what) + ", " +
-        std::to_string(bytes) + " bytes");
+  std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), dev, "copy to device", detail);
+  // From pageable memory cudaMemcpy may return once the data is staged, before the DMA lands;
+  // kernels on non-blocking streams do not wait for the legacy stream, so wait here.
+  check(cudaStreamSynchronize(cudaStreamLegacy), dev, "copy to device", detail);
 }
 
 void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
@@ -27,14 +30,28 @@ void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const 
 
 DeviceBuffer::DeviceBuffer(DeviceId dev, size_t bytes) : dev_(dev), bytes_(bytes) {
   DeviceScope s(dev);
-  check(cudaMalloc(&ptr_, bytes), dev, "cudaMalloc", std::to_string(bytes) + " bytes");
+  cudaError_t e = cudaMalloc(&ptr_, bytes);
+  if (e != cudaSuccess) {
+    ptr_ = nullptr;
+    cudaGetLastError();  // not the next kernel's error
+    check(e, dev, "cudaMalloc", std::to_string(bytes) + " bytes");
+  }
 }
 
 DeviceBuffer::~DeviceBuffer() {
   if (ptr_) {
-    DeviceScope s(dev_);
+    DeviceScope s(dev_, std::nothrow);
     cudaFree(ptr_);
   }
+}
+
+int device_of(const void* ptr) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return a.type == cudaMemoryTypeDevice ? a.device : -1;
 }
 
 }  // namespace cuzk::gpu
