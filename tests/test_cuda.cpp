@@ -5,6 +5,7 @@
 #include "backend/cuda/probe.hpp"
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
+#include "gpu_testing.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
 
@@ -48,12 +49,7 @@ void check_field_on_gpu(int ordinal, const char* name) {
   for (size_t i = 0; i < n; ++i) CHECK_MSG(out[i] == a[i] * b[i] + a[i] - b[i], name << " element " << i);
 }
 
-std::vector<cuda::DeviceInfo> gpus() {
-  if (!cuda::built_with_cuda()) SKIP("built without CUDA");
-  auto d = cuda::list_devices();
-  if (d.empty()) SKIP("no GPU visible");
-  return d;
-}
+std::vector<cuda::DeviceInfo> gpus() { return test::gpus_or_skip(); }
 
 }  // namespace
 

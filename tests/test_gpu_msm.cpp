@@ -18,6 +18,7 @@
 #include "backend/cuda/msm.hpp"
 #include "backend/cuda/probe.hpp"
 #include "ec/curves.hpp"
+#include "gpu_testing.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
@@ -28,12 +29,7 @@ using gpu::ScalarForm;
 
 namespace {
 
-std::vector<cuda::DeviceInfo> gpus() {
-  if (!cuda::built_with_cuda()) SKIP("built without CUDA");
-  auto d = cuda::list_devices();
-  if (d.empty()) SKIP("no GPU visible");
-  return d;
-}
+std::vector<cuda::DeviceInfo> gpus() { return test::gpus_or_skip(); }
 
 template <class E, bool G2>
 struct Pick {

@@ -13,6 +13,7 @@
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
 #include "groth16/prover.hpp"
+#include "gpu_testing.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
 
@@ -22,12 +23,7 @@ using gpu::DeviceId;
 
 namespace {
 
-std::vector<cuda::DeviceInfo> gpus() {
-  if (!cuda::built_with_cuda()) SKIP("built without CUDA");
-  auto d = cuda::list_devices();
-  if (d.empty()) SKIP("no GPU visible");
-  return d;
-}
+std::vector<cuda::DeviceInfo> gpus() { return test::gpus_or_skip(); }
 
 ThreadPool& pool() {
   static ThreadPool p(0);

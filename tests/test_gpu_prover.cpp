@@ -4,6 +4,7 @@
 
 #include "backend/cuda/probe.hpp"
 #include "cuzk/prove.hpp"
+#include "gpu_testing.hpp"
 #include "testing.hpp"
 #include "util/thread_pool.hpp"
 
@@ -11,9 +12,7 @@ using namespace cuzk;
 namespace fs = std::filesystem;
 
 CUZK_TEST(gpu_proofs_equal_cpu_proofs_on_every_device) {
-  if (!cuda::built_with_cuda()) SKIP("built without CUDA");
-  auto gpus = cuda::list_devices();
-  if (gpus.empty()) SKIP("no GPU visible");
+  auto gpus = test::gpus_or_skip();
   fs::path root = test::fixtures_dir();
   if (!fs::exists(root)) SKIP("no fixtures");
   ThreadPool pool(0);

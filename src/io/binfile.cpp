@@ -196,4 +196,16 @@ std::string le_hex(std::span<const uint8_t> le) {
   return s;
 }
 
+ScalarFieldHeader read_scalar_field_header(Reader& h) {
+  ScalarFieldHeader out;
+  out.n8 = h.u32();
+  if (out.n8 != 32)
+    h.fail("n8 is " + std::to_string(out.n8) + ", expected 32 (the scalar field size of BN254 and BLS12-381)");
+  auto prime = h.take(out.n8);
+  auto curve = curve_from_scalar_prime(prime);
+  if (!curve) h.fail("prime " + le_hex(prime) + " is not the scalar field r of BN254 or BLS12-381");
+  out.curve = *curve;
+  return out;
+}
+
 }  // namespace cuzk::io

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "io/curve_id.hpp"
+
 namespace cuzk::io {
 
 // Bytes of a whole file: memory-mapped read-only (large keys are used in place), or an owned
@@ -75,5 +77,13 @@ class Reader {
   std::span<const uint8_t> bytes_;
   size_t pos_ = 0;
 };
+
+// The scalar-field header shared by .r1cs and .wtns: u32 n8 (must be 32), then r (n8 bytes,
+// identifying the curve). Reader errors name the file and section.
+struct ScalarFieldHeader {
+  uint32_t n8 = 0;
+  CurveId curve{};
+};
+ScalarFieldHeader read_scalar_field_header(Reader& h);
 
 }  // namespace cuzk::io

@@ -27,14 +27,9 @@ R1cs parse_r1cs(std::shared_ptr<FileBytes> file) {
   // ---- section 1: header
   {
     Reader h(path, "section 1 (header)", bf.section(1, "header"));
-    rc.n8 = h.u32();
-    if (rc.n8 != 32) {
-      h.fail("n8 is " + std::to_string(rc.n8) + ", expected 32 (the scalar field size of BN254 and BLS12-381)");
-    }
-    auto prime = h.take(rc.n8);
-    auto curve = curve_from_scalar_prime(prime);
-    if (!curve) h.fail("prime " + le_hex(prime) + " is not the scalar field r of BN254 or BLS12-381");
-    rc.curve = *curve;
+    auto field = read_scalar_field_header(h);
+    rc.n8 = field.n8;
+    rc.curve = field.curve;
     rc.n_wires = h.u32();
     rc.n_pub_out = h.u32();
     rc.n_pub_in = h.u32();

@@ -13,14 +13,9 @@ Wtns parse_wtns(std::shared_ptr<FileBytes> file) {
   w.file = file;
 
   Reader h(path, "section 1 (header)", bf.section(1, "header"));
-  w.n8 = h.u32();
-  if (w.n8 != 32) {
-    h.fail("n8 is " + std::to_string(w.n8) + ", expected 32 (the scalar field size of BN254 and BLS12-381)");
-  }
-  auto prime = h.take(w.n8);
-  auto curve = curve_from_scalar_prime(prime);
-  if (!curve) h.fail("prime " + le_hex(prime) + " is not the scalar field r of BN254 or BLS12-381");
-  w.curve = *curve;
+  auto field = read_scalar_field_header(h);
+  w.n8 = field.n8;
+  w.curve = field.curve;
   w.n_witness = h.u32();
   h.expect_end();
   if (w.n_witness == 0) h.fail("nWitness is 0 (a witness has at least wire 0, the constant ONE)");
