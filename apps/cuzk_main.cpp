@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <thread>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +23,9 @@
 #endif
 #include "cuzk/prove.hpp"
 #include "cuzk/verify.hpp"
+#include "engine/engine.hpp"
+#include "engine/report.hpp"
+#include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -35,6 +40,16 @@ struct UsageError : std::runtime_error {
 const char* kUsage = R"(usage: cuzk <command> [options]
 
 commands:
+  prove <circuit.zkey> --partitions <w0.wtns>,<w1.wtns>,... --out DIR [options]
+        One job of many partitions on the engine, every device at once. Writes
+        DIR/proof_<i>.json, DIR/public_<i>.json (i in --partitions order),
+        DIR/proofs.bin (compressed proofs in order), DIR/summary.json (device,
+        worker and phase timings of each partition) and DIR/timeline.svg.
+        --devices LIST     gpu:0,gpu:1 | all | sim:K | cpu (default: all GPUs, else cpu)
+        --workers-per-device W   (default 2)
+        --device-memory S  budget per device: 20GiB, or 20GiB,80GiB in device order
+        --priority P       low, normal, high, critical
+        --r1cs FILE, --no-verify, --seed N, --threads N, --quiet as below
   prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
         Groth16 proof of a snarkjs key and witness (BN254 or BLS12-381), written as
         snarkjs writes proof.json and public.json. Nothing is written on error.
@@ -63,6 +78,25 @@ commands:
         snarkjs's argument order. Exit 0 only if every proof is valid; each invalid one
         is named. Several proofs are checked together (one final exponentiation).
         Stricter than snarkjs: points must also be in the prime-order subgroups.
+  setup <circuit.r1cs> <circuit.zkey> --insecure [options]
+        A Groth16 key in snarkjs's .zkey format from known random toxic waste, for
+        tests and benchmarks only (the key records that it is insecure). Refuses to
+        run without --insecure.
+        --seed N           derive the toxic waste from N (default: OS CSPRNG)
+        --device D         where the fixed-base multiplications run: gpu:N, cpu or
+                           auto (default auto = gpu:0 if visible, else all CPU threads)
+        --threads N        CPU threads (default: all)
+  gen-circuit --shape porep|dense --log-n N --curve bn254|bls12-381 [options]
+        A synthetic circuit filling the domain 2^N and satisfying witnesses.
+        porep: bits of hashes (most values 0 or 1, ~5.5 non-zeros per constraint);
+        dense: random field elements. Each witness is checked against every constraint.
+        --out DIR          write DIR/circuit.r1cs, DIR/witness_<i>.wtns, DIR/circuit.zkey
+        --in-memory        write nothing: generate, check and time (for large N)
+        --partitions K     witnesses (default 1)
+        --setup            also make an insecure key (see setup)
+        --seed N           the circuit's structure (default 1); witnesses derive from it
+        --setup-seed N     toxic waste seed (default: OS CSPRNG)
+        --device D, --threads N   as for setup
   devices                  list the GPUs this binary can use
   version, --version       version, git commit and CUDA architectures
   help, --help
@@ -264,9 +298,109 @@ int cmd_verify(int argc, char** argv) {
   return bad == 0 ? kExitOk : kExitError;
 }
 
+// `cuzk prove <zkey> --partitions w0,w1,... --out DIR`: one job on the engine, every device at once.
+int cmd_prove_partitions(const Args& a) {
+  namespace eng = cuzk::engine;
+  if (a.pos.size() != 1) throw UsageError("prove --partitions takes one path: <circuit.zkey>");
+  auto out = a.opt("--out");
+  if (!out) throw UsageError("prove --partitions needs --out DIR");
+  if (a.opt("--proof-bin")) throw UsageError("--proof-bin is for the single-proof form; --out DIR gets proofs.bin");
+  const bool quiet = a.flag("--quiet");
+  if (a.flag("--verify") && a.flag("--no-verify")) throw UsageError("--verify and --no-verify contradict each other");
+  eng::EngineConfig cfg;
+  try {
+    std::string devs = a.opt("--devices").value_or(a.opt("--device").value_or("auto"));
+    if (devs == "auto") devs = cuzk::cuda::list_devices().empty() ? "cpu" : "all";
+    cfg.devices = eng::parse_devices(devs);
+    if (auto m = a.opt("--device-memory")) eng::apply_memory_budgets(cfg.devices, *m);
+  } catch (const cuzk::InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+  unsigned threads = 0;
+  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  for (auto& d : cfg.devices)
+    if (d.kind == eng::DeviceConfig::Sim) d.sim_threads = std::max(1u, (threads ? threads : hw) / unsigned(cfg.devices.size()));
+  if (auto w = a.opt("--workers-per-device")) cfg.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
+  cfg.synthesis_threads = threads;
+  cfg.verify = !a.flag("--no-verify");
+  if (auto s = a.opt("--seed")) cfg.seed = parse_u64("--seed", *s);
+  eng::Priority prio = eng::Priority::Normal;
+  if (auto p = a.opt("--priority")) {
+    try {
+      prio = eng::parse_priority(*p);
+    } catch (const cuzk::InvalidArgument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  auto paths = split(*a.opt("--partitions"), ',');
+  for (auto& p : paths)
+    if (p.empty()) throw UsageError("--partitions: an empty path in the list");
+  auto log = [&](const std::string& s) {
+    if (!quiet) std::fprintf(stderr, "cuzk: %s\n", s.c_str());
+  };
+
+  cuzk::ThreadPool load_pool(threads);
+  auto t0 = std::chrono::steady_clock::now();
+  auto circuit = eng::load_circuit(a.pos[0], a.opt("--r1cs").value_or(""), load_pool);
+  log("key loaded: " + a.pos[0] + " (" + std::to_string(circuit->n_vars()) + " variables, domain 2^" +
+      std::to_string(circuit->log_n()) + ")");
+  eng::Engine engine(cfg);
+  engine.register_circuit("circuit", circuit);
+  eng::JobRequest req;
+  req.circuit = "circuit";
+  req.priority = prio;
+  for (auto& p : paths) req.partitions.push_back(eng::Witness::file(p));
+  std::string devnames;
+  for (auto& d : cfg.devices) devnames += (devnames.empty() ? "" : ",") + d.name();
+  log("job of " + std::to_string(paths.size()) + " partitions on " + devnames + ", " +
+      std::to_string(cfg.workers_per_device) + " workers per device");
+  uint64_t id = engine.submit(std::move(req));
+  eng::JobResult r = engine.await(id);
+  auto devrecs = engine.device_records();
+  if (r.state != eng::JobState::Done) throw cuzk::Error("the job " + std::string(eng::job_state_name(r.state)) + ": " + r.error + "; nothing written");
+
+  std::vector<std::pair<std::string, std::string>> files;
+  auto path = [&](const std::string& name) { return *out + "/" + name; };
+  std::string bin;
+  for (size_t i = 0; i < r.proofs.size(); ++i) {
+    files.push_back({path("proof_" + std::to_string(i) + ".json"), r.proofs[i].proof_json});
+    files.push_back({path("public_" + std::to_string(i) + ".json"), r.proofs[i].public_json});
+    bin.append(r.proofs[i].compressed.begin(), r.proofs[i].compressed.end());
+  }
+  files.push_back({path("proofs.bin"), bin});
+  files.push_back({path("summary.json"), eng::summary_json(cuzk::version_string() + std::string(" (commit ") +
+                                                                 cuzk::git_commit() + ")",
+                                                             r.wall_ms, r.records, devrecs)});
+  files.push_back({path("timeline.svg"),
+                   eng::timeline_svg(r.records, devrecs,
+                                     "cuzk: " + std::to_string(r.proofs.size()) + " partitions of " + a.pos[0] + " on " +
+                                         devnames)});
+  std::filesystem::create_directories(*out);
+  cuzk::write_files_atomically(files);
+  if (!quiet) {
+    for (auto& rec : r.records)
+      std::fprintf(stderr, "cuzk: partition %u on %s worker %d: synthesis %.1f, stage %.1f, lock wait %.1f, kernels %.1f, finish %.1f ms\n",
+                   rec.index, rec.device.c_str(), rec.worker, rec.synth.ms(), rec.stage.ms(), rec.lock_wait.ms(),
+                   rec.kernels.ms(), rec.finish.ms());
+    for (auto& d : devrecs)
+      std::fprintf(stderr, "cuzk: %s: %zu partitions, busy %.1f ms of %.1f (%.0f%%)\n", d.name.c_str(), d.partitions,
+                   d.busy_ms, r.wall_ms, r.wall_ms > 0 ? 100.0 * d.busy_ms / r.wall_ms : 0.0);
+    double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "cuzk: %zu proofs in %.1f ms (job %.1f ms), written to %s\n", r.proofs.size(), total, r.wall_ms,
+                 out->c_str());
+  }
+  return kExitOk;
+}
+
 int cmd_prove(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2, {"--r1cs", "--proof-bin", "--seed", "--threads", "--device", "--devices"},
+  Args a = Args::parse(argc, argv, 2,
+                       {"--r1cs", "--proof-bin", "--seed", "--threads", "--device", "--devices", "--partitions", "--out",
+                        "--workers-per-device", "--device-memory", "--priority"},
                        {"--quiet", "--verify", "--no-verify"});
+  if (a.opt("--partitions")) return cmd_prove_partitions(a);
+  for (const char* k : {"--out", "--workers-per-device", "--device-memory", "--priority"})
+    if (a.opt(k)) throw UsageError(std::string(k) + " is for the partitioned form (prove <zkey> --partitions ...)");
   if (a.pos.size() != 4)
     throw UsageError("prove takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
   const bool quiet = a.flag("--quiet");
@@ -301,6 +435,91 @@ int cmd_prove(int argc, char** argv) {
   return kExitOk;
 }
 
+cuzk::setup::SetupDevice setup_device(const Args& a) {
+  cuzk::ProveDevice d = resolve_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
+  cuzk::setup::SetupDevice sd;
+  sd.gpu = d.kind == cuzk::ProveDevice::Gpu;
+  sd.ordinal = d.ordinal;
+  return sd;
+}
+
+void print_setup_stats(const cuzk::setup::SetupStats& st, bool with_setup) {
+  std::fprintf(stderr, "cuzk: %s, 2^%d domain, %zu constraints, %u wires", st.curve.c_str(), st.log_n, st.n_rows,
+               st.n_vars);
+  if (st.witness_ms > 0) std::fprintf(stderr, "; witnesses %.1f ms", st.witness_ms);
+  if (with_setup)
+    std::fprintf(stderr,
+                 "; setup on %s %.1f ms [lagrange %.1f, columns %.1f, scalars %.1f, G1 %zu points %.1f, G2 %zu points "
+                 "%.1f]",
+                 st.device.c_str(), st.setup_ms, st.lagrange_ms, st.columns_ms, st.scalars_ms, st.g1_points, st.g1_ms,
+                 st.g2_points, st.g2_ms);
+  if (st.write_ms > 0) std::fprintf(stderr, "; writing %.1f ms", st.write_ms);
+  std::fprintf(stderr, "; total %.1f ms\n", st.total_ms);
+}
+
+int cmd_setup(int argc, char** argv) {
+  Args a = Args::parse(argc, argv, 2, {"--seed", "--device", "--devices", "--threads"}, {"--insecure", "--quiet"});
+  if (a.pos.size() != 2) throw UsageError("setup takes 2 paths: <circuit.r1cs> <circuit.zkey>");
+  if (!a.flag("--insecure"))
+    throw UsageError(
+        "setup makes keys whose toxic waste is known: they are for tests and benchmarks only. Pass --insecure to "
+        "confirm; for a real key run a ceremony (snarkjs powersoftau + zkey contribute)");
+  std::optional<uint64_t> seed;
+  if (auto s = a.opt("--seed")) seed = parse_u64("--seed", *s);
+  unsigned threads = 0;
+  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
+  auto dev = setup_device(a);
+  const bool quiet = a.flag("--quiet");
+  cuzk::ThreadPool pool(threads);
+  cuzk::setup::Log log;
+  if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  auto st = cuzk::setup::setup_files(a.pos[0], a.pos[1], seed, dev, pool, log);
+  if (!quiet) print_setup_stats(st, true);
+  return kExitOk;
+}
+
+int cmd_gen_circuit(int argc, char** argv) {
+  Args a = Args::parse(argc, argv, 2,
+                       {"--shape", "--log-n", "--curve", "--out", "--partitions", "--seed", "--setup-seed", "--device",
+                        "--devices", "--threads"},
+                       {"--setup", "--in-memory", "--quiet"});
+  if (!a.pos.empty()) throw UsageError("gen-circuit takes no positional arguments (got '" + a.pos[0] + "')");
+  cuzk::setup::GenOptions o;
+  auto need = [&](const char* k) {
+    auto v = a.opt(k);
+    if (!v) throw UsageError(std::string("gen-circuit needs ") + k);
+    return *v;
+  };
+  try {
+    o.spec.shape = cuzk::setup::parse_shape(need("--shape"));
+  } catch (const cuzk::InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+  o.spec.log_n = int(parse_u64("--log-n", need("--log-n"), 30));
+  std::string curve = need("--curve");
+  if (curve == "bn254" || curve == "bn128") o.curve = cuzk::CurveId::bn254;
+  else if (curve == "bls12-381" || curve == "bls12381") o.curve = cuzk::CurveId::bls12_381;
+  else throw UsageError("--curve: unknown curve '" + curve + "' (bn254, bls12-381)");
+  if (auto s = a.opt("--seed")) o.spec.seed = parse_u64("--seed", *s);
+  if (auto s = a.opt("--setup-seed")) o.setup_seed = parse_u64("--setup-seed", *s);
+  if (auto p = a.opt("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 100000));
+  o.setup = a.flag("--setup");
+  const bool in_mem = a.flag("--in-memory");
+  auto out = a.opt("--out");
+  if (in_mem == out.has_value()) throw UsageError("gen-circuit needs exactly one of --out DIR and --in-memory");
+  if (out) o.out_dir = *out;
+  unsigned threads = 0;
+  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
+  o.device = setup_device(a);
+  const bool quiet = a.flag("--quiet");
+  cuzk::ThreadPool pool(threads);
+  cuzk::setup::Log log;
+  if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  auto st = cuzk::setup::gen_circuit(o, pool, log);
+  if (!quiet) print_setup_stats(st, o.setup);
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -322,6 +541,8 @@ int main(int argc, char** argv) {
     if (cmd == "devices") return cmd_devices();
     if (cmd == "bench") return cmd_bench(argc, argv);
     if (cmd == "verify") return cmd_verify(argc, argv);
+    if (cmd == "setup") return cmd_setup(argc, argv);
+    if (cmd == "gen-circuit") return cmd_gen_circuit(argc, argv);
     throw UsageError("unknown command '" + cmd + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());

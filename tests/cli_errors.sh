@@ -79,5 +79,25 @@ if [ $r1 = 0 ] && [ $r2 = 1 ] && grep -q "INVALID $BN/public2.json" "$T/v2" && g
 else
   fail=$((fail+1)); echo "FAIL verify ($r1 $r2 $r3)"; cat "$T/v1" "$T/v2" "$T/v3"
 fi
+# cuzk setup / gen-circuit: refusals and bad arguments write nothing.
+# expect_nothing NAME EXIT_CODE NEEDLE -- cuzk args (outputs under $T/gen)
+expect_nothing() {
+  local name=$1 code=$2 needle=$3; shift 3
+  rm -rf "$T/gen" "$T/k.zkey"
+  "$CUZK" "$@" > "$T/out" 2> "$T/err"; local rc=$?
+  if [ "$rc" = "$code" ] && grep -qF -- "$needle" "$T/err" && [ ! -e "$T/gen" ] && [ ! -e "$T/k.zkey" ]; then
+    pass=$((pass+1)); echo "ok   $name: $(head -n1 "$T/err")"
+  else
+    fail=$((fail+1)); echo "FAIL $name (exit $rc)"; sed 's/^/    /' "$T/err"
+  fi
+}
+expect_nothing setup-needs-insecure 2 "--insecure" setup "$BN/circuit.r1cs" "$T/k.zkey"
+expect_nothing setup-missing-r1cs 1 "nope.r1cs" setup "$T/nope.r1cs" "$T/k.zkey" --insecure --device cpu
+expect_nothing setup-not-an-r1cs 1 "circuit.zkey" setup "$BN/circuit.zkey" "$T/k.zkey" --insecure --device cpu
+expect_nothing gen-needs-shape 2 "needs --shape" gen-circuit --log-n 10 --curve bn254 --out "$T/gen"
+expect_nothing gen-bad-shape 2 "unknown circuit shape" gen-circuit --shape sha --log-n 10 --curve bn254 --out "$T/gen"
+expect_nothing gen-bad-curve 2 "unknown curve" gen-circuit --shape porep --log-n 10 --curve p256 --out "$T/gen"
+expect_nothing gen-out-or-memory 2 "exactly one of --out" gen-circuit --shape porep --log-n 10 --curve bn254
+expect_nothing gen-too-small 1 "too small" gen-circuit --shape porep --log-n 6 --curve bn254 --out "$T/gen"
 echo "cli_errors: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -9,7 +9,7 @@
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
-#include "groth16/verifier.hpp"
+#include "groth16/self_verify.hpp"
 #include "r1cs/check.hpp"
 #include "util/rng.hpp"
 #if defined(CUZK_WITH_CUDA)
@@ -36,6 +36,7 @@ ProveOutput prove_with(const io::ZkeyGroth16& z, const io::Wtns& wt, const io::R
   ProvingKey<E> pk = load_proving_key<E>(z, pool);
   std::vector<Scalar> w = witness_scalars(wt.values, wt.n_witness);
   out.times.load_ms = detail::ms_since(t0);
+ if (!z.insecure_note.empty()) log("warning: " + z.path() + " is from an insecure setup: " + z.insecure_note);
   log("key loaded: " + std::to_string(pk.n_vars) + " variables, " + std::to_string(pk.n_public) +
       " public, domain 2^" + std::to_string(pk.log_n) + " (" + std::to_string(int(out.times.load_ms)) + " ms)");
 
@@ -77,20 +78,8 @@ ProveOutput prove_with(const io::ZkeyGroth16& z, const io::Wtns& wt, const io::R
     // The key's own verifying part (alpha, beta, gamma, delta, IC): a proof that does not verify
     // is never returned.
     auto tv = std::chrono::steady_clock::now();
-    using P = ec::Pairing<E>;
-    VerifyingKey<E> vk;
-    vk.n_public = pk.n_public;
-    vk.alpha = pk.alpha1;
-    vk.beta = pk.beta2;
-    vk.gamma = pk.gamma2;
-    vk.delta = pk.delta2;
-    vk.ic = pk.ic;
-    vk.beta_p = P::prepare(vk.beta);
-    vk.gamma_p = P::prepare(vk.gamma);
-    vk.delta_p = P::prepare(vk.delta);
-    PublicInputs pub(w.begin() + 1, w.begin() + 1 + pk.n_public);
-    VerifyProof<E> vp{proof.a, proof.b, proof.c};
-    if (!verify_proof<E>(vk, pub, vp))
+    VerifyingKey<E> vk = verifying_key_of<E>(pk);
+    if (!self_verify<E>(vk, w, proof))
       throw Error("the proof made on " + out.device + " does not verify against the key " + z.path() +
                   " (is the witness satisfying? check with --r1cs); nothing written");
     out.times.verify_ms = detail::ms_since(tv);

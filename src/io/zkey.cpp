@@ -165,6 +165,11 @@ ZkeyGroth16 parse_zkey(std::shared_ptr<FileBytes> file) {
       if (!le_less(std::span<const uint8_t>(p + 12, z.n8r), rp)) fail("value is not reduced modulo r");
     }
   }
+  if (bf.has(kInsecureSection)) {
+    auto note = bf.section(kInsecureSection, "insecure-setup marker");
+    z.insecure_note.assign(note.begin(), note.end());
+    if (z.insecure_note.empty()) z.insecure_note = "insecure setup";
+  }
   return z;
 }
 

@@ -10,6 +10,10 @@ namespace cuzk::io {
 
 // A Groth16 .zkey (snarkjs). Points are affine, each coordinate little-endian Montgomery
 // (R = 2^(8*n8q)); (0,0) is the point at infinity. Spans point into the file's bytes.
+// The id of the section `cuzk setup --insecure` adds to its keys ("cuzk" little-endian);
+// snarkjs ignores sections it does not know.
+constexpr uint32_t kInsecureSection = 0x6b7a7563;
+
 struct ZkeyGroth16 {
   std::shared_ptr<FileBytes> file;
   CurveId curve{};
@@ -28,6 +32,9 @@ struct ZkeyGroth16 {
   // value < r.
   uint32_t n_coefs = 0;
   std::span<const uint8_t> coefs;
+  // Set when the key comes from an insecure setup (`cuzk setup --insecure`): the text of its
+  // marker section (id kInsecureSection), which says how the toxic waste was made.
+  std::string insecure_note;
 
   const std::string& path() const { return file->path(); }
   size_t g1_bytes() const { return 2 * size_t(n8q); }

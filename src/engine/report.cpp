@@ -1,0 +1,523 @@
+#include "engine/report.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "io/json.hpp"
+
+namespace cuzk::engine {
+
+namespace {
+
+// ------------------------------------------------------------------ text helpers
+
+void put_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(char(cp));
+  } else if (cp < 0x800) {
+    out.push_back(char(0xC0 | (cp >> 6)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(char(0xE0 | (cp >> 12)));
+    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(char(0xF0 | (cp >> 18)));
+    out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(char(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Decodes s as UTF-8 and calls f(code point) for each character; a byte that does not start a
+// valid, shortest-form sequence (no surrogates, at most U+10FFFF) is reported as U+FFFD.
+template <class F>
+void for_each_code_point(std::string_view s, F&& f) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b0 = uint8_t(s[i]);
+    int len = 0;
+    uint32_t cp = 0, min = 0;
+    if (b0 < 0x80) { len = 1; cp = b0; }
+    else if ((b0 & 0xE0) == 0xC0) { len = 2; cp = b0 & 0x1F; min = 0x80; }
+    else if ((b0 & 0xF0) == 0xE0) { len = 3; cp = b0 & 0x0F; min = 0x800; }
+    else if ((b0 & 0xF8) == 0xF0) { len = 4; cp = b0 & 0x07; min = 0x10000; }
+    bool ok = len > 0 && i + len <= s.size();
+    for (int k = 1; ok && k < len; ++k) {
+      const auto b = uint8_t(s[i + k]);
+      if ((b & 0xC0) != 0x80) ok = false;
+      else cp = (cp << 6) | (b & 0x3F);
+    }
+    if (ok && len > 1 && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
+    if (!ok) {
+      f(0xFFFDu);
+      ++i;
+    } else {
+      f(cp);
+      i += size_t(len);
+    }
+  }
+}
+
+// A complete JSON string literal (RFC 8259), quotes included.
+std::string json_quote(std::string_view s) {
+  std::string out = "\"";
+  for_each_code_point(s, [&](uint32_t cp) {
+    switch (cp) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (cp < 0x20) {
+          static const char hex[] = "0123456789abcdef";
+          out += "\\u00";
+          out.push_back(hex[cp >> 4]);
+          out.push_back(hex[cp & 15]);
+        } else {
+          put_utf8(out, cp);
+        }
+    }
+  });
+  out.push_back('"');
+  return out;
+}
+
+// Text for XML character data and attribute values (either quote): markup characters as
+// entities; characters XML 1.0 does not allow at all (most C0 controls, U+FFFE, U+FFFF) and
+// invalid UTF-8 as U+FFFD.
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for_each_code_point(s, [&](uint32_t cp) {
+    switch (cp) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF) cp = 0xFFFD;
+        put_utf8(out, cp);
+    }
+  });
+  return out;
+}
+
+// Fixed-point with `decimals` digits, trailing zeros (and a bare '.') dropped, "-0" as "0";
+// non-finite values as "0". Locale-independent (to_chars).
+std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) v = 0;
+  char buf[400];  // enough for any finite double in fixed notation with a few decimals
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+  std::string s = r.ec == std::errc() ? std::string(buf, r.ptr) : std::string("0");
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+// ------------------------------------------------------------------ JSON helpers
+using io::JsonValue;
+
+// io::JsonValue knows strings, numbers, arrays and objects; a Number is written exactly as given.
+// Booleans and strings that need full RFC 8259 escaping (to_json escapes only '"' and '\') are
+// therefore handed over as preformatted literals.
+JsonValue literal(std::string text) { return JsonValue::number(std::move(text)); }
+JsonValue jbool(bool b) { return literal(b ? "true" : "false"); }
+JsonValue jstr(std::string_view s) { return literal(json_quote(s)); }
+JsonValue jms(double v) { return JsonValue::number(fixed(v, 3)); }
+template <class T>
+JsonValue jint(T v) { return JsonValue::number(std::to_string(v)); }
+
+std::vector<PartitionRecord> sorted_by_job_index(const std::vector<PartitionRecord>& parts) {
+  std::vector<PartitionRecord> v = parts;
+  std::stable_sort(v.begin(), v.end(), [](const PartitionRecord& a, const PartitionRecord& b) {
+    return std::tie(a.job, a.index) < std::tie(b.job, b.index);
+  });
+  return v;
+}
+
+}  // namespace
+
+std::string summary_json(const std::string& version, double wall_ms, const std::vector<PartitionRecord>& parts,
+                         const std::vector<DeviceRecord>& devs) {
+  JsonValue root = JsonValue::object();
+  root.add("version", jstr(version));
+  root.add("wall_ms", jms(wall_ms));
+
+  JsonValue jparts = JsonValue::array();
+  for (const PartitionRecord& p : sorted_by_job_index(parts)) {
+    JsonValue o = JsonValue::object();
+    o.add("index", jint(p.index));
+    o.add("job", jint(p.job));
+    o.add("device", jstr(p.device));
+    o.add("worker", jint(p.worker));
+    o.add("attempts", jint(p.attempts));
+    o.add("ok", jbool(p.ok));
+    if (!p.ok) o.add("error", jstr(p.error));
+    o.add("streamed", jbool(p.streamed));
+    o.add("reserved_bytes", jint(p.reserved_bytes));
+
+    JsonValue t = JsonValue::object();
+    t.add("queue", jms(p.queued.ms()));
+    t.add("synthesis", jms(p.synth.ms()));
+    t.add("stage", jms(p.stage.ms()));
+    t.add("lock_wait", jms(p.lock_wait.ms()));
+    t.add("kernels", jms(p.kernels.ms()));
+    t.add("ntt_h", jms(p.ntt_h_ms));
+    t.add("msm_a", jms(p.msm_a_ms));
+    t.add("msm_b1", jms(p.msm_b1_ms));
+    t.add("msm_b2", jms(p.msm_b2_ms));
+    t.add("msm_c", jms(p.msm_c_ms));
+    t.add("msm_h", jms(p.msm_h_ms));
+    t.add("finish", jms(p.finish.ms()));
+    o.add("timings_ms", std::move(t));
+
+    JsonValue s = JsonValue::object();
+    const std::pair<const char*, const Span*> spans[] = {
+        {"synthesis", &p.synth}, {"stage", &p.stage}, {"lock_wait", &p.lock_wait},
+        {"kernels", &p.kernels}, {"finish", &p.finish}};
+    for (auto& [name, sp] : spans) {
+      if (sp->happened()) s.add(name, JsonValue::array({jms(sp->start_ms), jms(sp->end_ms)}));
+    }
+    o.add("spans_ms", std::move(s));
+    jparts.items.push_back(std::move(o));
+  }
+  root.add("partitions", std::move(jparts));
+
+  JsonValue jdevs = JsonValue::array();
+  for (const DeviceRecord& d : devs) {
+    JsonValue o = JsonValue::object();
+    o.add("device", jstr(d.name));
+    o.add("description", jstr(d.description));
+    o.add("workers", jint(d.workers));
+    o.add("budget_bytes", jint(d.budget_bytes));
+    o.add("busy_ms", jms(d.busy_ms));
+    o.add("busy_fraction", jms(wall_ms > 0 ? d.busy_ms / wall_ms : 0.0));
+    o.add("partitions", jint(d.partitions));
+    jdevs.items.push_back(std::move(o));
+  }
+  root.add("devices", std::move(jdevs));
+  return io::to_json(root);
+}
+
+// ================================================================== SVG timeline
+namespace {
+
+struct Phase {
+  const char* name;   // as in summary_json, also the CSS class of its bars
+  const char* label;  // legend
+  const char* fill;
+  Span PartitionRecord::*span;
+};
+const Phase kSynth{"synthesis", "synthesis (CPU)", "#74c476", &PartitionRecord::synth};
+const Phase kWorkerPhases[] = {
+    {"stage", "stage", "#9ecae1", &PartitionRecord::stage},
+    {"lock_wait", "lock wait", "#fdae6b", &PartitionRecord::lock_wait},
+    {"kernels", "kernels (device lock)", "#08519c", &PartitionRecord::kernels},
+    {"finish", "finish", "#bcbddc", &PartitionRecord::finish},
+};
+constexpr const char* kFailStroke = "#d62728";
+
+constexpr double kWidth = 1200, kLabelX = 8, kPlotX0 = 130, kPlotX1 = 1180;
+constexpr double kPlotTop = 64;
+constexpr double kSynthLaneH = 12, kSynthBarH = 10;
+constexpr double kWorkerLaneH = 24, kWorkerBarH = 20, kMinWorkerRowH = 28;
+constexpr double kDeviceHeaderH = 20;
+
+// Greedy interval partitioning: lane of each interval (same order as given) and the lane count.
+std::pair<std::vector<int>, int> assign_lanes(const std::vector<std::pair<double, double>>& iv) {
+  std::vector<size_t> order(iv.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return iv[a].first < iv[b].first; });
+  std::vector<double> lane_end;
+  std::vector<int> lane(iv.size(), 0);
+  for (size_t i : order) {
+    int l = 0;
+    while (l < int(lane_end.size()) && lane_end[size_t(l)] > iv[i].first) ++l;
+    if (l == int(lane_end.size())) lane_end.push_back(iv[i].second);
+    else lane_end[size_t(l)] = iv[i].second;
+    lane[i] = l;
+  }
+  return {lane, std::max<int>(1, int(lane_end.size()))};
+}
+
+struct Axis {
+  double d0 = 0, d1 = 1, step = 1;
+  double x(double t) const { return kPlotX0 + (t - d0) / (d1 - d0) * (kPlotX1 - kPlotX0); }
+};
+
+// Ticks at 1, 2 or 5 x 10^k, about 8 over [lo, hi]; the axis spans whole steps.
+Axis make_axis(double lo, double hi) {
+  Axis a;
+  if (!(hi > lo)) hi = lo + 1;
+  const double raw = (hi - lo) / 8;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double norm = raw / mag;
+  a.step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+  a.d0 = std::floor(lo / a.step) * a.step;
+  a.d1 = std::ceil(hi / a.step) * a.step;
+  if (!(a.d1 > a.d0)) a.d1 = a.d0 + a.step;
+  return a;
+}
+
+int tick_decimals(double step) { return step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9)); }
+
+std::string num(double v) { return fixed(v, 2); }
+
+struct Row {
+  std::string device;
+  int worker;
+  std::string label;
+};
+
+std::string tooltip(const PartitionRecord& p, const char* phase, const Span& s) {
+  std::string t = "job " + std::to_string(p.job) + " partition " + std::to_string(p.index) + ": " + phase + " " +
+                  fixed(s.ms(), 1) + " ms";
+  if (std::string_view(phase) == "kernels") {
+    t += "\nntt_h " + fixed(p.ntt_h_ms, 1) + ", msm_a " + fixed(p.msm_a_ms, 1) + ", msm_b1 " + fixed(p.msm_b1_ms, 1) +
+         ", msm_b2 " + fixed(p.msm_b2_ms, 1) + ", msm_c " + fixed(p.msm_c_ms, 1) + ", msm_h " + fixed(p.msm_h_ms, 1) +
+         " ms";
+  }
+  if (!p.device.empty()) t += "\non " + p.device + " w" + std::to_string(p.worker);
+  if (p.attempts > 1) t += ", attempt " + std::to_string(p.attempts);
+  if (p.streamed) t += ", key streamed";
+  if (!p.ok) t += "\nFAILED: " + p.error;
+  return t;
+}
+
+void bar(std::string& out, const Axis& ax, const PartitionRecord& p, const char* phase, const char* fill,
+         const Span& s, double y, double h) {
+  const double x0 = ax.x(s.start_ms);
+  const double w = std::max(1.0, ax.x(s.end_ms) - x0);
+  out += "<rect class=\"bar " + std::string(phase) + "\" data-job=\"" + std::to_string(p.job) + "\" data-part=\"" +
+         std::to_string(p.index) + "\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(w) +
+         "\" height=\"" + num(h) + "\" fill=\"" + fill + "\"";
+  if (!p.ok) out += " stroke=\"" + std::string(kFailStroke) + "\" stroke-width=\"2\"";
+  out += "><title>" + xml_escape(tooltip(p, phase, s)) + "</title></rect>\n";
+}
+
+void text(std::string& out, double x, double y, const std::string& s, const std::string& attrs = "") {
+  out += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\"" + (attrs.empty() ? "" : " " + attrs) + ">" +
+         xml_escape(s) + "</text>\n";
+}
+
+}  // namespace
+
+std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std::vector<DeviceRecord>& devs,
+                         const std::string& title) {
+  const std::vector<PartitionRecord> parts = sorted_by_job_index(parts_in);
+
+  // Time range of everything drawn.
+  double lo = INFINITY, hi = -INFINITY;
+  for (auto& p : parts) {
+    for (const Span* s : {&p.synth, &p.stage, &p.lock_wait, &p.kernels, &p.finish}) {
+      if (!s->happened() || !std::isfinite(s->end_ms)) continue;
+      lo = std::min(lo, s->start_ms);
+      hi = std::max(hi, s->end_ms);
+    }
+  }
+  if (!(lo <= hi)) lo = 0, hi = 1;
+  const Axis ax = make_axis(lo, hi);
+  const double range = std::max(hi - lo, 1e-9);
+
+  // Rows: the listed devices' workers, then any (device, worker) the records name that is not listed.
+  struct Group {
+    std::string header;
+    std::string device;
+    std::vector<Row> rows;
+  };
+  std::vector<Group> groups;
+  std::set<std::pair<std::string, int>> listed;
+  for (auto& d : devs) {
+    Group g;
+    g.device = d.name;
+    g.header = d.name + (d.description.empty() ? "" : " - " + d.description) + " - kernels busy " +
+               fixed(d.busy_ms, 1) + " ms (" + fixed(100 * d.busy_ms / range, 0) +
+               "% of the drawn range) - " + std::to_string(d.partitions) + " partitions, " +
+               std::to_string(d.workers) + " workers";
+    for (int w = 0; w < d.workers; ++w) {
+      g.rows.push_back({d.name, w, d.name + " w" + std::to_string(w)});
+      listed.insert({d.name, w});
+    }
+    groups.push_back(std::move(g));
+  }
+  std::map<std::string, std::set<int>> extra;
+  for (auto& p : parts) {
+    if (!p.device.empty() && p.worker >= 0 && !listed.count({p.device, p.worker})) extra[p.device].insert(p.worker);
+  }
+  for (auto& [dev, workers] : extra) {
+    Group g;
+    g.device = dev;
+    g.header = dev + " (not in the device list)";
+    for (int w : workers) g.rows.push_back({dev, w, dev + " w" + std::to_string(w)});
+    groups.push_back(std::move(g));
+  }
+
+  // Synthesis lanes.
+  std::vector<size_t> synth_parts;
+  std::vector<std::pair<double, double>> synth_iv;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].synth.happened()) {
+      synth_parts.push_back(i);
+      synth_iv.push_back({parts[i].synth.start_ms, parts[i].synth.end_ms});
+    }
+  }
+  auto [synth_lane, synth_lanes] = assign_lanes(synth_iv);
+  const double synth_h = std::max(kMinWorkerRowH, synth_lanes * kSynthLaneH + 8);
+
+  // Layout of the worker rows: partitions per row, lanes per row.
+  struct RowLayout {
+    std::vector<size_t> parts;
+    std::vector<int> lane;
+    int lanes = 1;
+    double y = 0, h = 0;
+  };
+  std::vector<std::vector<RowLayout>> layout(groups.size());
+  std::vector<double> header_y(groups.size());
+  double y = kPlotTop + synth_h;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    header_y[gi] = y;
+    y += kDeviceHeaderH;
+    for (auto& row : groups[gi].rows) {
+      RowLayout rl;
+      std::vector<std::pair<double, double>> iv;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        const auto& p = parts[i];
+        if (p.device != row.device || p.worker != row.worker) continue;
+        double a = INFINITY, b = -INFINITY;
+        for (auto& ph : kWorkerPhases) {
+          const Span& s = p.*ph.span;
+          if (s.happened()) a = std::min(a, s.start_ms), b = std::max(b, s.end_ms);
+        }
+        if (a > b) continue;
+        rl.parts.push_back(i);
+        iv.push_back({a, b});
+      }
+      auto [lane, lanes] = assign_lanes(iv);
+      rl.lane = std::move(lane);
+      rl.lanes = lanes;
+      rl.y = y;
+      rl.h = std::max(kMinWorkerRowH, lanes * kWorkerLaneH + 4);
+      y += rl.h;
+      layout[gi].push_back(std::move(rl));
+    }
+  }
+  const double plot_bottom = y;
+  const double height = plot_bottom + 44;
+
+  std::string out;
+  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" + num(height) +
+         "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) +
+         "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out += "<rect x=\"0\" y=\"0\" width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" fill=\"#ffffff\"/>\n";
+  text(out, kLabelX, 24, title, "font-size=\"16\" font-weight=\"bold\"");
+
+  // Legend and counts.
+  {
+    double lx = kLabelX;
+    auto swatch = [&](const char* label, const std::string& fill, const std::string& stroke, bool thin = false) {
+      out += "<rect class=\"legend\" x=\"" + num(lx) + "\" y=\"" + (thin ? "40" : "36") + "\" width=\"12\" height=\"" +
+             (thin ? "4" : "12") + "\" fill=\"" + fill + "\"" + (thin ? " fill-opacity=\"0.6\"" : "") +
+             (stroke.empty() ? "" : " stroke=\"" + stroke + "\" stroke-width=\"2\"") + "/>\n";
+      text(out, lx + 16, 46, label);
+      lx += 16 + 7.0 * double(std::string_view(label).size()) + 18;
+    };
+    swatch(kSynth.label, kSynth.fill, "");
+    for (auto& ph : kWorkerPhases) swatch(ph.label, ph.fill, "");
+    swatch("failed partition", "#ffffff", kFailStroke);
+    swatch("device busy (kernels of any worker)", "#08519c", "", true);
+    size_t failed = 0;
+    for (auto& p : parts) failed += p.ok ? 0 : 1;
+    text(out, kPlotX1, 24,
+         std::to_string(parts.size()) + " partitions" + (failed ? " (" + std::to_string(failed) + " failed)" : "") +
+             ", " + fixed(hi - lo, 1) + " ms",
+         "text-anchor=\"end\"");
+  }
+
+  // Row backgrounds and labels.
+  out += "<rect class=\"row\" x=\"0\" y=\"" + num(kPlotTop) + "\" width=\"" + num(kWidth) + "\" height=\"" +
+         num(synth_h) + "\" fill=\"#f0f7ee\"/>\n";
+  text(out, kLabelX, kPlotTop + synth_h / 2 + 4, "synthesis", "class=\"label\"");
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    out += "<line x1=\"0\" x2=\"" + num(kWidth) + "\" y1=\"" + num(header_y[gi]) + "\" y2=\"" + num(header_y[gi]) +
+           "\" stroke=\"#888888\"/>\n";
+    text(out, kLabelX, header_y[gi] + 14, groups[gi].header, "class=\"device\" font-weight=\"bold\"");
+    for (size_t ri = 0; ri < groups[gi].rows.size(); ++ri) {
+      const auto& rl = layout[gi][ri];
+      out += "<rect class=\"row\" x=\"0\" y=\"" + num(rl.y) + "\" width=\"" + num(kWidth) + "\" height=\"" +
+             num(rl.h) + "\" fill=\"" + (ri % 2 ? "#ffffff" : "#f4f4f4") + "\"/>\n";
+      text(out, kLabelX + 10, rl.y + rl.h / 2 + 4, groups[gi].rows[ri].label, "class=\"label\"");
+    }
+  }
+
+  // Grid and axis.
+  const int dec = tick_decimals(ax.step);
+  const long nticks = std::lround((ax.d1 - ax.d0) / ax.step);
+  for (long k = 0; k <= nticks; ++k) {
+    const double t = ax.d0 + double(k) * ax.step;
+    const double x = ax.x(t);
+    out += "<line class=\"grid\" x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(kPlotTop) + "\" y2=\"" +
+           num(plot_bottom + 5) + "\" stroke=\"#d0d0d0\" stroke-width=\"0.5\"/>\n";
+    text(out, x, plot_bottom + 18, fixed(t, dec), "class=\"tick\" text-anchor=\"middle\"");
+  }
+  out += "<line x1=\"" + num(kPlotX0) + "\" x2=\"" + num(kPlotX1) + "\" y1=\"" + num(plot_bottom) + "\" y2=\"" +
+         num(plot_bottom) + "\" stroke=\"#444444\"/>\n";
+  text(out, kPlotX1, plot_bottom + 36, "time (ms)", "text-anchor=\"end\"");
+
+  // Device busy strips: the kernels of all its workers, in the device's header line.
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    for (auto& p : parts) {
+      if (p.device != groups[gi].device || !p.kernels.happened()) continue;
+      const double x0 = ax.x(p.kernels.start_ms);
+      out += "<rect class=\"busy\" x=\"" + num(x0) + "\" y=\"" + num(header_y[gi] + kDeviceHeaderH - 5) +
+             "\" width=\"" + num(std::max(1.0, ax.x(p.kernels.end_ms) - x0)) +
+             "\" height=\"4\" fill=\"#08519c\" fill-opacity=\"0.6\"/>\n";
+    }
+  }
+
+  // Synthesis bars.
+  for (size_t k = 0; k < synth_parts.size(); ++k) {
+    const auto& p = parts[synth_parts[k]];
+    bar(out, ax, p, kSynth.name, kSynth.fill, p.synth, kPlotTop + 4 + synth_lane[k] * kSynthLaneH, kSynthBarH);
+  }
+
+  // Worker bars.
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    for (auto& rl : layout[gi]) {
+      const double row_top = rl.y + (rl.h - rl.lanes * kWorkerLaneH) / 2;
+      for (size_t k = 0; k < rl.parts.size(); ++k) {
+        const auto& p = parts[rl.parts[k]];
+        const double by = row_top + rl.lane[k] * kWorkerLaneH + (kWorkerLaneH - kWorkerBarH) / 2;
+        for (auto& ph : kWorkerPhases) {
+          const Span& s = p.*ph.span;
+          if (s.happened()) bar(out, ax, p, ph.name, ph.fill, s, by, kWorkerBarH);
+        }
+        if (p.kernels.happened()) {
+          const std::string label = std::to_string(p.index);
+          const double x0 = ax.x(p.kernels.start_ms), x1 = ax.x(p.kernels.end_ms);
+          if (x1 - x0 >= 7.0 * double(label.size()) + 4) {
+            text(out, (x0 + x1) / 2, by + kWorkerBarH / 2 + 4, label,
+                 "class=\"idx\" text-anchor=\"middle\" fill=\"#ffffff\" font-size=\"11\" pointer-events=\"none\"");
+          }
+        }
+      }
+    }
+  }
+  out += "</svg>";
+  return out;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,351 @@
+// An insecure Groth16 setup for tests and benchmarks: the toxic waste (tau, alpha, beta, gamma,
+// delta) is drawn from a known seed or the OS, used, and forgotten; anyone who knows the seed can
+// forge proofs. The key is the one snarkjs's `groth16 setup` + contributions would give for the
+// same toxic waste (same rows, same domain, same public-input rows, same H points on the odd
+// coset), so snarkjs proves and verifies with it.
+//
+//   L_i(tau)  Lagrange basis of the domain (n = 2^log_n >= rows + n_public + 1)
+//   u_j, v_j, w_j = sum_i A_ij L_i(tau), B.., C..   (+ L_{rows+j}(tau) in u_j for j <= n_public)
+//   A_j = [u_j]G1, B1_j = [v_j]G1, B2_j = [v_j]G2
+//   IC_j = [(beta u_j + alpha v_j + w_j) / gamma]G1 (j <= n_public), C_j = [... / delta]G1 (others)
+//   H_i = [L^coset_i(tau) Z(tau) / (g^n - 1) / delta]G1, g the coset the prover uses
+//
+// The fixed-base multiplications go to a FixedBase callback: the CPU version here (windowed
+// table, all threads of the pool), or the GPU's.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/ntt.hpp"
+#include "groth16/prover.hpp"
+#include "setup/rows.hpp"
+#include "util/rng.hpp"
+
+namespace cuzk::setup {
+
+template <class Fr>
+struct ToxicWaste {
+  Fr tau, alpha, beta, gamma, delta;
+  static ToxicWaste draw(RandomSource& rs) {
+    ToxicWaste t;
+    for (Fr* x : {&t.tau, &t.alpha, &t.beta, &t.gamma, &t.delta})
+      do *x = random_field<Fr>(rs);
+      while (x->is_zero());
+    return t;
+  }
+};
+
+struct SetupTimings {
+  double lagrange_ms = 0, columns_ms = 0, scalars_ms = 0, g1_ms = 0, g2_ms = 0, total_ms = 0;
+  size_t g1_points = 0, g2_points = 0;
+};
+
+enum class FixedGroup { G1, G2 };
+// out[i] = [k_i] generator of the group (affine, (0,0) = infinity), scalars standard form.
+using FixedBase = std::function<void(FixedGroup, const cpu::Scalar* k, size_t n, void* out)>;
+
+// ------------------------------------------------------------------ CPU fixed-base
+// Table T[w][d] = [d 2^(c w)] P (affine, d = 1 .. 2^c - 1); a scalar is then one mixed addition
+// per window; the results are normalised in blocks with one inversion each.
+template <class Curve>
+class FixedBaseTable {
+ public:
+  using F = typename Curve::F;
+  using Aff = ec::Affine<F>;
+  using Jac = ec::Jacobian<F>;
+  static constexpr unsigned kC = 10, kWindows = (256 + kC - 1) / kC, kPer = (1u << kC) - 1;
+
+  FixedBaseTable(const Aff& p, ThreadPool& pool) : t_(size_t(kWindows) * kPer) {
+    std::vector<Jac> j(t_.size());
+    pool.parallel_for(kWindows, [&](size_t wb, size_t we) {
+      for (size_t w = wb; w < we; ++w) {
+        Jac base = Jac::from_affine(p);
+        for (unsigned k = 0; k < kC * w; ++k) base = base.dbl();
+        Jac acc = base;
+        for (unsigned d = 1; d <= kPer; ++d) {
+          j[w * kPer + d - 1] = acc;
+          acc = acc + base;
+        }
+      }
+    });
+    normalize(j.data(), t_.data(), j.size(), pool);
+  }
+
+  void mul(const cpu::Scalar* k, size_t n, Aff* out, ThreadPool& pool) const {
+    constexpr size_t kBlock = 1024;
+    pool.parallel_for((n + kBlock - 1) / kBlock, [&](size_t bb, size_t be) {
+      std::vector<Jac> acc(kBlock);
+      for (size_t b = bb; b < be; ++b) {
+        const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+        for (size_t i = lo; i < hi; ++i) {
+          Jac r = Jac::infinity();
+          for (unsigned w = 0; w < kWindows; ++w) {
+            uint32_t d = cpu::scalar_bits(k[i], w * kC, kC);
+            if (d) r = r.add_affine(t_[size_t(w) * kPer + d - 1]);
+          }
+          acc[i - lo] = r;
+        }
+        normalize_serial(acc.data(), out + lo, hi - lo);
+      }
+    });
+  }
+
+  static void normalize_serial(const Jac* in, Aff* out, size_t n) {
+    std::vector<F> z(n), scratch(n);
+    for (size_t i = 0; i < n; ++i) z[i] = in[i].Z;
+    ff::batch_inverse(z.data(), n, scratch.data());
+    for (size_t i = 0; i < n; ++i) {
+      if (in[i].is_inf()) {
+        out[i] = Aff::infinity();
+        continue;
+      }
+      F zi2 = z[i].sqr();
+      out[i] = Aff{in[i].X * zi2, in[i].Y * zi2 * z[i]};
+    }
+  }
+  static void normalize(const Jac* in, Aff* out, size_t n, ThreadPool& pool) {
+    pool.parallel_for(n, [&](size_t lo, size_t hi) { normalize_serial(in + lo, out + lo, hi - lo); }, 4096);
+  }
+
+ private:
+  std::vector<Aff> t_;
+};
+
+template <class C>
+struct CfgOf;
+template <class C>
+struct CfgOf<ec::Curve<C>> {
+  using type = C;
+};
+template <class Curve>
+ec::Affine<typename Curve::F> generator() {
+  return CfgOf<Curve>::type::generator();
+}
+
+template <class E>
+FixedBase cpu_fixed_base(ThreadPool& pool) {
+  return [&pool](FixedGroup g, const cpu::Scalar* k, size_t n, void* out) {
+    if (n == 0) return;
+    if (g == FixedGroup::G1) {
+      FixedBaseTable<typename E::G1> t(generator<typename E::G1>(), pool);
+      t.mul(k, n, static_cast<typename E::G1Affine*>(out), pool);
+    } else {
+      FixedBaseTable<typename E::G2> t(generator<typename E::G2>(), pool);
+      t.mul(k, n, static_cast<typename E::G2Affine*>(out), pool);
+    }
+  };
+}
+
+// ------------------------------------------------------------------ the setup
+namespace setup_detail {
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace setup_detail
+
+// The coset the prover evaluates H on (groth16::compute_h): w_{2n}, or 25 at the field's largest
+// domain.
+template <class Fr>
+Fr h_coset(int log_n) {
+  constexpr int s = Fr::Params::two_adicity;
+  return log_n < s ? cpu::root_of_unity<Fr>(log_n + 1) : Fr::from_u64(Fr::Params::nqr * Fr::Params::nqr);
+}
+
+template <class E>
+groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWaste<typename E::Fr>& tw,
+                             const FixedBase& fixed, ThreadPool& pool, SetupTimings* timings = nullptr,
+                             const std::function<void(const std::string&)>& log = {}) {
+  using Fr = typename E::Fr;
+  using Scalar = cpu::Scalar;
+  constexpr int s = Fr::Params::two_adicity;
+  const auto t_all = std::chrono::steady_clock::now();
+  SetupTimings tm;
+  const uint32_t n_pub = src.n_public();
+  const uint32_t m = src.n_wires;
+  if (m < n_pub + 1) throw InvalidArgument("the circuit has fewer wires than public inputs + 1");
+  const size_t rows_total = src.n_rows + n_pub + 1;
+  int log_n = 0;
+  while ((size_t(1) << log_n) < rows_total) ++log_n;
+  if (log_n > s)
+    throw InvalidArgument("the circuit needs a domain of 2^" + std::to_string(log_n) + ", more than this field's 2^" +
+                          std::to_string(s));
+  const size_t n = size_t(1) << log_n;
+  auto say = [&](const std::string& x) {
+    if (log) log(x);
+  };
+
+  groth16::ProvingKey<E> pk;
+  pk.n_vars = m;
+  pk.n_public = n_pub;
+  pk.domain_size = uint32_t(n);
+  pk.log_n = log_n;
+
+  // ---- Lagrange basis at tau: L_i = (tau^n - 1)/n * w^i / (tau - w^i)
+  auto t0 = std::chrono::steady_clock::now();
+  const Fr omega = cpu::root_of_unity<Fr>(log_n);
+  const Fr tau_n = tw.tau.pow_u64(n);
+  const Fr zt = tau_n - Fr::one();
+  if (zt.is_zero()) throw InvalidArgument("tau lies in the domain; draw another");
+  const Fr zn = zt * Fr::from_u64(n).inv();
+  std::vector<Fr> L(n);
+  constexpr size_t kChunk = 1 << 14;
+  const size_t chunks = (n + kChunk - 1) / kChunk;
+  // Each chunk starts at w^lo, computed by a power.
+  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+    std::vector<Fr> d(kChunk), scratch(kChunk);
+    for (size_t ch = cb; ch < ce; ++ch) {
+      const size_t lo = ch * kChunk, hi = std::min(n, lo + kChunk);
+      Fr wi = omega.pow_u64(lo);
+      for (size_t i = lo; i < hi; ++i) {
+        d[i - lo] = tw.tau - wi;
+        L[i] = wi;
+        wi = wi * omega;
+      }
+      ff::batch_inverse(d.data(), hi - lo, scratch.data());
+      for (size_t i = lo; i < hi; ++i) L[i] = zn * L[i] * d[i - lo];
+    }
+  });
+  tm.lagrange_ms = setup_detail::ms_since(t0);
+  say("Lagrange basis at tau over 2^" + std::to_string(log_n) + ": " + std::to_string(int(tm.lagrange_ms)) + " ms");
+
+  // ---- columns u, v, w (and the prover's CSR of A and B, values scaled by R as in a .zkey)
+  t0 = std::chrono::steady_clock::now();
+  std::vector<Fr> u(m, Fr::zero()), v(m, Fr::zero()), w(m, Fr::zero());
+  Fr rscale;
+  {
+    typename Fr::Limbs one_raw;
+    Fr o = Fr::one();
+    std::memcpy(one_raw.v, o.l, sizeof one_raw.v);
+    rscale = Fr::from_std(one_raw);  // the value R mod r
+  }
+  std::string bad[3];
+  auto column_task = [&](int mat) {
+    Row<Fr> row;
+    std::vector<Fr>& acc = mat == 0 ? u : mat == 1 ? v : w;
+    groth16::Csr<Fr>* csr = mat == 0 ? &pk.A : mat == 1 ? &pk.B : nullptr;
+    if (csr) {
+      csr->row_ptr.assign(n + 1, 0);
+      csr->col.reserve(src.n_rows * 2);
+      csr->val.reserve(src.n_rows * 2);
+    }
+    for (size_t i = 0; i < src.n_rows; ++i) {
+      src.row(i, row);
+      const LinComb<Fr>& lc = mat == 0 ? row.a : mat == 1 ? row.b : row.c;
+      for (size_t k = 0; k < lc.size(); ++k) {
+        const uint32_t j = lc.wire[k];
+        if (j >= m) {
+ bad[mat] = "constraint " + std::to_string(i) + " uses wire " + std::to_string(j) + " of " + std::to_string(m);
+          return;
+        }
+        acc[j] += lc.coef[k] * L[i];
+        if (csr) {
+          if (csr->col.size() >= UINT32_MAX) {
+            bad[mat] = "more than 2^32 terms in one matrix: too many for the key's 32-bit rows";
+            return;
+          }
+          csr->col.push_back(j);
+          csr->val.push_back(lc.coef[k] * rscale);
+        }
+      }
+      if (csr) csr->row_ptr[i + 1] = uint32_t(csr->col.size());
+    }
+    if (mat == 0)  // the public-input rows: A[rows + j][j] = 1
+      for (uint32_t j = 0; j <= n_pub; ++j) {
+        acc[j] += L[src.n_rows + j];
+        csr->col.push_back(j);
+        csr->val.push_back(rscale);
+        csr->row_ptr[src.n_rows + j + 1] = uint32_t(csr->col.size());
+      }
+    if (csr)
+      for (size_t i = 1; i <= n; ++i) csr->row_ptr[i] = std::max(csr->row_ptr[i], csr->row_ptr[i - 1]);
+  };
+  pool.parallel_for(3, [&](size_t b, size_t e) {
+    for (size_t mat = b; mat < e; ++mat) column_task(int(mat));
+  });
+  for (auto& b : bad)
+    if (!b.empty()) throw InvalidArgument(b);
+  tm.columns_ms = setup_detail::ms_since(t0);
+  say("columns A, B, C at tau: " + std::to_string(int(tm.columns_ms)) + " ms");
+
+  // ---- scalars
+  t0 = std::chrono::steady_clock::now();
+  const Fr gamma_inv = tw.gamma.inv(), delta_inv = tw.delta.inv();
+  std::vector<Scalar> ka(m), kb(m), kl(m);
+  pool.parallel_for(m, [&](size_t lo, size_t hi) {
+    for (size_t j = lo; j < hi; ++j) {
+      ka[j] = u[j].to_std();
+      kb[j] = v[j].to_std();
+      kl[j] = ((tw.beta * u[j] + tw.alpha * v[j] + w[j]) * (j <= n_pub ? gamma_inv : delta_inv)).to_std();
+    }
+  }, 4096);
+  std::vector<Fr>().swap(u), std::vector<Fr>().swap(v), std::vector<Fr>().swap(w);
+  // H_i = L^coset_i(tau) Z(tau) / (g^n - 1) / delta, L^coset_i(tau) = (tau^n - g^n) p_i / (n g^n (tau - p_i)),
+  // p_i = g w^i. The factor common to all i:
+  const Fr g = h_coset<Fr>(log_n);
+  const Fr gn = g.pow_u64(n);
+  const Fr common = (tau_n - gn) * (Fr::from_u64(n) * gn).inv() * zt * (gn - Fr::one()).inv() * delta_inv;
+  std::vector<Scalar> kh(n);
+  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+    std::vector<Fr> d(kChunk), p(kChunk), scratch(kChunk);
+    for (size_t ch = cb; ch < ce; ++ch) {
+      const size_t lo = ch * kChunk, hi = std::min(n, lo + kChunk);
+      Fr pi = g * omega.pow_u64(lo);
+      for (size_t i = lo; i < hi; ++i) {
+        p[i - lo] = pi;
+        d[i - lo] = tw.tau - pi;
+        pi = pi * omega;
+      }
+      ff::batch_inverse(d.data(), hi - lo, scratch.data());
+      for (size_t i = lo; i < hi; ++i) kh[i] = (common * p[i - lo] * d[i - lo]).to_std();
+    }
+  });
+  std::vector<Fr>().swap(L);
+  tm.scalars_ms = setup_detail::ms_since(t0);
+
+  // ---- fixed-base multiplications
+  auto g1 = [&](const Scalar* k, size_t cnt) {
+    std::vector<typename E::G1Affine> out(cnt);
+    fixed(FixedGroup::G1, k, cnt, out.data());
+    tm.g1_points += cnt;
+    return out;
+  };
+  auto single1 = [&](const Fr& x) {
+    Scalar k = x.to_std();
+    return g1(&k, 1)[0];
+  };
+  auto single2 = [&](const Fr& x) {
+    Scalar k = x.to_std();
+    std::vector<typename E::G2Affine> out(1);
+    fixed(FixedGroup::G2, &k, 1, out.data());
+    return out[0];
+  };
+  t0 = std::chrono::steady_clock::now();
+  pk.alpha1 = single1(tw.alpha);
+  pk.beta1 = single1(tw.beta);
+  pk.delta1 = single1(tw.delta);
+  pk.a = g1(ka.data(), m);
+  pk.b1 = g1(kb.data(), m);
+  pk.ic = g1(kl.data(), n_pub + 1);
+  pk.c = g1(kl.data() + n_pub + 1, m - n_pub - 1);
+  std::vector<Scalar>().swap(kl);
+  pk.h = g1(kh.data(), n);
+  std::vector<Scalar>().swap(kh);
+  tm.g1_ms = setup_detail::ms_since(t0);
+  say("G1 points (" + std::to_string(tm.g1_points) + "): " + std::to_string(int(tm.g1_ms)) + " ms");
+  t0 = std::chrono::steady_clock::now();
+  pk.beta2 = single2(tw.beta);
+  pk.gamma2 = single2(tw.gamma);
+  pk.delta2 = single2(tw.delta);
+  pk.b2.resize(m);
+  fixed(FixedGroup::G2, kb.data(), m, pk.b2.data());
+  tm.g2_points = m + 3;
+  tm.g2_ms = setup_detail::ms_since(t0);
+  say("G2 points (" + std::to_string(tm.g2_points) + "): " + std::to_string(int(tm.g2_ms)) + " ms");
+  tm.total_ms = setup_detail::ms_since(t_all);
+  if (timings) *timings = tm;
+  return pk;
+}
+
+}  // namespace cuzk::setup

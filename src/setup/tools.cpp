@@ -1,0 +1,231 @@
+#include "setup/tools.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+
+#include "cuzk/prove.hpp"
+#include "ec/curves.hpp"
+#include "io/r1cs.hpp"
+#include "setup/setup.hpp"
+#include "setup/write.hpp"
+#include "util/error.hpp"
+#include "util/thread_pool.hpp"
+#if defined(CUZK_WITH_CUDA)
+#include "backend/cuda/fixed_base.hpp"
+#include "backend/cuda/gpu.hpp"
+#endif
+
+namespace cuzk::setup {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string insecure_note(std::optional<uint64_t> seed) {
+  return std::string("cuzk ") + version_string() + " insecure setup: the toxic waste was " +
+         (seed ? "derived from seed " + std::to_string(*seed) + " and can be recomputed by anyone who knows it"
+               : "drawn from the OS and discarded, but no ceremony vouches for that") +
+         ". For tests and benchmarks only; never use this key to protect anything.";
+}
+
+template <class E>
+FixedBase make_fixed_base(SetupDevice dev, ThreadPool& pool) {
+  if (!dev.gpu) return cpu_fixed_base<E>(pool);
+#if defined(CUZK_WITH_CUDA)
+  return [dev](FixedGroup g, const cpu::Scalar* k, size_t n, void* out) {
+    if (n == 0) return;
+    const gpu::DeviceId id{dev.ordinal};
+    const gpu::Group grp = g == FixedGroup::G1 ? gpu::Group::G1 : gpu::Group::G2;
+    const size_t chunk = std::min<size_t>(n, size_t(1) << 22);
+    gpu::DeviceBuffer ws(id, gpu::fixed_base_workspace_bytes(E::id, grp, chunk));
+    const auto* base_aff = g == FixedGroup::G1 ? static_cast<const void*>(nullptr) : nullptr;
+    (void)base_aff;
+    if (g == FixedGroup::G1) {
+      auto gen = generator<typename E::G1>();
+      gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
+    } else {
+      auto gen = generator<typename E::G2>();
+      gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
+    }
+  };
+#else
+  (void)pool;
+  throw InvalidArgument("this cuzk was built without CUDA: " + dev.name() + " is not available");
+#endif
+}
+
+template <class E>
+void fill_setup_stats(SetupStats& st, const groth16::ProvingKey<E>& pk, const SetupTimings& t) {
+  st.n_vars = pk.n_vars;
+  st.n_public = pk.n_public;
+  st.log_n = pk.log_n;
+  st.lagrange_ms = t.lagrange_ms;
+  st.columns_ms = t.columns_ms;
+  st.scalars_ms = t.scalars_ms;
+  st.g1_ms = t.g1_ms;
+  st.g2_ms = t.g2_ms;
+  st.setup_ms = t.total_ms;
+  st.g1_points = t.g1_points;
+  st.g2_points = t.g2_points;
+}
+
+template <class E>
+SetupStats setup_files_t(const io::R1cs& cs, const std::string& zkey_path, std::optional<uint64_t> seed,
+                         SetupDevice dev, ThreadPool& pool, const Log& log) {
+  using Fr = typename E::Fr;
+  SetupStats st;
+  st.curve = curve_name(E::id);
+  st.device = dev.name();
+  st.n_rows = cs.n_constraints;
+  RandomSource rs(seed);
+  auto tw = ToxicWaste<Fr>::draw(rs);
+  SetupTimings t;
+  auto pk = setup<E>(rows_of<Fr>(cs), tw, make_fixed_base<E>(dev, pool), pool, &t, log);
+  fill_setup_stats(st, pk, t);
+  auto t0 = std::chrono::steady_clock::now();
+  write_zkey<E>(zkey_path, pk, insecure_note(seed));
+  st.write_ms = ms_since(t0);
+  return st;
+}
+
+// Every constraint of `src` holds for `w`; otherwise names the first that fails.
+template <class Fr>
+void check_witness(const RowSource<Fr>& src, const std::vector<cpu::Scalar>& w, uint64_t partition,
+                   ThreadPool& pool) {
+  std::atomic<size_t> first_bad{SIZE_MAX};
+  const size_t chunks = std::max<size_t>(1, src.n_rows / 4096);
+  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+    Row<Fr> row;
+    for (size_t ch = cb; ch < ce; ++ch) {
+      const size_t lo = src.n_rows * ch / chunks, hi = src.n_rows * (ch + 1) / chunks;
+      for (size_t i = lo; i < hi; ++i) {
+        src.row(i, row);
+        auto dot = [&](const LinComb<Fr>& lc) {
+          Fr s = Fr::zero();
+          for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * Fr::from_std(w[lc.wire[k]]);
+          return s;
+        };
+        if (dot(row.a) * dot(row.b) != dot(row.c)) {
+          size_t cur = first_bad.load();
+          while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+          }
+          break;
+        }
+      }
+    }
+  });
+  if (first_bad.load() != SIZE_MAX)
+    throw Error("internal error: generated witness " + std::to_string(partition) + " fails constraint " +
+                std::to_string(first_bad.load()));
+}
+
+template <class E>
+SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log) {
+  using Fr = typename E::Fr;
+  auto say = [&](const std::string& s) {
+    if (log) log(s);
+  };
+  const auto t_all = std::chrono::steady_clock::now();
+  SetupStats st;
+  st.curve = curve_name(E::id);
+  st.device = opt.device.name();
+  SyntheticCircuit<Fr> circ(opt.spec);
+  const RowSource<Fr> src = circ.source();
+  st.n_rows = src.n_rows;
+  st.n_vars = src.n_wires;
+  st.n_public = src.n_public();
+  st.log_n = opt.spec.log_n;
+  const bool files = !opt.out_dir.empty();
+  auto path = [&](const std::string& name) { return (std::filesystem::path(opt.out_dir) / name).string(); };
+  if (files) std::filesystem::create_directories(opt.out_dir);
+
+  // Non-zeros (a pass over the rows).
+  {
+    std::atomic<size_t> nnz{0};
+    const size_t chunks = std::max<size_t>(1, src.n_rows / 65536);
+    pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+      Row<Fr> row;
+      size_t local = 0;
+      for (size_t ch = cb; ch < ce; ++ch)
+        for (size_t i = src.n_rows * ch / chunks, hi = src.n_rows * (ch + 1) / chunks; i < hi; ++i) {
+          src.row(i, row);
+          local += row.a.size() + row.b.size() + row.c.size();
+        }
+      nnz += local;
+    });
+    st.nnz = nnz.load();
+  }
+  say(std::string("circuit: ") + shape_name(opt.spec.shape) + " " + st.curve + ", " + std::to_string(st.n_rows) +
+      " constraints, " + std::to_string(st.n_vars) + " wires, " + std::to_string(st.nnz) + " non-zeros (" +
+      std::to_string(double(st.nnz) / double(st.n_rows)).substr(0, 4) + " per constraint)");
+  auto t0 = std::chrono::steady_clock::now();
+  if (files) {
+    write_r1cs<Fr>(path("circuit.r1cs"), src);
+    st.write_ms += ms_since(t0);
+  }
+
+  t0 = std::chrono::steady_clock::now();
+  for (uint32_t p = 0; p < opt.partitions; ++p) {
+    auto tw0 = std::chrono::steady_clock::now();
+    auto w = circ.witness(p, pool);
+    st.witness_ms += ms_since(tw0);
+    check_witness<Fr>(src, w, p, pool);
+    if (p == 0) {
+      size_t bits = 0;
+      for (auto& x : w) bits += (x.v[0] <= 1 && !(x.v[1] | x.v[2] | x.v[3]));
+      st.witness_bits = double(bits) / double(w.size());
+    }
+    if (files) {
+      auto tw = std::chrono::steady_clock::now();
+      write_wtns<Fr>(path("witness_" + std::to_string(p) + ".wtns"), w);
+      st.write_ms += ms_since(tw);
+    }
+  }
+  say(std::to_string(opt.partitions) + " witness(es), each checked against every constraint: " +
+      std::to_string(int(ms_since(t0))) + " ms (" + std::to_string(int(st.witness_bits * 100)) +
+      "% of values are 0 or 1)");
+
+  if (opt.setup) {
+    RandomSource rs(opt.setup_seed);
+    auto tw = ToxicWaste<Fr>::draw(rs);
+    SetupTimings t;
+    auto pk = setup<E>(src, tw, make_fixed_base<E>(opt.device, pool), pool, &t, log);
+    fill_setup_stats(st, pk, t);
+    say("setup on " + st.device + ": " + std::to_string(int(t.total_ms)) + " ms");
+    if (files) {
+      auto tk = std::chrono::steady_clock::now();
+      write_zkey<E>(path("circuit.zkey"), pk, insecure_note(opt.setup_seed));
+      st.write_ms += ms_since(tk);
+    }
+  }
+  st.total_ms = ms_since(t_all);
+  return st;
+}
+
+}  // namespace
+
+SetupStats setup_files(const std::string& r1cs_path, const std::string& zkey_path, std::optional<uint64_t> seed,
+                       SetupDevice dev, ThreadPool& pool, const Log& log) {
+  auto t0 = std::chrono::steady_clock::now();
+  io::R1cs cs = io::read_r1cs(r1cs_path);
+  double read_ms = ms_since(t0);
+  if (log)
+    log("read " + r1cs_path + ": " + curve_name(cs.curve) + ", " + std::to_string(cs.n_constraints) +
+        " constraints, " + std::to_string(cs.n_wires) + " wires, " + std::to_string(cs.n_public()) + " public");
+  SetupStats st = cs.curve == CurveId::bn254 ? setup_files_t<ec::Bn254>(cs, zkey_path, seed, dev, pool, log)
+                                             : setup_files_t<ec::Bls12381>(cs, zkey_path, seed, dev, pool, log);
+  st.read_ms = read_ms;
+  st.total_ms = ms_since(t0);
+  return st;
+}
+
+SetupStats gen_circuit(const GenOptions& opt, ThreadPool& pool, const Log& log) {
+  if (opt.partitions == 0 && !opt.setup) throw InvalidArgument("nothing to generate: --partitions 0 and no --setup");
+  return opt.curve == CurveId::bn254 ? gen_circuit_t<ec::Bn254>(opt, pool, log)
+                                     : gen_circuit_t<ec::Bls12381>(opt, pool, log);
+}
+
+}  // namespace cuzk::setup
