@@ -303,6 +303,7 @@ struct Engine::Impl {
   void synth_loop() {
     for (;;) {
       std::unique_ptr<Part> p;
+      Witness wit;  // a copy: cancelling the job clears its witnesses while this one loads
       {
         std::unique_lock lk(mu);
         const size_t cap = cfg.max_synthesized ? cfg.max_synthesized : 2 * devices.size() * size_t(cfg.workers_per_device);
@@ -315,11 +316,12 @@ struct Engine::Impl {
         if (p->job->state == JobState::Queued) p->job->state = JobState::Running;
         p->job->records[p->index].synth.start_ms = now();
         p->job->records[p->index].queued.end_ms = now();
+        wit = p->job->witnesses.at(p->index);
       }
       std::string err;
       try {
         fault(Phase::Synthesis, "", *p);
-        p->work = p->job->circuit->synthesize(p->job->witnesses.at(p->index), cfg.use_pce, *synth_pool);
+        p->work = p->job->circuit->synthesize(wit, cfg.use_pce, *synth_pool);
       } catch (const std::exception& e) {
         err = e.what();
       }

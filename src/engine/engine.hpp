@@ -53,8 +53,9 @@ size_t parse_size(const std::string& s);
 // "20GiB" or "20GiB,80GiB" applied in device order (one value applies to all).
 void apply_memory_budgets(std::vector<DeviceConfig>& devs, const std::string& spec);
 
-// Where the engine calls out so that tests can inject faults. Throwing DeviceFault acts as the
-// device's failure (retried elsewhere); any other exception as the job's (bad input).
+// Where the engine calls out so that tests can inject faults. InvalidArgument acts as the job's
+// failure (bad input: no retry); DeviceFault, or any other error, as the device's (retried once
+// on another device).
 enum class Phase { Synthesis, Stage, Kernels, Finish };
 struct DeviceFault : std::runtime_error {
   using std::runtime_error::runtime_error;

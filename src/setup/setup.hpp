@@ -220,52 +220,88 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
     std::memcpy(one_raw.v, o.l, sizeof one_raw.v);
     rscale = Fr::from_std(one_raw);  // the value R mod r
   }
-  std::string bad[3];
-  auto column_task = [&](int mat) {
-    Row<Fr> row;
+  // One parallel pass per matrix: row chunks emit (wire, coef * L_i) into buckets by wire range
+  // (and, for A and B, their CSR rows); then each wire range is summed by one task. No two tasks
+  // write the same accumulator, and the rows are generated once per matrix.
+  const size_t row_chunks = std::max<size_t>(1, std::min<size_t>(4096, src.n_rows / 4096));
+  const size_t ranges = std::max<size_t>(1, std::min<size_t>(256, m / 4096));
+  auto range_of = [&](uint32_t j) { return size_t(j) * ranges / m; };
+  struct Entry {
+    uint32_t wire;
+    Fr value;
+  };
+  std::vector<std::string> bad(row_chunks);
+  for (int mat = 0; mat < 3; ++mat) {
     std::vector<Fr>& acc = mat == 0 ? u : mat == 1 ? v : w;
     groth16::Csr<Fr>* csr = mat == 0 ? &pk.A : mat == 1 ? &pk.B : nullptr;
-    if (csr) {
-      csr->row_ptr.assign(n + 1, 0);
-      csr->col.reserve(src.n_rows * 2);
-      csr->val.reserve(src.n_rows * 2);
-    }
-    for (size_t i = 0; i < src.n_rows; ++i) {
-      src.row(i, row);
-      const LinComb<Fr>& lc = mat == 0 ? row.a : mat == 1 ? row.b : row.c;
-      for (size_t k = 0; k < lc.size(); ++k) {
-        const uint32_t j = lc.wire[k];
-        if (j >= m) {
- bad[mat] = "constraint " + std::to_string(i) + " uses wire " + std::to_string(j) + " of " + std::to_string(m);
-          return;
-        }
-        acc[j] += lc.coef[k] * L[i];
-        if (csr) {
-          if (csr->col.size() >= UINT32_MAX) {
-            bad[mat] = "more than 2^32 terms in one matrix: too many for the key's 32-bit rows";
-            return;
+    // buckets[chunk][range]
+    std::vector<std::vector<std::vector<Entry>>> buckets(row_chunks, std::vector<std::vector<Entry>>(ranges));
+    std::vector<std::vector<uint32_t>> cols(csr ? row_chunks : 0);
+    std::vector<std::vector<Fr>> vals(csr ? row_chunks : 0);
+    std::vector<std::vector<uint32_t>> row_len(csr ? row_chunks : 0);
+    pool.parallel_for(row_chunks, [&](size_t cb, size_t ce) {
+      Row<Fr> row;
+      for (size_t ch = cb; ch < ce; ++ch) {
+        const size_t lo = src.n_rows * ch / row_chunks, hi = src.n_rows * (ch + 1) / row_chunks;
+        for (size_t i = lo; i < hi; ++i) {
+          src.row(i, row);
+          const LinComb<Fr>& lc = mat == 0 ? row.a : mat == 1 ? row.b : row.c;
+          for (size_t k = 0; k < lc.size(); ++k) {
+            const uint32_t j = lc.wire[k];
+            if (j >= m) {
+              if (bad[ch].empty())
+                bad[ch] = "constraint " + std::to_string(i) + " uses wire " + std::to_string(j) + " of " + std::to_string(m);
+              continue;
+            }
+            buckets[ch][range_of(j)].push_back({j, lc.coef[k] * L[i]});
+            if (csr) {
+              cols[ch].push_back(j);
+              vals[ch].push_back(lc.coef[k] * rscale);
+            }
           }
-          csr->col.push_back(j);
-          csr->val.push_back(lc.coef[k] * rscale);
+          if (csr) row_len[ch].push_back(uint32_t(lc.size()));
         }
       }
-      if (csr) csr->row_ptr[i + 1] = uint32_t(csr->col.size());
-    }
+    });
+    for (auto& b : bad)
+      if (!b.empty()) throw InvalidArgument(b);
+    pool.parallel_for(ranges, [&](size_t rb, size_t re) {
+      for (size_t r = rb; r < re; ++r)
+        for (size_t ch = 0; ch < row_chunks; ++ch) {
+          for (const Entry& e : buckets[ch][r]) acc[e.wire] += e.value;
+          std::vector<Entry>().swap(buckets[ch][r]);
+        }
+    });
     if (mat == 0)  // the public-input rows: A[rows + j][j] = 1
-      for (uint32_t j = 0; j <= n_pub; ++j) {
-        acc[j] += L[src.n_rows + j];
-        csr->col.push_back(j);
-        csr->val.push_back(rscale);
-        csr->row_ptr[src.n_rows + j + 1] = uint32_t(csr->col.size());
+      for (uint32_t j = 0; j <= n_pub; ++j) acc[j] += L[src.n_rows + j];
+    if (csr) {
+      size_t total = 0;
+      for (auto& c : cols) total += c.size();
+      if (total + n_pub + 1 >= UINT32_MAX)
+        throw InvalidArgument("more than 2^32 terms in one matrix: too many for the key's 32-bit rows");
+      csr->row_ptr.assign(n + 1, 0);
+      csr->col.reserve(total + (mat == 0 ? n_pub + 1 : 0));
+      csr->val.reserve(total + (mat == 0 ? n_pub + 1 : 0));
+      size_t i = 0;
+      for (size_t ch = 0; ch < row_chunks; ++ch) {
+        for (uint32_t len : row_len[ch]) {
+          csr->row_ptr[i + 1] = csr->row_ptr[i] + len;
+          ++i;
+        }
+        csr->col.insert(csr->col.end(), cols[ch].begin(), cols[ch].end());
+        csr->val.insert(csr->val.end(), vals[ch].begin(), vals[ch].end());
+        std::vector<uint32_t>().swap(cols[ch]);
+        std::vector<Fr>().swap(vals[ch]);
       }
-    if (csr)
-      for (size_t i = 1; i <= n; ++i) csr->row_ptr[i] = std::max(csr->row_ptr[i], csr->row_ptr[i - 1]);
-  };
-  pool.parallel_for(3, [&](size_t b, size_t e) {
-    for (size_t mat = b; mat < e; ++mat) column_task(int(mat));
-  });
-  for (auto& b : bad)
-    if (!b.empty()) throw InvalidArgument(b);
+      if (mat == 0)
+        for (uint32_t j = 0; j <= n_pub; ++j) {
+          csr->col.push_back(j);
+          csr->val.push_back(rscale);
+          csr->row_ptr[src.n_rows + j + 1] = uint32_t(csr->col.size());
+        }
+      for (size_t r = 1; r <= n; ++r) csr->row_ptr[r] = std::max(csr->row_ptr[r], csr->row_ptr[r - 1]);
+    }
+  }
   tm.columns_ms = setup_detail::ms_since(t0);
   say("columns A, B, C at tau: " + std::to_string(int(tm.columns_ms)) + " ms");
 
@@ -326,6 +362,7 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
   pk.beta1 = single1(tw.beta);
   pk.delta1 = single1(tw.delta);
   pk.a = g1(ka.data(), m);
+  std::vector<Scalar>().swap(ka);
   pk.b1 = g1(kb.data(), m);
   pk.ic = g1(kl.data(), n_pub + 1);
   pk.c = g1(kl.data() + n_pub + 1, m - n_pub - 1);
@@ -340,6 +377,7 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
   pk.delta2 = single2(tw.delta);
   pk.b2.resize(m);
   fixed(FixedGroup::G2, kb.data(), m, pk.b2.data());
+  std::vector<Scalar>().swap(kb);
   tm.g2_points = m + 3;
   tm.g2_ms = setup_detail::ms_since(t0);
   say("G2 points (" + std::to_string(tm.g2_points) + "): " + std::to_string(int(tm.g2_ms)) + " ms");

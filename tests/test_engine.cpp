@@ -1,0 +1,695 @@
+// The proving engine on simulated devices: jobs of many partitions complete with proofs that
+// verify (checked here again from the JSON the engine returns), work spreads over devices by
+// their speed, each device's kernels run one at a time while devices run at once and staging
+// overlaps kernels, budgets are kept (resident, streamed, refused), PCE and row-by-row evaluation
+// agree, priorities and job age order the work, cancellation, retries after a device fault,
+// failures from bad witnesses, and the parsing helpers.
+//
+// Circuits are synthetic (setup/synthetic.hpp) with an insecure in-memory key (setup/setup.hpp),
+// made once per (curve, size) and shared by the tests; a fixture outlives every engine that uses
+// it (its RowSource captures the SyntheticCircuit).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ec/curves.hpp"
+#include "engine/circuit_impl.hpp"
+#include "engine/engine.hpp"
+#include "groth16/encode.hpp"
+#include "groth16/self_verify.hpp"
+#include "groth16/verifier.hpp"
+#include "io/json_parse.hpp"
+#include "setup/setup.hpp"
+#include "setup/synthetic.hpp"
+#include "testing.hpp"
+#include "util/error.hpp"
+#include "util/rng.hpp"
+#include "util/thread_pool.hpp"
+
+using namespace cuzk;
+using namespace cuzk::engine;
+
+namespace {
+
+// ------------------------------------------------------------------ fixtures
+template <class E>
+struct Fixture {
+  using Fr = typename E::Fr;
+  ThreadPool pool{2};
+  setup::SyntheticCircuit<Fr> circ;
+  std::shared_ptr<CircuitT<E>> circuit;
+  groth16::VerifyingKey<E> vk;
+
+  explicit Fixture(int log_n)
+      : circ([&] {
+          setup::SyntheticSpec s;
+          s.shape = setup::Shape::Porep;
+          s.log_n = log_n;
+          s.seed = test::seed() ^ (0xe7u + log_n);
+          s.n_inputs = 16;
+          s.n_public = 2;
+          return s;
+        }()) {
+    RandomSource rs(test::seed() + uint64_t(log_n));
+    auto pk = setup::setup<E>(circ.source(), setup::ToxicWaste<Fr>::draw(rs), setup::cpu_fixed_base<E>(pool), pool);
+    vk = groth16::verifying_key_of<E>(pk);
+    circuit = std::make_shared<CircuitT<E>>(std::string("synthetic-") + std::to_string(log_n), std::move(pk),
+                                            circ.source());
+  }
+
+  std::vector<cpu::Scalar> witness(uint64_t p) { return circ.witness(p, pool); }
+  std::vector<Witness> witnesses(size_t n, uint64_t first = 0) {
+    std::vector<Witness> out;
+    for (size_t i = 0; i < n; ++i)
+      out.push_back(Witness::values("partition " + std::to_string(first + i), witness(first + i)));
+    return out;
+  }
+
+  // Independent of the engine: parse the returned JSON and check the pairing equation against
+  // the public inputs of `w`.
+  bool verifies(const ProofData& pd, const std::vector<cpu::Scalar>& w) const {
+    auto proof = groth16::proof_from_json<E>(io::parse_json(pd.proof_json), "proof.json");
+    auto pub = groth16::public_from_json<E>(io::parse_json(groth16::public_json(w, vk.n_public)), "public.json",
+                                            vk.n_public);
+    return groth16::verify_proof<E>(vk, pub, proof);
+  }
+};
+
+// Made once per (curve, log_n); alive until the binary exits (after every engine).
+template <class E>
+Fixture<E>& fixture(int log_n) {
+  static std::map<int, std::unique_ptr<Fixture<E>>> made;
+  auto& f = made[log_n];
+  if (!f) f = std::make_unique<Fixture<E>>(log_n);
+  return *f;
+}
+
+DeviceConfig sim(int k, double kernel_ms = 0, double stage_ms = 0, double speed = 1, size_t budget = 0) {
+  DeviceConfig d{DeviceConfig::Sim, k};
+  d.sim_kernel_ms = kernel_ms;
+  d.sim_stage_ms = stage_ms;
+  d.speed = speed;
+  d.memory_budget = budget;
+  d.sim_threads = 1;
+  return d;
+}
+
+EngineConfig config(std::vector<DeviceConfig> devs, int workers = 2) {
+  EngineConfig c;
+  c.devices = std::move(devs);
+  c.workers_per_device = workers;
+  c.synthesis_threads = 2;
+  c.seed = test::seed();
+  return c;
+}
+
+bool overlap(const Span& x, const Span& y) {
+  return x.happened() && y.happened() && std::max(x.start_ms, y.start_ms) < std::min(x.end_ms, y.end_ms);
+}
+
+bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+std::map<std::string, size_t> per_device(const JobResult& r) {
+  std::map<std::string, size_t> m;
+  for (auto& rec : r.records) ++m[rec.device];
+  return m;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Every proof of a Done job verifies against its own witness and its public.json is that
+// witness's; proof i does not verify against witness i+1 (so the check can fail).
+template <class E>
+void check_proofs(Fixture<E>& f, const JobResult& r, uint64_t first, size_t n) {
+  CHECK_MSG(r.state == JobState::Done, job_state_name(r.state) << ": " << r.error);
+  CHECK_EQ(r.proofs.size(), n);
+  CHECK_EQ(r.records.size(), n);
+  std::set<std::string> distinct;
+  for (size_t i = 0; i < n; ++i) {
+    auto w = f.witness(first + i);
+    CHECK_MSG(r.proofs[i].public_json == groth16::public_json(w, f.vk.n_public), "partition " << i);
+    CHECK_MSG(f.verifies(r.proofs[i], w), "partition " << i << " does not verify");
+    CHECK_MSG(!r.proofs[i].compressed.empty(), "partition " << i);
+    distinct.insert(r.proofs[i].proof_json);
+    CHECK_MSG(r.records[i].ok && r.records[i].index == i && r.records[i].job == r.id, "record " << i);
+  }
+  CHECK_EQ(distinct.size(), n);
+  if (n > 1) CHECK(!f.verifies(r.proofs[0], f.witness(first + 1)));
+}
+
+// A thread that stops and joins when its scope ends (also when a CHECK throws).
+struct Poller {
+  std::atomic<bool> stop{false};
+  std::thread t;
+  template <class F>
+  explicit Poller(F fn) : t([this, fn] {
+      while (!stop.load()) {
+        fn();
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+    }) {}
+  ~Poller() { halt(); }
+  void halt() {
+    stop = true;
+    if (t.joinable()) t.join();
+  }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------ 1. a job on two devices
+template <class E>
+void ten_partitions_on_two_devices() {
+  auto& f = fixture<E>(9);
+  auto devs = parse_devices("sim:2");
+  for (auto& d : devs) d.sim_kernel_ms = 15;
+  Engine eng(config(devs));
+  eng.register_circuit("c", f.circuit);
+  auto id = eng.submit({"c", Priority::Normal, f.witnesses(10)});
+  auto r = eng.await(id, 30000.0);
+  check_proofs(f, r, 0, 10);
+  auto counts = per_device(r);
+  CHECK_MSG(counts.size() == 2 && counts.count("sim:0") && counts.count("sim:1"), "both devices used");
+  size_t sum = 0;
+  for (auto& [d, k] : counts) sum += k;
+  CHECK_EQ(sum, size_t(10));
+  for (auto& rec : r.records) {
+    CHECK_MSG(rec.worker >= 0 && rec.worker < 2, rec.worker);
+    CHECK_EQ(rec.attempts, 1);
+    CHECK(!rec.streamed);
+    CHECK(rec.reserved_bytes == f.circuit->working_set_bytes(false));
+    CHECK(rec.synth.happened() && rec.stage.happened() && rec.kernels.happened() && rec.finish.happened());
+    CHECK(rec.queued.start_ms <= rec.synth.start_ms && rec.synth.end_ms <= rec.stage.start_ms &&
+          rec.stage.end_ms <= rec.lock_wait.end_ms && rec.lock_wait.end_ms <= rec.kernels.start_ms &&
+          rec.kernels.end_ms <= rec.finish.start_ms);
+    CHECK(rec.msm_a_ms > 0 && rec.msm_b2_ms > 0 && rec.msm_h_ms > 0);
+  }
+  for (auto& dr : eng.device_records()) {
+    CHECK_EQ(dr.partitions, counts[dr.name]);
+    CHECK(dr.busy_ms > 0 && dr.workers == 2);
+  }
+  auto st = eng.status();
+  CHECK_EQ(st.partitions_done, size_t(10));
+  CHECK_EQ(st.jobs_done, size_t(1));
+  CHECK_EQ(st.partitions_retried, size_t(0));
+  for (auto& d : st.devices) {
+    CHECK(d.resident_keys == std::vector<std::string>{"c"});
+    CHECK_EQ(d.reserved_bytes, f.circuit->key_bytes());  // only the resident key is left
+  }
+}
+CUZK_TEST(engine_ten_partitions_two_devices_bn254) { ten_partitions_on_two_devices<ec::Bn254>(); }
+CUZK_TEST(engine_ten_partitions_two_devices_bls12_381) { ten_partitions_on_two_devices<ec::Bls12381>(); }
+
+// ------------------------------------------------------------------ 2. unequal speeds
+CUZK_TEST(engine_faster_device_takes_more) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0, 100, 0, 1.0), sim(1, 100, 0, 4.0)}, 1));
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(12)}), 30000.0);
+  CHECK_MSG(r.state == JobState::Done, r.error);
+  auto counts = per_device(r);
+  CHECK_MSG(counts["sim:1"] > counts["sim:0"] + 2, "slow " << counts["sim:0"] << ", fast " << counts["sim:1"]);
+  auto dr = eng.device_records();
+  CHECK_EQ(dr[0].partitions + dr[1].partitions, size_t(12));
+  CHECK(contains(dr[1].description, "4.0"));
+}
+
+// ------------------------------------------------------------------ 3. locks
+CUZK_TEST(engine_lock_per_device_from_spans) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0, 30, 15), sim(1, 30, 15)}, 2));
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(12)}), 30000.0);
+  CHECK_MSG(r.state == JobState::Done, r.error);
+  bool cross = false, stage_under_kernels = false;
+  for (size_t i = 0; i < r.records.size(); ++i)
+    for (size_t k = 0; k < r.records.size(); ++k) {
+      if (i == k) continue;
+      const auto &x = r.records[i], &y = r.records[k];
+      if (x.device == y.device) {
+        CHECK_MSG(!overlap(x.kernels, y.kernels), "partitions " << i << " and " << k << " in kernels at once on "
+                                                                << x.device);
+        stage_under_kernels |= overlap(x.stage, y.kernels);
+      } else {
+        cross |= overlap(x.kernels, y.kernels);
+      }
+    }
+  CHECK_MSG(cross, "no two devices ran kernels at the same time");
+  CHECK_MSG(stage_under_kernels, "no partition staged while another ran kernels on its device");
+  // Both workers of each device ran something.
+  std::set<std::pair<std::string, int>> workers;
+  for (auto& rec : r.records) workers.insert({rec.device, rec.worker});
+  CHECK_EQ(workers.size(), size_t(4));
+}
+
+// ------------------------------------------------------------------ 4. budgets kept
+CUZK_TEST(engine_budgets_per_device) {
+  auto& f = fixture<ec::Bn254>(9);
+  const size_t one = f.circuit->key_bytes() + f.circuit->working_set_bytes(false);
+  Engine eng(config({sim(0, 30, 10, 1, one + 1), sim(1, 30, 10, 1, 3 * one)}, 2));
+  eng.register_circuit("c", f.circuit);
+  std::mutex m;
+  std::vector<size_t> max_reserved(2, 0);
+  std::vector<std::string> violations;
+  Poller poll([&] {
+    auto st = eng.status();
+    std::lock_guard lk(m);
+    for (size_t d = 0; d < 2; ++d) {
+      auto& ds = st.devices[d];
+      max_reserved[d] = std::max(max_reserved[d], ds.reserved_bytes);
+      if (ds.reserved_bytes > ds.record.budget_bytes || ds.reserved_bytes + ds.free_bytes != ds.record.budget_bytes)
+        violations.push_back(ds.record.name + " reserved " + std::to_string(ds.reserved_bytes));
+    }
+  });
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(10)}), 30000.0);
+  poll.halt();
+  CHECK_MSG(r.state == JobState::Done, r.error);
+  CHECK_MSG(violations.empty(), violations.front());
+  const auto st = eng.status();
+  CHECK_EQ(st.devices[0].record.budget_bytes, one + 1);
+  CHECK_EQ(st.devices[1].record.budget_bytes, 3 * one);
+  CHECK(max_reserved[0] > 0 && max_reserved[0] <= one + 1);
+  // From the records: on sim:0 (room for one partition) a partition's staging ends only after the
+  // previous one's kernels released the budget; on sim:1 (room for two) staging overlaps kernels.
+  auto on = [&](const std::string& dev) {
+    std::vector<PartitionRecord> v;
+    for (auto& rec : r.records)
+      if (rec.device == dev) v.push_back(rec);
+    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.kernels.start_ms < b.kernels.start_ms; });
+    return v;
+  };
+  auto d0 = on("sim:0"), d1 = on("sim:1");
+  CHECK_MSG(d0.size() >= 2 && d1.size() >= 2, d0.size() << " " << d1.size());
+  for (size_t i = 1; i < d0.size(); ++i)
+    CHECK_MSG(d0[i].stage.end_ms >= d0[i - 1].kernels.end_ms, "sim:0 staged partition " << d0[i].index
+                                                                  << " before " << d0[i - 1].index << " released");
+  bool staged_early = false;
+  for (size_t i = 1; i < d1.size(); ++i) staged_early |= d1[i].stage.end_ms < d1[i - 1].kernels.end_ms;
+  CHECK_MSG(staged_early, "sim:1 never staged a partition beside another's kernels");
+}
+
+// ------------------------------------------------------------------ 5. streamed key
+template <class E>
+void streamed_key() {
+  auto& f = fixture<E>(9);
+  const size_t key = f.circuit->key_bytes(), ws = f.circuit->working_set_bytes(false),
+               ws_s = f.circuit->working_set_bytes(true);
+  CHECK_MSG(ws_s < key + ws, "streamed " << ws_s << " >= resident " << key + ws);
+  auto cfg = config({sim(0, 0, 0, 1, ws_s), sim(1, 0, 0, 1, key + ws - 1)}, 1);
+  cfg.stream_chunk_points = 100;
+  Engine eng(cfg);
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4, 20)}), 30000.0);
+  check_proofs(f, r, 20, 4);
+  for (auto& rec : r.records) {
+    CHECK_MSG(rec.streamed, "partition " << rec.index << " on " << rec.device);
+    CHECK_EQ(rec.reserved_bytes, ws_s);
+  }
+  for (auto& d : eng.status().devices) {
+    CHECK(d.resident_keys.empty());
+    CHECK_EQ(d.reserved_bytes, size_t(0));
+  }
+}
+CUZK_TEST(engine_streamed_key_bn254) { streamed_key<ec::Bn254>(); }
+// The streamed kernels (MSMs in pieces, the last one short) give the resident kernels' results.
+template <class E>
+void chunked_kernels_match() {
+  auto& f = fixture<E>(9);
+  using Work = typename CircuitT<E>::Work;
+  ThreadPool pool(1);
+  auto run = [&](size_t chunk) {
+    auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
+    PartitionRecord rec;
+    f.circuit->kernels_cpu(*w, chunk, pool, rec);
+    return w;
+  };
+  auto whole = run(0), pieces = run(100), odd = run(7);
+  for (auto* p : {pieces.get(), odd.get()}) {
+    auto &x = static_cast<Work&>(*whole), &y = static_cast<Work&>(*p);
+    CHECK(x.pa.to_affine() == y.pa.to_affine() && x.pb1.to_affine() == y.pb1.to_affine());
+    CHECK(x.pb2.to_affine() == y.pb2.to_affine() && x.pc.to_affine() == y.pc.to_affine());
+    CHECK(x.ph.to_affine() == y.ph.to_affine());
+  }
+}
+CUZK_TEST(engine_chunked_kernels_match) {
+  chunked_kernels_match<ec::Bn254>();
+  chunked_kernels_match<ec::Bls12381>();
+}
+
+CUZK_TEST(engine_streamed_key_bls12_381) { streamed_key<ec::Bls12381>(); }
+
+// ------------------------------------------------------------------ 6. does not fit at all
+CUZK_TEST(engine_refuses_what_cannot_fit) {
+  auto& big = fixture<ec::Bn254>(10);
+  auto& small = fixture<ec::Bn254>(9);
+  const size_t need = big.circuit->working_set_bytes(true);
+  const size_t budget = need - 1;
+  CHECK(small.circuit->key_bytes() + small.circuit->working_set_bytes(false) <= budget);
+  Engine eng(config({sim(0, 0, 0, 1, budget)}, 2));
+  eng.register_circuit("big", big.circuit);
+  eng.register_circuit("small", small.circuit);
+  auto r = eng.await(eng.submit({"big", Priority::Normal, big.witnesses(3)}), 30000.0);
+  CHECK(r.state == JobState::Failed);
+  CHECK(r.proofs.empty());
+  CHECK_MSG(contains(r.error, "needs") && contains(r.error, std::to_string(need)) &&
+                contains(r.error, std::to_string(budget)) && contains(r.error, "sim:0"),
+            r.error);
+  CHECK_EQ(eng.status().partitions_retried, size_t(0));
+  CHECK_EQ(eng.status().jobs_failed, size_t(1));
+  // The same engine, the same device: a circuit that fits is served.
+  auto r2 = eng.await(eng.submit({"small", Priority::Normal, small.witnesses(3)}), 30000.0);
+  check_proofs(small, r2, 0, 3);
+  const auto st = eng.status();
+  CHECK_EQ(st.devices[0].reserved_bytes, small.circuit->key_bytes());
+  // And another engine with room for the big one proves it.
+  Engine roomy(config({sim(0, 0, 0, 1, need)}, 1));
+  roomy.register_circuit("big", big.circuit);
+  auto r3 = roomy.await(roomy.submit({"big", Priority::Normal, big.witnesses(2)}), 30000.0);
+  check_proofs(big, r3, 0, 2);
+  CHECK(r3.records[0].streamed);
+}
+
+// ------------------------------------------------------------------ 7. PCE off
+template <class E>
+void pce_matches_rows() {
+  auto& f = fixture<E>(9);
+  using Work = typename CircuitT<E>::Work;
+  ThreadPool pool(2);
+  auto w = f.witness(3);
+  auto pce = f.circuit->synthesize(Witness::values("w", w), true, pool);
+  auto rows = f.circuit->synthesize(Witness::values("w", w), false, pool);
+  auto &x = static_cast<Work&>(*pce), &y = static_cast<Work&>(*rows);
+  CHECK_EQ(x.a.size(), size_t(1) << 9);
+  CHECK(x.a == y.a && x.b == y.b && x.c == y.c);
+  // An unsatisfying witness: a, b still agree, c (a.b for the PCE, C.w row by row) does not;
+  // synthesis refuses it either way, naming the witness and the constraint.
+  auto bad = w;
+  bad.back().v[0] ^= 2;
+  std::vector<typename E::Fr> a1, b1, c1, a2, b2, c2;
+  const auto& pk = f.circuit->key();
+  groth16::evaluate_abc(pk.A, pk.B, bad, pk.domain_size, a1, b1, c1, pool);
+  f.circuit->evaluate_rows(bad, a2, b2, c2, pool);
+  CHECK(a1 == a2 && b1 == b2);
+  CHECK(c1 != c2);
+  CHECK_THROWS_WITH(f.circuit->synthesize(Witness::values("bad-w", bad), true, pool), InvalidArgument,
+                    "bad-w: the witness does not satisfy constraint");
+  CHECK_THROWS_WITH(f.circuit->synthesize(Witness::values("bad-w", bad), false, pool), InvalidArgument,
+                    "bad-w: the witness does not satisfy constraint");
+  // The engine with the PCE off proves.
+  auto cfg = config({sim(0), sim(1)}, 1);
+  cfg.use_pce = false;
+  Engine eng(cfg);
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(3, 40)}), 30000.0);
+  check_proofs(f, r, 40, 3);
+}
+CUZK_TEST(engine_pce_off_matches_bn254) { pce_matches_rows<ec::Bn254>(); }
+CUZK_TEST(engine_pce_off_matches_bls12_381) { pce_matches_rows<ec::Bls12381>(); }
+
+// ------------------------------------------------------------------ 8. priorities and age
+CUZK_TEST(engine_critical_overtakes_low) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0, 30)}, 1));
+  eng.register_circuit("c", f.circuit);
+  auto low = eng.submit({"c", Priority::Low, f.witnesses(6)});
+  auto crit = eng.submit({"c", Priority::Critical, f.witnesses(2, 6)});
+  auto rc = eng.await(crit, 30000.0), rl = eng.await(low, 30000.0);
+  CHECK_MSG(rc.state == JobState::Done && rl.state == JobState::Done, rc.error << rl.error);
+  double last_crit = 0;
+  for (auto& rec : rc.records) last_crit = std::max(last_crit, rec.kernels.start_ms);
+  size_t low_after = 0;
+  for (auto& rec : rl.records) low_after += rec.kernels.start_ms > last_crit;
+  CHECK_MSG(low_after >= 2, low_after << " low partitions started after the critical job");
+  CHECK(rc.wall_ms < rl.wall_ms);
+}
+
+CUZK_TEST(engine_older_job_first) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0, 20)}, 1));
+  eng.register_circuit("c", f.circuit);
+  auto a = eng.submit({"c", Priority::Normal, f.witnesses(4)});
+  auto b = eng.submit({"c", Priority::Normal, f.witnesses(4, 4)});
+  auto rb = eng.await(b, 30000.0), ra = eng.await(a, 30000.0);
+  CHECK(ra.state == JobState::Done && rb.state == JobState::Done);
+  double last_a = 0, first_b = 1e300;
+  for (auto& rec : ra.records) last_a = std::max(last_a, rec.kernels.start_ms);
+  for (auto& rec : rb.records) first_b = std::min(first_b, rec.kernels.start_ms);
+  CHECK_MSG(last_a < first_b, "job a's last start " << last_a << " after job b's first " << first_b);
+}
+
+// ------------------------------------------------------------------ 9. cancellation
+CUZK_TEST(engine_cancel_queued_and_running) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0, 60)}, 1));
+  eng.register_circuit("c", f.circuit);
+  auto first = eng.submit({"c", Priority::Normal, f.witnesses(4)});
+  auto queued = eng.submit({"c", Priority::Normal, f.witnesses(2, 4)});
+  CHECK(eng.await(queued, 0.0).state == JobState::Queued);
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK(eng.cancel(queued));
+  auto rq = eng.await(queued, 5000.0);
+  CHECK_MSG(ms_since(t0) < 100, ms_since(t0));
+  CHECK(rq.state == JobState::Cancelled);
+  CHECK(rq.proofs.empty());
+  CHECK(!eng.cancel(queued));
+  CHECK_THROWS_WITH(eng.await(999), InvalidArgument, "unknown job");
+  auto r1 = eng.await(first, 30000.0);
+  CHECK_MSG(r1.state == JobState::Done, r1.error);  // the other job is untouched
+  const size_t before = eng.device_records()[0].partitions;
+  CHECK_EQ(before, size_t(4));
+
+  // A running job of 10 partitions (~600 ms): cancelled after its first partition.
+  auto running = eng.submit({"c", Priority::Normal, f.witnesses(10)});
+  while (eng.status().partitions_done < 5) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  CHECK(eng.await(running, 0.0).state == JobState::Running);
+  t0 = std::chrono::steady_clock::now();
+  CHECK(eng.cancel(running));
+  auto rr = eng.await(running, 5000.0);
+  CHECK_MSG(ms_since(t0) < 100, ms_since(t0));
+  CHECK(rr.state == JobState::Cancelled);
+  // A new job completes, and the cancelled job's queued partitions never ran.
+  auto r2 = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 50)}), 30000.0);
+  check_proofs(f, r2, 50, 2);
+  const size_t ran = eng.device_records()[0].partitions - before - 2;
+  CHECK_MSG(ran >= 1 && ran <= 4, ran << " partitions of the cancelled job ran");
+  CHECK_EQ(eng.status().jobs_done, size_t(2));
+}
+
+// Cancelling a job whose witnesses are being loaded: the loads finish on witnesses that are still
+// alive (the engine must not destroy a Witness while its load() runs), and the engine goes on.
+namespace {
+std::atomic<int> g_live[4], g_loading{0}, g_outlived{0};
+struct Sentinel {
+  int id;
+  explicit Sentinel(int i) : id(i) { ++g_live[id]; }
+  Sentinel(const Sentinel& o) : id(o.id) { ++g_live[id]; }
+  Sentinel& operator=(const Sentinel&) = delete;
+  ~Sentinel() { --g_live[id]; }
+};
+// After its sleep the loader touches only globals and locals: no use of its own closure.
+Witness slow_witness(int id, std::vector<cpu::Scalar> v) {
+  auto data = std::make_shared<std::vector<cpu::Scalar>>(std::move(v));
+  Sentinel s(id);
+  return Witness{"slow " + std::to_string(id), [s, data] {
+                   const int me = s.id;
+                   std::vector<cpu::Scalar> out = *data;
+                   ++g_loading;
+                   std::this_thread::sleep_for(std::chrono::milliseconds(150));
+                   if (g_live[me].load() == 0) ++g_outlived;
+                   return out;
+                 }};
+}
+}  // namespace
+
+CUZK_TEST(engine_cancel_while_loading_witnesses) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0)}, 1));
+  eng.register_circuit("c", f.circuit);
+  std::vector<Witness> ws;
+  ws.push_back(slow_witness(0, f.witness(0)));
+  ws.push_back(slow_witness(1, f.witness(1)));
+  auto id = eng.submit({"c", Priority::Normal, std::move(ws)});
+  auto t0 = std::chrono::steady_clock::now();
+  while (g_loading.load() < 2 && ms_since(t0) < 5000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK_EQ(g_loading.load(), 2);
+  t0 = std::chrono::steady_clock::now();
+  CHECK(eng.cancel(id));
+  CHECK(eng.await(id, 5000.0).state == JobState::Cancelled);
+  CHECK_MSG(ms_since(t0) < 100, ms_since(t0));  // not waiting for the loads
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 70)}), 30000.0);
+  check_proofs(f, r, 70, 2);
+  CHECK_MSG(g_outlived.load() == 0, g_outlived.load() << " witness(es) destroyed while loading");
+  CHECK_EQ(eng.status().partitions_done, size_t(2));
+}
+
+// ------------------------------------------------------------------ 10. a batch of proofs
+CUZK_TEST(engine_batch_of_independent_proofs_bls12_381) {
+  auto& f = fixture<ec::Bls12381>(9);
+  Engine eng(config({sim(0, 0), sim(1, 0)}, 2));
+  eng.register_circuit("c", f.circuit);
+  const uint64_t first = 100;
+  auto r = eng.await(eng.submit({"c", Priority::High, f.witnesses(6, first)}), 30000.0);
+  check_proofs(f, r, first, 6);
+  std::set<std::string> pubs;
+  for (size_t i = 0; i < 6; ++i) {
+    pubs.insert(r.proofs[i].public_json);
+    for (size_t k = 0; k < 6; ++k)
+      if (k != i) CHECK_MSG(!f.verifies(r.proofs[i], f.witness(first + k)), i << " vs " << k);
+  }
+  CHECK_EQ(pubs.size(), size_t(6));
+}
+
+// ------------------------------------------------------------------ 11. faults
+CUZK_TEST(engine_device_fault_retried_elsewhere) {
+  auto& f = fixture<ec::Bn254>(9);
+  std::mutex m;
+  std::string faulted_on;
+  auto cfg = config({sim(0, 10), sim(1, 10)}, 2);
+  cfg.fault = [&](Phase ph, const std::string& dev, uint64_t, uint32_t part, int attempt) {
+    if (ph == Phase::Kernels && part == 3 && attempt == 1) {
+      std::lock_guard lk(m);
+      faulted_on = dev;
+      throw DeviceFault("injected fault on " + dev);
+    }
+  };
+  Engine eng(cfg);
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(8)}), 30000.0);
+  check_proofs(f, r, 0, 8);
+  CHECK(faulted_on == "sim:0" || faulted_on == "sim:1");
+  const auto& rec = r.records[3];
+  CHECK_EQ(rec.attempts, 2);
+  CHECK_EQ(rec.device, std::string(faulted_on == "sim:0" ? "sim:1" : "sim:0"));
+  CHECK(rec.ok && rec.error.empty());
+  for (size_t i = 0; i < 8; ++i)
+    if (i != 3) CHECK_EQ(r.records[i].attempts, 1);
+  CHECK(eng.status().partitions_retried >= 1);
+
+  // A fault on both tries: the job fails naming the device.
+  auto cfg2 = config({sim(0), sim(1)}, 1);
+  cfg2.fault = [](Phase ph, const std::string& dev, uint64_t, uint32_t part, int) {
+    if (ph == Phase::Finish && part == 1) throw DeviceFault("broken " + dev);
+  };
+  Engine eng2(cfg2);
+  eng2.register_circuit("c", f.circuit);
+  auto r2 = eng2.await(eng2.submit({"c", Priority::Normal, f.witnesses(3)}), 30000.0);
+  CHECK(r2.state == JobState::Failed);
+  CHECK_MSG(contains(r2.error, "partition 1") && contains(r2.error, "broken sim:"), r2.error);
+  CHECK_EQ(r2.records[1].attempts, 2);
+}
+
+CUZK_TEST(engine_bad_witness_fails_job_without_retry) {
+  auto& f = fixture<ec::Bn254>(9);
+  std::atomic<int> synth_calls{0};
+  auto cfg = config({sim(0), sim(1)}, 1);
+  cfg.fault = [&](Phase ph, const std::string&, uint64_t job, uint32_t part, int) {
+    if (ph == Phase::Synthesis && job == 1 && part == 2) {
+      ++synth_calls;
+      throw InvalidArgument("partition 2: witness rejected by the test");
+    }
+  };
+  Engine eng(cfg);
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4)}), 30000.0);
+  CHECK(r.state == JobState::Failed);
+  CHECK_MSG(contains(r.error, "witness rejected by the test"), r.error);
+  CHECK_EQ(synth_calls.load(), 1);
+  CHECK_EQ(eng.status().partitions_retried, size_t(0));
+  CHECK_EQ(r.records[2].attempts, 0);  // never reached a device
+  CHECK(!r.records[2].ok && contains(r.records[2].error, "rejected"));
+
+  // Wrong number of values: the message names the witness.
+  auto ws = f.witnesses(2);
+  auto short_w = f.witness(2);
+  short_w.pop_back();
+  ws.push_back(Witness::values("witness-file-7.wtns", short_w));
+  auto r2 = eng.await(eng.submit({"c", Priority::Normal, std::move(ws)}), 30000.0);
+  CHECK(r2.state == JobState::Failed);
+  CHECK_MSG(contains(r2.error, "witness-file-7.wtns") && contains(r2.error, std::to_string(short_w.size())), r2.error);
+  // Value 0 must be 1.
+  auto w0 = f.witness(0);
+  w0[0].v[0] = 2;
+  auto r3 = eng.await(eng.submit({"c", Priority::Normal, {Witness::values("w0", w0)}}), 30000.0);
+  CHECK_MSG(r3.state == JobState::Failed && contains(r3.error, "constant wire"), r3.error);
+  // A witness that does not satisfy the circuit: refused at synthesis (the rows are at hand).
+  auto wb = f.witness(0);
+  wb.back().v[0] ^= 2;
+  auto r4 = eng.await(eng.submit({"c", Priority::Normal, {Witness::values("wb", wb)}}), 30000.0);
+  CHECK_MSG(r4.state == JobState::Failed && contains(r4.error, "wb: the witness does not satisfy"), r4.error);
+  CHECK(r4.proofs.empty());
+  CHECK_EQ(eng.status().partitions_retried, size_t(0));
+
+  // Without the rows (a key alone) the bad witness reaches a device; the proof fails the
+  // self-verification, counts as the device's fault, is retried once elsewhere and then fails the
+  // job. With verify off the same proof is returned, and it does not verify.
+  auto keyonly = std::make_shared<CircuitT<ec::Bn254>>("key-only", f.circuit->key(), std::optional<io::R1cs>{});
+  CHECK(!keyonly->has_r1cs());
+  eng.register_circuit("k", keyonly);
+  auto r5 = eng.await(eng.submit({"k", Priority::Normal, {Witness::values("wb", wb)}}), 30000.0);
+  CHECK_MSG(r5.state == JobState::Failed && contains(r5.error, "does not verify"), r5.error);
+  CHECK_EQ(r5.records[0].attempts, 2);
+  CHECK_EQ(eng.status().partitions_retried, size_t(1));
+  {
+    auto cfg2 = config({sim(0)}, 1);
+    cfg2.verify = false;
+    Engine loose(cfg2);
+    loose.register_circuit("k", keyonly);
+    auto r6 = loose.await(loose.submit({"k", Priority::Normal, {Witness::values("wb", wb), Witness::values("w1", f.witness(1))}}), 30000.0);
+    CHECK_MSG(r6.state == JobState::Done, r6.error);
+    CHECK(!f.verifies(r6.proofs[0], wb));
+    CHECK(f.verifies(r6.proofs[1], f.witness(1)));
+  }
+
+  // The engine keeps serving.
+  auto ok = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 60)}), 30000.0);
+  check_proofs(f, ok, 60, 2);
+  CHECK_EQ(eng.status().jobs_failed, size_t(5));
+  CHECK_THROWS_WITH(eng.submit({"nope", Priority::Normal, f.witnesses(1)}), InvalidArgument, "unknown circuit");
+  CHECK_THROWS_WITH(eng.submit({"c", Priority::Normal, {}}), InvalidArgument, "at least one partition");
+}
+
+// ------------------------------------------------------------------ 12. parsing
+CUZK_TEST(engine_parse_devices_sizes_budgets) {
+  auto d = parse_devices("sim:3");
+  CHECK_EQ(d.size(), size_t(3));
+  for (int i = 0; i < 3; ++i) {
+    CHECK(d[i].kind == DeviceConfig::Sim);
+    CHECK_EQ(d[i].name(), "sim:" + std::to_string(i));
+  }
+  CHECK_EQ(parse_devices("cpu").size(), size_t(1));
+  CHECK_THROWS_WITH(parse_devices("gpu:7"), InvalidArgument, "gpu:7");
+  CHECK_THROWS_WITH(parse_devices("sim:0"), InvalidArgument, "sim:K");
+  CHECK_THROWS_WITH(parse_devices("tpu:1"), InvalidArgument, "unknown device");
+  CHECK_THROWS_WITH(parse_devices("sim:2,,sim:1"), InvalidArgument, "empty item");
+  CHECK_THROWS_WITH(parse_devices("cpu,sim:1"), InvalidArgument, "sim:0 is listed twice");
+  CHECK_EQ(parse_devices("sim:2,cpu").back().name(), std::string("sim:2"));
+
+  CHECK_EQ(parse_size("20GiB"), size_t(20) << 30);
+  CHECK_EQ(parse_size("1.5GB"), size_t(1500000000));
+  CHECK_EQ(parse_size("512MiB"), size_t(512) << 20);
+  CHECK_EQ(parse_size("123456"), size_t(123456));
+  CHECK_THROWS_WITH(parse_size("20XB"), InvalidArgument, "unit");
+  CHECK_THROWS_WITH(parse_size("GiB"), InvalidArgument, "not a size");
+  CHECK_THROWS_WITH(parse_size("0"), InvalidArgument, "out of range");
+
+  auto devs = parse_devices("sim:3");
+  CHECK_THROWS_WITH(apply_memory_budgets(devs, "1GiB,2GiB"), InvalidArgument, "2 sizes for 3 devices");
+  apply_memory_budgets(devs, "1GiB");
+  for (auto& x : devs) CHECK_EQ(x.memory_budget, size_t(1) << 30);
+  apply_memory_budgets(devs, "1GiB,2GiB,3GB");
+  CHECK_EQ(devs[1].memory_budget, size_t(2) << 30);
+  CHECK_EQ(devs[2].memory_budget, size_t(3000000000));
+
+  CHECK(parse_priority("CRITICAL") == Priority::Critical);
+  CHECK_THROWS_WITH(parse_priority("urgent"), InvalidArgument, "unknown priority");
+  CHECK_THROWS_WITH(Engine(EngineConfig{}), InvalidArgument, "at least one device");
+}
