@@ -12,6 +12,8 @@
 
 #include "io/binfile.hpp"
 #include "io/curve_id.hpp"
+#include "io/json.hpp"
+#include "io/json_parse.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
@@ -1139,4 +1141,25 @@ CUZK_TEST(fixtures_truncated_are_format_errors) {
     ++files;
   }
   if (files == 0) SKIP("no fixture files yet");
+}
+
+// The JSON writer escapes what RFC 8259 requires and never emits invalid UTF-8: whatever string
+// goes in (error messages carry paths and control characters) comes back through the parser.
+CUZK_TEST(json_writer_escapes_every_string) {
+  using cuzk::io::JsonValue;
+  const std::string tricky = std::string("q\"b\\n\nt\tc\x01\x1f e\xc3\xa9 ") + char(0xff) + "end";
+  auto v = JsonValue::object();
+  v.add("s", JsonValue::string(tricky));
+  v.add("k\"ey", JsonValue::boolean(true));
+  v.add("f", JsonValue::boolean(false));
+  const std::string text = cuzk::io::to_json(v);
+  for (char c : text) CHECK(c == '\n' || uint8_t(c) >= 0x20);  // only the layout's newlines are raw
+  CHECK(text.find(char(0xff)) == std::string::npos);
+  auto j = cuzk::io::parse_json(text);
+  const auto* s = j.find("s");
+  CHECK(s && s->is_string());
+  CHECK_EQ(s->text, std::string("q\"b\\n\nt\tc\x01\x1f e\xc3\xa9 \xef\xbf\xbd") + "end");
+  const auto* k = j.find("k\"ey");
+  CHECK(k && k->is_bool() && k->boolean);
+  CHECK(j.find("f") && j.find("f")->is_bool() && !j.find("f")->boolean);
 }

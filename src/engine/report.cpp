@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "io/json.hpp"
+#include "util/utf8.hpp"
 
 namespace cuzk::engine {
 
@@ -18,87 +19,12 @@ namespace {
 
 // ------------------------------------------------------------------ text helpers
 
-void put_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(char(cp));
-  } else if (cp < 0x800) {
-    out.push_back(char(0xC0 | (cp >> 6)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(char(0xE0 | (cp >> 12)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(char(0xF0 | (cp >> 18)));
-    out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(char(0x80 | (cp & 0x3F)));
-  }
-}
-
-// Decodes s as UTF-8 and calls f(code point) for each character; a byte that does not start a
-// valid, shortest-form sequence (no surrogates, at most U+10FFFF) is reported as U+FFFD.
-template <class F>
-void for_each_code_point(std::string_view s, F&& f) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto b0 = uint8_t(s[i]);
-    int len = 0;
-    uint32_t cp = 0, min = 0;
-    if (b0 < 0x80) { len = 1; cp = b0; }
-    else if ((b0 & 0xE0) == 0xC0) { len = 2; cp = b0 & 0x1F; min = 0x80; }
-    else if ((b0 & 0xF0) == 0xE0) { len = 3; cp = b0 & 0x0F; min = 0x800; }
-    else if ((b0 & 0xF8) == 0xF0) { len = 4; cp = b0 & 0x07; min = 0x10000; }
-    bool ok = len > 0 && i + len <= s.size();
-    for (int k = 1; ok && k < len; ++k) {
-      const auto b = uint8_t(s[i + k]);
-      if ((b & 0xC0) != 0x80) ok = false;
-      else cp = (cp << 6) | (b & 0x3F);
-    }
-    if (ok && len > 1 && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
-    if (!ok) {
-      f(0xFFFDu);
-      ++i;
-    } else {
-      f(cp);
-      i += size_t(len);
-    }
-  }
-}
-
-// A complete JSON string literal (RFC 8259), quotes included.
-std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  for_each_code_point(s, [&](uint32_t cp) {
-    switch (cp) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (cp < 0x20) {
-          static const char hex[] = "0123456789abcdef";
-          out += "\\u00";
-          out.push_back(hex[cp >> 4]);
-          out.push_back(hex[cp & 15]);
-        } else {
-          put_utf8(out, cp);
-        }
-    }
-  });
-  out.push_back('"');
-  return out;
-}
-
 // Text for XML character data and attribute values (either quote): markup characters as
 // entities; characters XML 1.0 does not allow at all (most C0 controls, U+FFFE, U+FFFF) and
 // invalid UTF-8 as U+FFFD.
 std::string xml_escape(std::string_view s) {
   std::string out;
-  for_each_code_point(s, [&](uint32_t cp) {
+  utf8::for_each_code_point(s, [&](uint32_t cp) {
     switch (cp) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -107,7 +33,7 @@ std::string xml_escape(std::string_view s) {
       case '\'': out += "&apos;"; break;
       default:
         if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF) cp = 0xFFFD;
-        put_utf8(out, cp);
+        utf8::put(out, cp);
     }
   });
   return out;
@@ -131,12 +57,8 @@ std::string fixed(double v, int decimals) {
 // ------------------------------------------------------------------ JSON helpers
 using io::JsonValue;
 
-// io::JsonValue knows strings, numbers, arrays and objects; a Number is written exactly as given.
-// Booleans and strings that need full RFC 8259 escaping (to_json escapes only '"' and '\') are
-// therefore handed over as preformatted literals.
-JsonValue literal(std::string text) { return JsonValue::number(std::move(text)); }
-JsonValue jbool(bool b) { return literal(b ? "true" : "false"); }
-JsonValue jstr(std::string_view s) { return literal(json_quote(s)); }
+JsonValue jbool(bool b) { return JsonValue::boolean(b); }
+JsonValue jstr(std::string_view s) { return JsonValue::string(std::string(s)); }
 JsonValue jms(double v) { return JsonValue::number(fixed(v, 3)); }
 template <class T>
 JsonValue jint(T v) { return JsonValue::number(std::to_string(v)); }

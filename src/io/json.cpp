@@ -1,5 +1,7 @@
 #include "io/json.hpp"
 
+#include "util/utf8.hpp"
+
 #include <algorithm>
 
 namespace cuzk::io {
@@ -33,10 +35,26 @@ static void emit(const JsonValue& v, int depth, std::string& out) {
   auto indent = [&](int d) { out.append(size_t(d), ' '); };
   auto quote = [&](const std::string& s) {
     out.push_back('"');
-    for (char c : s) {
-      if (c == '"' || c == '\\') out.push_back('\\');
-      out.push_back(c);
-    }
+    utf8::for_each_code_point(s, [&](uint32_t cp) {
+      switch (cp) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+          if (cp < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\u00";
+            out.push_back(hex[cp >> 4]);
+            out.push_back(hex[cp & 15]);
+          } else {
+            utf8::put(out, cp);
+          }
+      }
+    });
     out.push_back('"');
   };
   switch (v.kind) {
@@ -44,6 +62,7 @@ static void emit(const JsonValue& v, int depth, std::string& out) {
       quote(v.str);
       break;
     case JsonValue::Number:
+    case JsonValue::Bool:
       out += v.str;
       break;
     case JsonValue::Array:

@@ -1,5 +1,7 @@
 #include "io/json_parse.hpp"
 
+#include "util/utf8.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -234,23 +236,7 @@ class Parser {
     return std::string(s_.substr(start, pos_ - start));
   }
 
-  static void put_utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(char(cp));
-    } else if (cp < 0x800) {
-      out.push_back(char(0xC0 | (cp >> 6)));
-      out.push_back(char(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(char(0xE0 | (cp >> 12)));
-      out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(char(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(char(0xF0 | (cp >> 18)));
-      out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(char(0x80 | (cp & 0x3F)));
-    }
-  }
+  static void put_utf8(std::string& out, uint32_t cp) { utf8::put(out, cp); }
 
   uint32_t parse_hex4() {
     uint32_t v = 0;
