@@ -29,20 +29,10 @@ bool same_scalars(const std::vector<cpu::Scalar>& x, const std::vector<cpu::Scal
 
 template <class Fr>
 bool satisfied(const RowSource<Fr>& src, const std::vector<cpu::Scalar>& w, size_t* bad_row = nullptr) {
-  Row<Fr> row;
-  for (size_t i = 0; i < src.n_rows; ++i) {
-    src.row(i, row);
-    auto dot = [&](const LinComb<Fr>& lc) {
-      Fr s = Fr::zero();
-      for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * Fr::from_std(w[lc.wire[k]]);
-      return s;
-    };
-    if (dot(row.a) * dot(row.b) != dot(row.c)) {
-      if (bad_row) *bad_row = i;
-      return false;
-    }
-  }
-  return true;
+  ThreadPool pool(2);
+  const size_t bad = first_unsatisfied<Fr>(src, w.data(), pool);
+  if (bad_row) *bad_row = bad;
+  return bad == SIZE_MAX;
 }
 
 template <class E>

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
+#include "setup/rows.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -32,20 +34,12 @@ void check_witness(const io::R1cs& cs, const io::Wtns& w, ThreadPool& pool) {
                           " has " + std::to_string(cs.n_wires) + " wires");
   if (w.curve != cs.curve)
     throw InvalidArgument(w.path() + " and " + cs.path + " are for different curves");
-  std::vector<uint64_t> first_bad(pool.size() * 4, UINT64_MAX);
-  const size_t chunks = first_bad.size(), n = cs.n_constraints;
-  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
-    for (size_t ch = cb; ch < ce; ++ch) {
-      for (size_t i = n * ch / chunks; i < n * (ch + 1) / chunks; ++i) {
-        Fr a = row_dot<Fr>(cs.A, i, w), b = row_dot<Fr>(cs.B, i, w), c = row_dot<Fr>(cs.C, i, w);
-        if (a * b != c) { first_bad[ch] = i; break; }
-      }
-    }
-  });
-  for (uint64_t i : first_bad)
-    if (i != UINT64_MAX)
-      throw InvalidArgument(w.path() + ": witness does not satisfy constraint " + std::to_string(i) + " of " +
-                            cs.path + " (A.w * B.w != C.w)");
+  std::vector<ff::Limbs<4>> values(w.n_witness);
+  std::memcpy(values.data(), w.values.data(), values.size() * 32);
+  const size_t bad = setup::first_unsatisfied<Fr>(setup::rows_of<Fr>(cs), values.data(), pool);
+  if (bad != SIZE_MAX)
+    throw InvalidArgument(w.path() + ": witness does not satisfy constraint " + std::to_string(bad) + " of " + cs.path +
+                          " (A.w * B.w != C.w)");
 }
 
 }  // namespace cuzk::r1cs

@@ -8,7 +8,12 @@
 #include <functional>
 #include <vector>
 
+#include <atomic>
+#include <cstddef>
+
+#include "ff/field.hpp"
 #include "io/r1cs.hpp"
+#include "util/thread_pool.hpp"
 
 namespace cuzk::setup {
 
@@ -82,6 +87,39 @@ RowSource<Fr> rows_of(const io::R1cs& r) {
     fill(r.C, out.c);
   };
   return s;
+}
+
+// The first row of `src` that the witness w (standard form) does not satisfy, or SIZE_MAX; all
+// threads of the pool. With nnz, also the non-zeros of A, B and C (every row is visited).
+template <class Fr>
+size_t first_unsatisfied(const RowSource<Fr>& src, const ff::Limbs<4>* w, ThreadPool& pool,
+                         size_t* nnz = nullptr) {
+  std::atomic<size_t> first{SIZE_MAX}, terms{0};
+  const size_t chunks = std::max<size_t>(1, src.n_rows / 4096);
+  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+    Row<Fr> row;
+    size_t local = 0;
+    for (size_t ch = cb; ch < ce; ++ch) {
+      for (size_t i = src.n_rows * ch / chunks, hi = src.n_rows * (ch + 1) / chunks; i < hi; ++i) {
+        src.row(i, row);
+        local += row.a.size() + row.b.size() + row.c.size();
+        auto dot = [&](const LinComb<Fr>& lc) {
+          Fr s = Fr::zero();
+          for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * Fr::from_std(w[lc.wire[k]]);
+          return s;
+        };
+        if (dot(row.a) * dot(row.b) != dot(row.c)) {
+          size_t cur = first.load();
+          while (i < cur && !first.compare_exchange_weak(cur, i)) {
+          }
+          if (!nnz) break;
+        }
+      }
+    }
+    terms += local;
+  });
+  if (nnz) *nnz = terms.load();
+  return first.load();
 }
 
 }  // namespace cuzk::setup

@@ -1,6 +1,5 @@
 #include "setup/tools.hpp"
 
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 
@@ -41,8 +40,6 @@ FixedBase make_fixed_base(SetupDevice dev, ThreadPool& pool) {
     const gpu::Group grp = g == FixedGroup::G1 ? gpu::Group::G1 : gpu::Group::G2;
     const size_t chunk = std::min<size_t>(n, size_t(1) << 22);
     gpu::DeviceBuffer ws(id, gpu::fixed_base_workspace_bytes(E::id, grp, chunk));
-    const auto* base_aff = g == FixedGroup::G1 ? static_cast<const void*>(nullptr) : nullptr;
-    (void)base_aff;
     if (g == FixedGroup::G1) {
       auto gen = generator<typename E::G1>();
       gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
@@ -91,37 +88,6 @@ SetupStats setup_files_t(const io::R1cs& cs, const std::string& zkey_path, std::
   return st;
 }
 
-// Every constraint of `src` holds for `w`; otherwise names the first that fails.
-template <class Fr>
-void check_witness(const RowSource<Fr>& src, const std::vector<cpu::Scalar>& w, uint64_t partition,
-                   ThreadPool& pool) {
-  std::atomic<size_t> first_bad{SIZE_MAX};
-  const size_t chunks = std::max<size_t>(1, src.n_rows / 4096);
-  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
-    Row<Fr> row;
-    for (size_t ch = cb; ch < ce; ++ch) {
-      const size_t lo = src.n_rows * ch / chunks, hi = src.n_rows * (ch + 1) / chunks;
-      for (size_t i = lo; i < hi; ++i) {
-        src.row(i, row);
-        auto dot = [&](const LinComb<Fr>& lc) {
-          Fr s = Fr::zero();
-          for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * Fr::from_std(w[lc.wire[k]]);
-          return s;
-        };
-        if (dot(row.a) * dot(row.b) != dot(row.c)) {
-          size_t cur = first_bad.load();
-          while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-          }
-          break;
-        }
-      }
-    }
-  });
-  if (first_bad.load() != SIZE_MAX)
-    throw Error("internal error: generated witness " + std::to_string(partition) + " fails constraint " +
-                std::to_string(first_bad.load()));
-}
-
 template <class E>
 SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log) {
   using Fr = typename E::Fr;
@@ -142,25 +108,6 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
   auto path = [&](const std::string& name) { return (std::filesystem::path(opt.out_dir) / name).string(); };
   if (files) std::filesystem::create_directories(opt.out_dir);
 
-  // Non-zeros (a pass over the rows).
-  {
-    std::atomic<size_t> nnz{0};
-    const size_t chunks = std::max<size_t>(1, src.n_rows / 65536);
-    pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
-      Row<Fr> row;
-      size_t local = 0;
-      for (size_t ch = cb; ch < ce; ++ch)
-        for (size_t i = src.n_rows * ch / chunks, hi = src.n_rows * (ch + 1) / chunks; i < hi; ++i) {
-          src.row(i, row);
-          local += row.a.size() + row.b.size() + row.c.size();
-        }
-      nnz += local;
-    });
-    st.nnz = nnz.load();
-  }
-  say(std::string("circuit: ") + shape_name(opt.spec.shape) + " " + st.curve + ", " + std::to_string(st.n_rows) +
-      " constraints, " + std::to_string(st.n_vars) + " wires, " + std::to_string(st.nnz) + " non-zeros (" +
-      std::to_string(double(st.nnz) / double(st.n_rows)).substr(0, 4) + " per constraint)");
   auto t0 = std::chrono::steady_clock::now();
   if (files) {
     write_r1cs<Fr>(path("circuit.r1cs"), src);
@@ -172,8 +119,14 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
     auto tw0 = std::chrono::steady_clock::now();
     auto w = circ.witness(p, pool);
     st.witness_ms += ms_since(tw0);
-    check_witness<Fr>(src, w, p, pool);
+    // Every witness is checked against every constraint; the first pass also counts non-zeros.
+    const size_t bad = first_unsatisfied<Fr>(src, w.data(), pool, p == 0 ? &st.nnz : nullptr);
+    if (bad != SIZE_MAX)
+      throw Error("internal error: generated witness " + std::to_string(p) + " fails constraint " + std::to_string(bad));
     if (p == 0) {
+      say(std::string("circuit: ") + shape_name(opt.spec.shape) + " " + st.curve + ", " + std::to_string(st.n_rows) +
+          " constraints, " + std::to_string(st.n_vars) + " wires, " + std::to_string(st.nnz) + " non-zeros (" +
+          std::to_string(double(st.nnz) / double(st.n_rows)).substr(0, 4) + " per constraint)");
       size_t bits = 0;
       for (auto& x : w) bits += (x.v[0] <= 1 && !(x.v[1] | x.v[2] | x.v[3]));
       st.witness_bits = double(bits) / double(w.size());
