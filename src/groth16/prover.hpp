@@ -183,12 +183,19 @@ inline std::vector<Scalar> witness_scalars(std::span<const uint8_t> bytes, size_
 // H evaluations on the coset: for each of a, b, c: iNTT, multiply coefficient j by g^j, NTT;
 // then h = a.b - c, out of Montgomery form (MSM scalars). g = w_{2n} (odd powers of the doubled
 // domain), or snarkjs's shift 25 when n is the largest power of two of the field.
+// The coset H is evaluated on: w_{2n} (the odd powers of the doubled domain), or snarkjs's
+// shift 25 when n is the largest power of two of the field. The setup's H points use the same.
+template <class Fr>
+Fr h_coset(int log_n) {
+  constexpr int s = Fr::Params::two_adicity;
+  return log_n < s ? cpu::root_of_unity<Fr>(log_n + 1) : Fr::from_u64(Fr::Params::nqr * Fr::Params::nqr);
+}
+
 template <class Fr>
 std::vector<Scalar> compute_h(std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c, int log_n,
                               ThreadPool& pool) {
-  constexpr int s = Fr::Params::two_adicity;
   auto dom = cpu::Domain<Fr>::make(log_n);
-  Fr g = log_n < s ? cpu::root_of_unity<Fr>(log_n + 1) : Fr::from_u64(Fr::Params::nqr * Fr::Params::nqr);
+  const Fr g = h_coset<Fr>(log_n);
   for (auto* v : {&a, &b, &c}) {
     cpu::ntt(v->data(), dom, true, pool);
     cpu::scale_by_powers(v->data(), dom.n, g, pool);

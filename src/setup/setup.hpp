@@ -145,14 +145,6 @@ inline double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace setup_detail
 
-// The coset the prover evaluates H on (groth16::compute_h): w_{2n}, or 25 at the field's largest
-// domain.
-template <class Fr>
-Fr h_coset(int log_n) {
-  constexpr int s = Fr::Params::two_adicity;
-  return log_n < s ? cpu::root_of_unity<Fr>(log_n + 1) : Fr::from_u64(Fr::Params::nqr * Fr::Params::nqr);
-}
-
 template <class E>
 groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWaste<typename E::Fr>& tw,
                              const FixedBase& fixed, ThreadPool& pool, SetupTimings* timings = nullptr,
@@ -319,7 +311,7 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
   std::vector<Fr>().swap(u), std::vector<Fr>().swap(v), std::vector<Fr>().swap(w);
   // H_i = L^coset_i(tau) Z(tau) / (g^n - 1) / delta, L^coset_i(tau) = (tau^n - g^n) p_i / (n g^n (tau - p_i)),
   // p_i = g w^i. The factor common to all i:
-  const Fr g = h_coset<Fr>(log_n);
+  const Fr g = groth16::h_coset<Fr>(log_n);
   const Fr gn = g.pow_u64(n);
   const Fr common = (tau_n - gn) * (Fr::from_u64(n) * gn).inv() * zt * (gn - Fr::one()).inv() * delta_inv;
   std::vector<Scalar> kh(n);
