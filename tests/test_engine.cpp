@@ -186,7 +186,7 @@ void ten_partitions_on_two_devices() {
     CHECK_MSG(rec.worker >= 0 && rec.worker < 2, rec.worker);
     CHECK_EQ(rec.attempts, 1);
     CHECK(!rec.streamed);
-    CHECK(rec.reserved_bytes == f.circuit->working_set_bytes(false));
+    CHECK(rec.reserved_bytes == f.circuit->working_set_bytes(0));
     CHECK(rec.synth.happened() && rec.stage.happened() && rec.kernels.happened() && rec.finish.happened());
     CHECK(rec.queued.start_ms <= rec.synth.start_ms && rec.synth.end_ms <= rec.stage.start_ms &&
           rec.stage.end_ms <= rec.lock_wait.end_ms && rec.lock_wait.end_ms <= rec.kernels.start_ms &&
@@ -254,7 +254,7 @@ CUZK_TEST(engine_lock_per_device_from_spans) {
 // ------------------------------------------------------------------ 4. budgets kept
 CUZK_TEST(engine_budgets_per_device) {
   auto& f = fixture<ec::Bn254>(9);
-  const size_t one = f.circuit->key_bytes() + f.circuit->working_set_bytes(false);
+  const size_t one = f.circuit->key_bytes() + f.circuit->working_set_bytes(0);
   Engine eng(config({sim(0, 30, 10, 1, one + 1), sim(1, 30, 10, 1, 3 * one)}, 2));
   eng.register_circuit("c", f.circuit);
   std::mutex m;
@@ -301,11 +301,12 @@ CUZK_TEST(engine_budgets_per_device) {
 template <class E>
 void streamed_key() {
   auto& f = fixture<E>(9);
-  const size_t key = f.circuit->key_bytes(), ws = f.circuit->working_set_bytes(false),
-               ws_s = f.circuit->working_set_bytes(true);
+  constexpr size_t kChunk = 100;
+  const size_t key = f.circuit->key_bytes(), ws = f.circuit->working_set_bytes(0),
+               ws_s = f.circuit->working_set_bytes(kChunk);
   CHECK_MSG(ws_s < key + ws, "streamed " << ws_s << " >= resident " << key + ws);
   auto cfg = config({sim(0, 0, 0, 1, ws_s), sim(1, 0, 0, 1, key + ws - 1)}, 1);
-  cfg.stream_chunk_points = 100;
+  cfg.stream_chunk_points = kChunk;
   Engine eng(cfg);
   eng.register_circuit("c", f.circuit);
   auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4, 20)}), 30000.0);
@@ -351,9 +352,9 @@ CUZK_TEST(engine_streamed_key_bls12_381) { streamed_key<ec::Bls12381>(); }
 CUZK_TEST(engine_refuses_what_cannot_fit) {
   auto& big = fixture<ec::Bn254>(10);
   auto& small = fixture<ec::Bn254>(9);
-  const size_t need = big.circuit->working_set_bytes(true);
+  const size_t need = big.circuit->working_set_bytes(EngineConfig{}.stream_chunk_points);
   const size_t budget = need - 1;
-  CHECK(small.circuit->key_bytes() + small.circuit->working_set_bytes(false) <= budget);
+  CHECK(small.circuit->key_bytes() + small.circuit->working_set_bytes(0) <= budget);
   Engine eng(config({sim(0, 0, 0, 1, budget)}, 2));
   eng.register_circuit("big", big.circuit);
   eng.register_circuit("small", small.circuit);

@@ -92,7 +92,7 @@ class CircuitT final : public CircuitOps {
   }
   // Mirrors the GPU prover's workspace: witness, a, b, c, and the larger of the H and MSM
   // scratch (MSM: scalars, signed digits of ~17 windows, sort keys/values, buckets).
-  size_t working_set_bytes(bool streamed) const override {
+  size_t working_set_bytes(size_t stream_chunk_points) const override {
     const size_t n = pk_.domain_size, m = pk_.n_vars;
     auto msm = [](size_t cnt, size_t point_bytes) {
       const size_t windows = 17, buckets = size_t(1) << 16;
@@ -101,12 +101,11 @@ class CircuitT final : public CircuitOps {
     const size_t g1 = sizeof(typename E::G1Affine), g2 = sizeof(typename E::G2Affine);
     size_t fixed = m * 32 + 3 * n * 32;
     size_t scratch = std::max({size_t(2) * n * 32, msm(std::max(n, m), g1 * 2), msm(m, g2 * 2)});
-    if (!streamed) return fixed + scratch;
+    if (stream_chunk_points == 0) return fixed + scratch;
     // Streamed: a chunk of points passes through (the largest: G2), the matrices stay on the host.
-    const size_t chunk = std::min(std::max(n, m), kStreamChunk);
+    const size_t chunk = std::min(std::max(n, m), stream_chunk_points);
     return fixed + std::max(size_t(2) * n * 32, msm(chunk, g2 * 2)) + chunk * g2;
   }
-  static constexpr size_t kStreamChunk = size_t(1) << 20;
 
   std::unique_ptr<PartitionWork> synthesize(const Witness& wit, bool pce, ThreadPool& pool) const override {
     auto work = std::make_unique<Work>();

@@ -347,7 +347,8 @@ struct Engine::Impl {
     bool streamed = false;
   };
   Reservation reserve(Device& d, const std::string& cid, const CircuitOps& c, std::unique_lock<std::mutex>& lk) {
-    const size_t key = c.key_bytes(), ws = c.working_set_bytes(false), ws_stream = c.working_set_bytes(true);
+    const size_t key = c.key_bytes(), ws = c.working_set_bytes(0),
+                 ws_stream = c.working_set_bytes(cfg.stream_chunk_points);
     for (;;) {
       if (stopping) throw Error("engine stopping");
       const bool resident = d.resident_bytes.count(cid) != 0;
@@ -355,13 +356,6 @@ struct Engine::Impl {
       size_t evictable = 0;
       for (auto& [id, b] : d.resident_bytes)
         if (id != cid && d.key_users[id] == 0) evictable += b;
-      const size_t others_keys = [&] {
-        size_t s = 0;
-        for (auto& [id, b] : d.resident_bytes)
-          if (id != cid) s += b;
-        return s;
-      }();
-      (void)others_keys;
       // Resident mode possible at all on this device?
       const bool fits_resident = key + ws <= d.budget;
       if (resident || fits_resident) {

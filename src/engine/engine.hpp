@@ -94,9 +94,10 @@ class Circuit {
   virtual bool has_r1cs() const = 0;
   // Device bytes of the key when resident (points and compiled matrices).
   virtual size_t key_bytes() const = 0;
-  // Device bytes of one partition's working set besides a resident key; streamed: besides
-  // nothing (the key's points pass through in chunks of at most chunk_points).
-  virtual size_t working_set_bytes(bool streamed) const = 0;
+  // Device bytes of one partition's working set: with stream_chunk_points 0, besides the
+  // resident key; otherwise besides nothing (the key's points pass through in chunks of at most
+  // that many points).
+  virtual size_t working_set_bytes(size_t stream_chunk_points) const = 0;
 };
 
 // A .zkey (and .r1cs for checks / CUZK_DISABLE_PCE) read into memory once.
