@@ -20,6 +20,7 @@
 #include <string>
 
 #include "backend/cuda/common.cuh"
+#include "backend/cuda/scalar_digits.cuh"
 #include "backend/cuda/fixed_base.hpp"
 #include "ec/curve.hpp"
 
@@ -28,10 +29,10 @@ namespace cuzk::gpu::fixed_base_impl {
 using ec::Affine;
 using ec::XYZZ;
 
-struct Scalar4 {
-  uint64_t v[4];
-};
-static_assert(sizeof(Scalar4) == 32);
+using digits::load16;
+using digits::Scalar4;
+using digits::signed_digit;
+using digits::store16;
 
 constexpr unsigned kC = kFixedBaseC;
 constexpr unsigned kW = kFixedBaseWindows;
@@ -40,48 +41,6 @@ constexpr unsigned kBlock = 128;
 constexpr size_t kMaxChunk = size_t(1) << 30;  // scalars per launch at most (grid and index sizes)
 static_assert(kC * kW > 256, "the signed expansion of a 256-bit scalar needs a zero top bit");
 static_assert(kFixedBaseTableEntries == size_t(kW) * kH);
-
-// ------------------------------------------------------------------ device helpers
-
-template <class T>
-__device__ __forceinline__ T load16(const T* p) {
-  static_assert(sizeof(T) % 16 == 0, "16-byte vector loads");
-  T r;
-  const uint4* s = reinterpret_cast<const uint4*>(p);
-  uint4* d = reinterpret_cast<uint4*>(&r);
-#pragma unroll
-  for (int i = 0; i < int(sizeof(T) / 16); ++i) d[i] = __ldg(s + i);
-  return r;
-}
-
-template <class T>
-__device__ __forceinline__ void store16(T* p, const T& v) {
-  static_assert(sizeof(T) % 16 == 0, "16-byte vector stores");
-  uint4* d = reinterpret_cast<uint4*>(p);
-  const uint4* s = reinterpret_cast<const uint4*>(&v);
-#pragma unroll
-  for (int i = 0; i < int(sizeof(T) / 16); ++i) d[i] = s[i];
-}
-
-__device__ __forceinline__ uint64_t limb_sel(const Scalar4& k, unsigned i) {
-  return i == 0 ? k.v[0] : i == 1 ? k.v[1] : i == 2 ? k.v[2] : k.v[3];
-}
-// Bits [pos, pos + c) of k (zero beyond bit 255), c <= 32.
-__device__ __forceinline__ uint32_t bits_at(const Scalar4& k, unsigned pos, unsigned c) {
-  unsigned limb = pos >> 6, off = pos & 63;
-  if (limb >= 4) return 0;
-  uint64_t w = limb_sel(k, limb) >> off;
-  if (off != 0 && limb + 1 < 4) w |= limb_sel(k, limb + 1) << (64 - off);
-  return uint32_t(w) & ((1u << c) - 1);
-}
-// Booth digit of window w, in [-2^(c-1), 2^(c-1)].
-__device__ __forceinline__ int32_t booth_digit(const Scalar4& k, unsigned w) {
-  unsigned pos = w * kC;
-  int32_t bits = int32_t(bits_at(k, pos, kC));
-  int32_t below = pos == 0 ? 0 : int32_t(bits_at(k, pos - 1, 1));
-  int32_t top = bits >> (kC - 1);
-  return bits + below - (top << kC);
-}
 
 // ------------------------------------------------------------------ kernels
 
@@ -113,7 +72,7 @@ __global__ void __launch_bounds__(kBlock) mul_kernel(const Affine<F>* __restrict
   XYZZ<F> acc = XYZZ<F>::infinity();
 #pragma unroll 1
   for (unsigned w = 0; w < kW; ++w) {
-    int32_t d = booth_digit(k, w);
+    int32_t d = signed_digit(k, w, kC);
     if (d == 0) continue;
     Affine<F> q = load16(table + size_t(w) * kH + uint32_t((d < 0 ? -d : d) - 1));
     if (d < 0) q.y = -q.y;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "backend/cuda/common.cuh"
+#include "backend/cuda/scalar_digits.cuh"
 #include "backend/cuda/msm.hpp"
 #include "ec/curve.hpp"
 
@@ -37,9 +38,11 @@ namespace cuzk::gpu::msm_impl {
 using ec::Affine;
 using ec::XYZZ;
 
-struct Scalar4 {
-  uint64_t v[4];
-};
+using digits::Scalar4;
+using digits::load16;
+using digits::limb_sel;
+using digits::scalar_bits_at;
+using digits::signed_digit;
 
 constexpr unsigned kMinC = 2;
 constexpr unsigned kMaxC = 16;                   // keys are 16-bit
@@ -70,39 +73,6 @@ inline unsigned choose_c(size_t m, unsigned scalar_bits) {
     }
   }
   return best;
-}
-
-// ------------------------------------------------------------------ device helpers
-
-template <class T>
-__device__ __forceinline__ T load16(const T* p) {
-  static_assert(sizeof(T) % 16 == 0, "16-byte vector loads");
-  T r;
-  const uint4* s = reinterpret_cast<const uint4*>(p);
-  uint4* d = reinterpret_cast<uint4*>(&r);
-#pragma unroll
-  for (int i = 0; i < int(sizeof(T) / 16); ++i) d[i] = __ldg(s + i);
-  return r;
-}
-
-__device__ __forceinline__ uint64_t limb_sel(const Scalar4& k, unsigned i) {
-  return i == 0 ? k.v[0] : i == 1 ? k.v[1] : i == 2 ? k.v[2] : k.v[3];
-}
-// Bits [pos, pos + c) of k, c <= 16.
-__device__ __forceinline__ uint32_t scalar_bits_at(const Scalar4& k, unsigned pos, unsigned c) {
-  unsigned limb = pos >> 6, off = pos & 63;
-  if (limb >= 4) return 0;
-  uint64_t w = limb_sel(k, limb) >> off;
-  if (off != 0 && limb + 1 < 4) w |= limb_sel(k, limb + 1) << (64 - off);
-  return uint32_t(w) & ((1u << c) - 1);
-}
-// The CPU's Booth digit (cpu::signed_digit): bits + bit below - 2^c * top bit.
-__device__ __forceinline__ int32_t signed_digit(const Scalar4& k, unsigned w, unsigned c) {
-  unsigned pos = w * c;
-  int32_t bits = int32_t(scalar_bits_at(k, pos, c));
-  int32_t below = pos == 0 ? 0 : int32_t(scalar_bits_at(k, pos - 1, 1));
-  int32_t top = bits >> (c - 1);
-  return bits + below - (top << c);
 }
 
 // ------------------------------------------------------------------ kernels: preparation
