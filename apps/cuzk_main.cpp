@@ -25,6 +25,7 @@
 #include "cuzk/verify.hpp"
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
+#include "bench/job_bench.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
@@ -65,6 +66,16 @@ commands:
                            visible, else cpu); a named device that is absent is an
                            error, never a fallback (--devices is a synonym)
         --quiet            no progress lines
+  bench --job porep|dense [options]
+        A circuit of that shape, its insecure key and witnesses made in memory (nothing
+        written), then jobs through the engine on each device set, e.g.
+        --devices 'gpu:0;gpu:0,gpu:1' (sets separated by ';'; a set may end in @MEMORY
+        and *WORKERS, e.g. gpu:0,gpu:1@20GiB): proofs/s, busy fractions.
+        --log-n N, --curve C (default bls12-381), --partitions K (default 10),
+        --jobs J (submitted at once; default 1), --device-memory S, --workers-per-device W,
+        --setup-device gpu:N|cpu, --check-cpu (during the last set, partition 0 is also
+        proved on the CPU with the same r, s: the proofs must be equal); keys are
+        preloaded on every device before the clock starts, --out DIR (summary.json, timeline.svg per set)
   bench [options]          GPU timings (CUDA events, warm-up, median of runs), each result
                            checked against the CPU; a table, and JSON with --json
         --device gpu:N     the GPU (default: auto = the first visible one)
@@ -223,7 +234,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 // "20", "16,18", "16..26" -> sizes
-void add_log_ns(const std::string& s, std::vector<int>& out) {
+[[maybe_unused]] void add_log_ns(const std::string& s, std::vector<int>& out) {
   for (auto& part : split(s, ',')) {
     if (part.empty()) continue;
     auto dots = part.find("..");
@@ -237,9 +248,44 @@ void add_log_ns(const std::string& s, std::vector<int>& out) {
   }
 }
 
+// `cuzk bench --job porep ...`: jobs through the engine on in-memory circuits (any build).
+int cmd_bench_job(const Args& a) {
+  cuzk::bench::JobBenchOptions o;
+  o.shape = *a.opt("--job");
+  if (o.shape != "porep" && o.shape != "dense") throw UsageError("--job: expected porep or dense, got '" + o.shape + "'");
+  std::string curve = a.opt("--curve").value_or("bls12-381");
+  if (curve == "bn254") o.curve = cuzk::CurveId::bn254;
+  else if (curve != "bls12-381") throw UsageError("--curve: bn254 or bls12-381 for --job, got '" + curve + "'");
+  o.log_n = int(parse_u64("--log-n", a.opt("--log-n").value_or("20"), 30));
+  if (o.log_n < 10) throw UsageError("--log-n: at least 10 for --job");
+  if (auto p = a.opt("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 1000));
+  if (auto j = a.opt("--jobs")) o.jobs = uint32_t(parse_u64("--jobs", *j, 1000));
+  if (o.partitions == 0 || o.jobs == 0) throw UsageError("--partitions and --jobs must be at least 1");
+  const bool gpus = !cuzk::cuda::list_devices().empty();
+  std::string sets = a.opt("--devices").value_or(a.opt("--device").value_or(gpus ? "all" : "cpu"));
+  o.device_sets = split(sets, ';');
+  for (auto& d : o.device_sets)
+    if (d.empty()) throw UsageError("--devices: an empty device set in '" + sets + "'");
+  if (auto m = a.opt("--device-memory")) o.device_memory = *m;
+  if (auto w = a.opt("--workers-per-device")) o.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
+  o.setup_device = a.opt("--setup-device").value_or(gpus ? "gpu:0" : "cpu");
+  o.check_cpu = a.flag("--check-cpu");
+  if (auto d = a.opt("--out")) o.out_dir = *d;
+  if (auto s = a.opt("--seed")) o.seed = parse_u64("--seed", *s);
+  try {
+    return cuzk::bench::run_job_bench(o);
+  } catch (const cuzk::InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 int cmd_bench(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2, {"--device", "--devices", "--curve", "--log-n", "--ops", "--runs", "--json",
-                                       "--max-seconds"}, {});
+  Args a = Args::parse(argc, argv, 2,
+                       {"--device", "--devices", "--curve", "--log-n", "--ops", "--runs", "--json", "--max-seconds",
+                        "--job", "--partitions", "--jobs", "--device-memory", "--workers-per-device", "--setup-device",
+                        "--out", "--seed"},
+                       {"--check-cpu"});
+  if (a.opt("--job")) return cmd_bench_job(a);
 #if !defined(CUZK_WITH_CUDA)
   (void)a;
   throw cuzk::Error("this cuzk was built without CUDA: cuzk bench times the GPU backend");

@@ -389,6 +389,8 @@ void pce_matches_rows() {
   auto pce = f.circuit->synthesize(Witness::values("w", w), true, pool);
   auto rows = f.circuit->synthesize(Witness::values("w", w), false, pool);
   auto &x = static_cast<Work&>(*pce), &y = static_cast<Work&>(*rows);
+  CHECK(x.a.empty() && !y.a.empty());  // with the PCE, a, b, c are made where the kernels run
+  f.circuit->ensure_abc(*pce, pool);
   CHECK_EQ(x.a.size(), size_t(1) << 9);
   CHECK(x.a == y.a && x.b == y.b && x.c == y.c);
   // An unsatisfying witness: a, b still agree, c (a.b for the PCE, C.w row by row) does not;

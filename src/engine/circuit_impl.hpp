@@ -16,6 +16,10 @@
 #include "util/error.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
+#if defined(CUZK_WITH_CUDA)
+#include "backend/cuda/device_alloc.hpp"
+#include "groth16/gpu_prover.hpp"
+#endif
 
 namespace cuzk::engine {
 
@@ -27,18 +31,31 @@ struct PartitionWork {
 
 class CircuitOps : public Circuit {
  public:
-  // Loads the witness and evaluates a, b, c (PCE: the key's compiled matrices; otherwise row by
-  // row from the r1cs). Throws InvalidArgument for a witness that does not fit the circuit.
+  // Loads the witness (and with the r1cs checks it against every constraint). Without the PCE,
+  // a, b, c are evaluated here, row by row from the r1cs; with it they are evaluated where the
+  // partition's kernels run (ensure_abc on a simulated device, the device's matrices on a GPU).
+  // Throws InvalidArgument for a witness that does not fit the circuit.
   virtual std::unique_ptr<PartitionWork> synthesize(const Witness& w, bool pce, ThreadPool& pool) const = 0;
+  // a, b, c from the key's compiled matrices unless synthesis already made them.
+  virtual void ensure_abc(PartitionWork& work, ThreadPool& pool) const = 0;
+  // Device bytes of one partition's working set on `d` (stream_chunk_points 0: beside the
+  // resident key): a GPU asks its backend; a simulated device uses working_set_bytes().
+  virtual size_t working_set_on(const DeviceConfig& d, size_t stream_chunk_points) const = 0;
   // Simulated staging: the partition's inputs copied as a GPU's staging would copy them.
   virtual void stage_copy(PartitionWork& work) const = 0;
-  // The kernels on the CPU backend (simulated devices): H, then the five MSMs; `chunk` > 0
-  // splits every MSM into pieces of at most that many points (the streamed mode).
+  // The kernels on the CPU backend (simulated devices): a, b, c if needed, H, then the five
+  // MSMs; `chunk` > 0 splits every MSM into pieces of at most that many points (streamed mode).
   virtual void kernels_cpu(PartitionWork& work, size_t chunk, ThreadPool& pool, PartitionRecord& rec) const = 0;
+  // GPU: the key's points and matrices uploaded into memory of their own (an opaque handle that
+  // frees it); staging (working set allocated, witness and host-made a, b, c copied); kernels.
+  // `key` is null in the streamed mode (chunk > 0).
+  virtual std::shared_ptr<void> upload_key(int ordinal) const = 0;
+  virtual void stage_gpu(PartitionWork& work, int ordinal, size_t working_set, size_t chunk,
+                         ThreadPool& pool) const = 0;
+  virtual void kernels_gpu(PartitionWork& work, const void* key, size_t chunk, PartitionRecord& rec) const = 0;
   // Blinding, assembly, self-verification (when asked), encoding. A proof that fails
   // verification throws DeviceFault (the device computed something wrong).
   virtual ProofData finish(PartitionWork& work, bool verify, RandomSource& rs) const = 0;
-  // Direct-evaluation support: with the r1cs, a, b, c must equal the PCE's.
   virtual std::string name() const = 0;
 };
 
@@ -57,10 +74,15 @@ class CircuitT final : public CircuitOps {
 
   struct Work : PartitionWork {
     std::vector<cpu::Scalar> w, staged;
-    std::vector<Fr> a, b, c;
+    std::vector<Fr> a, b, c;  // empty until evaluated (PCE: where the kernels run)
     std::vector<cpu::Scalar> h;
     J1 pa, pb1, pc, ph;
     J2 pb2;
+#if defined(CUZK_WITH_CUDA)
+    std::unique_ptr<gpu::PoolBuffer> ws;  // the working set on the GPU
+    groth16::GpuPartition<E> part;
+    bool abc_staged = false;
+#endif
   };
 
   CircuitT(std::string name, groth16::ProvingKey<E> pk, std::optional<io::R1cs> r1cs)
@@ -75,6 +97,9 @@ class CircuitT final : public CircuitOps {
   }
 
   const groth16::ProvingKey<E>& key() const { return pk_; }
+  // Whether synthesis checks each witness against the rows (on by default when rows are known;
+  // a generator whose witnesses are correct by construction can turn it off).
+  void set_check_witnesses(bool on) { check_witnesses_ = on; }
   std::string name() const override { return name_; }
   CurveId curve() const override { return E::id; }
   uint32_t n_vars() const override { return pk_.n_vars; }
@@ -115,10 +140,8 @@ class CircuitT final : public CircuitOps {
                             name_ + " expects " + std::to_string(pk_.n_vars));
     if (work->w[0].v[0] != 1 || (work->w[0].v[1] | work->w[0].v[2] | work->w[0].v[3]))
       throw InvalidArgument(wit.name + ": witness value 0 must be 1 (the constant wire)");
-    const size_t n = pk_.domain_size;
     if (pce) {
-      groth16::evaluate_abc(pk_.A, pk_.B, work->w, n, work->a, work->b, work->c, pool);
-      if (rows_.row) {  // with the r1cs at hand, the witness is checked against every constraint
+      if (rows_.row && check_witnesses_) {  // with the r1cs at hand, every constraint is checked
         std::vector<Fr> a, b, c;
         evaluate_rows(work->w, a, b, c, pool);
         check_rows(wit, a, b, c);
@@ -129,8 +152,25 @@ class CircuitT final : public CircuitOps {
       evaluate_rows(work->w, work->a, work->b, work->c, pool);
       check_rows(wit, work->a, work->b, work->c);
     }
-    work->host_bytes = (work->w.size() + 3 * n) * 32;
+    work->host_bytes = (work->w.size() + work->a.size() * 3) * 32;
     return work;
+  }
+
+  void ensure_abc(PartitionWork& pw, ThreadPool& pool) const override {
+    auto& wk = static_cast<Work&>(pw);
+    if (wk.a.empty()) groth16::evaluate_abc(pk_.A, pk_.B, wk.w, pk_.domain_size, wk.a, wk.b, wk.c, pool);
+  }
+
+  size_t working_set_on(const DeviceConfig& d, size_t chunk) const override {
+#if defined(CUZK_WITH_CUDA)
+    if (d.kind == DeviceConfig::Gpu) {
+      const gpu::DeviceId id{d.ordinal};
+      return chunk == 0 ? groth16::gpu_prove_workspace_bytes<E>(id, pk_)
+                        : groth16::gpu_stream_workspace_bytes<E>(id, pk_, chunk);
+    }
+#endif
+    (void)d;
+    return working_set_bytes(chunk);
   }
 
   void check_rows(const Witness& wit, const std::vector<Fr>& a, const std::vector<Fr>& b, const std::vector<Fr>& c) const {
@@ -173,6 +213,7 @@ class CircuitT final : public CircuitOps {
 
   void kernels_cpu(PartitionWork& pw, size_t chunk, ThreadPool& pool, PartitionRecord& rec) const override {
     auto& wk = static_cast<Work&>(pw);
+    ensure_abc(wk, pool);
     auto t0 = std::chrono::steady_clock::now();
     wk.h = groth16::compute_h(wk.a, wk.b, wk.c, pk_.log_n, pool);
     rec.ntt_h_ms = detail::since_ms(t0);
@@ -193,6 +234,47 @@ class CircuitT final : public CircuitOps {
     wk.ph = msm(pk_.h.data(), wk.h.data(), pk_.domain_size, J1::infinity(), rec.msm_h_ms);
   }
 
+#if defined(CUZK_WITH_CUDA)
+  struct GpuKey {
+    gpu::PoolBuffer mem;
+    groth16::GpuProvingKey<E> key;
+    GpuKey(gpu::DeviceId dev, const groth16::ProvingKey<E>& pk)
+        : mem(dev, groth16::GpuProvingKey<E>::device_bytes(pk), "resident key"), key(dev, pk, mem.memory()) {}
+  };
+  std::shared_ptr<void> upload_key(int ordinal) const override {
+    return std::make_shared<GpuKey>(gpu::DeviceId{ordinal}, pk_);
+  }
+  void stage_gpu(PartitionWork& pw, int ordinal, size_t working_set, size_t chunk, ThreadPool& pool) const override {
+    auto& wk = static_cast<Work&>(pw);
+    const gpu::DeviceId dev{ordinal};
+    if (chunk > 0) ensure_abc(wk, pool);  // the matrices stay on the host in the streamed mode
+    wk.abc_staged = !wk.a.empty();
+    wk.ws = std::make_unique<gpu::PoolBuffer>(dev, working_set, "partition working set");
+    wk.part = wk.abc_staged ? groth16::gpu_stage<E>(dev, pk_, wk.w, &wk.a, &wk.b, &wk.c, wk.ws->memory())
+                            : groth16::gpu_stage<E>(dev, pk_, wk.w, nullptr, nullptr, nullptr, wk.ws->memory());
+    std::vector<Fr>().swap(wk.a), std::vector<Fr>().swap(wk.b), std::vector<Fr>().swap(wk.c);
+  }
+  void kernels_gpu(PartitionWork& pw, const void* key, size_t chunk, PartitionRecord& rec) const override {
+    auto& wk = static_cast<Work&>(pw);
+    const auto* k = key ? &static_cast<const GpuKey*>(key)->key : nullptr;
+    groth16::ProveTimings t;
+    auto m = groth16::gpu_kernels<E>(k, pk_, wk.part, wk.abc_staged, chunk, t);
+    wk.ws.reset();
+    wk.pa = m.a, wk.pb1 = m.b1, wk.pb2 = m.b2, wk.pc = m.c, wk.ph = m.h;
+    rec.ntt_h_ms = t.abc_ms + t.ntt_h_ms;
+    rec.msm_a_ms = t.msm_a_ms, rec.msm_b1_ms = t.msm_b1_ms, rec.msm_b2_ms = t.msm_b2_ms;
+    rec.msm_c_ms = t.msm_c_ms, rec.msm_h_ms = t.msm_h_ms;
+  }
+#else
+  std::shared_ptr<void> upload_key(int) const override { throw InvalidArgument("this cuzk was built without CUDA"); }
+  void stage_gpu(PartitionWork&, int, size_t, size_t, ThreadPool&) const override {
+    throw InvalidArgument("this cuzk was built without CUDA");
+  }
+  void kernels_gpu(PartitionWork&, const void*, size_t, PartitionRecord&) const override {
+    throw InvalidArgument("this cuzk was built without CUDA");
+  }
+#endif
+
   ProofData finish(PartitionWork& pw, bool verify, RandomSource& rs) const override {
     auto& wk = static_cast<Work&>(pw);
     Fr r = random_field<Fr>(rs), s = random_field<Fr>(rs);
@@ -211,6 +293,7 @@ class CircuitT final : public CircuitOps {
   groth16::ProvingKey<E> pk_;
   std::optional<io::R1cs> r1cs_;
   setup::RowSource<Fr> rows_;
+  bool check_witnesses_ = true;
   groth16::VerifyingKey<E> vk_;
 };
 

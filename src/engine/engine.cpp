@@ -14,6 +14,9 @@
 #include <thread>
 
 #include "backend/cuda/probe.hpp"
+#if defined(CUZK_WITH_CUDA)
+#include "backend/cuda/device_alloc.hpp"
+#endif
 #include "cuzk/prove.hpp"
 #include "ec/curves.hpp"
 #include "engine/circuit_impl.hpp"
@@ -227,7 +230,15 @@ struct Engine::Impl {
     double busy_ms = 0;
     size_t partitions = 0;
     std::unique_ptr<ThreadPool> pool;  // sim: its kernels' CPU threads
+    // GPU: keys uploaded to this device (created when a key becomes resident, dropped on
+    // eviction); the upload itself happens in the first stage that needs it, outside `mu`.
+    struct KeySlot {
+      std::mutex m;
+      std::shared_ptr<void> handle;
+    };
+    std::map<std::string, std::shared_ptr<KeySlot>> keys;
     std::condition_variable budget_cv;
+    std::string description;
   };
 
   EngineConfig cfg;
@@ -347,8 +358,8 @@ struct Engine::Impl {
     bool streamed = false;
   };
   Reservation reserve(Device& d, const std::string& cid, const CircuitOps& c, std::unique_lock<std::mutex>& lk) {
-    const size_t key = c.key_bytes(), ws = c.working_set_bytes(0),
-                 ws_stream = c.working_set_bytes(cfg.stream_chunk_points);
+    const size_t key = c.key_bytes(), ws = c.working_set_on(d.cfg, 0),
+                 ws_stream = c.working_set_on(d.cfg, cfg.stream_chunk_points);
     for (;;) {
       if (stopping) throw Error("engine stopping");
       const bool resident = d.resident_bytes.count(cid) != 0;
@@ -365,6 +376,7 @@ struct Engine::Impl {
             while (d.budget - d.reserved < need) evict_lru(d, cid);
             d.resident.push_front(cid);
             d.resident_bytes[cid] = key;
+            d.keys[cid] = std::make_shared<Device::KeySlot>();
             d.reserved += key;
           } else {
             d.resident.remove(cid);
@@ -391,15 +403,18 @@ struct Engine::Impl {
       d.budget_cv.wait(lk);
     }
   }
+  // Drops a resident key that no partition uses (its device memory goes with the last handle).
+  void drop_key(Device& d, const std::string cid) {
+    d.reserved -= d.resident_bytes[cid];
+    d.resident_bytes.erase(cid);
+    d.keys.erase(cid);
+    d.key_users.erase(cid);
+    d.resident.remove(cid);
+    d.budget_cv.notify_all();
+  }
   void evict_lru(Device& d, const std::string& keep) {
-    for (auto it = d.resident.rbegin(); it != d.resident.rend(); ++it) {
-      if (*it == keep || d.key_users[*it] != 0) continue;
-      d.reserved -= d.resident_bytes[*it];
-      d.resident_bytes.erase(*it);
-      d.key_users.erase(*it);
-      d.resident.erase(std::next(it).base());
-      return;
-    }
+    for (auto it = d.resident.rbegin(); it != d.resident.rend(); ++it)
+      if (*it != keep && d.key_users[*it] == 0) return drop_key(d, *it);
   }
   void release(Device& d, const std::string& cid, const Reservation& r) {
     d.reserved -= r.bytes;
@@ -460,7 +475,21 @@ struct Engine::Impl {
       rec.reserved_bytes = res.bytes;
       rec.streamed = res.streamed;
       fault(Phase::Stage, d.name, p);
-      if (d.cfg.kind == DeviceConfig::Sim) {
+      const size_t chunk = res.streamed ? cfg.stream_chunk_points : 0;
+      std::shared_ptr<void> key;  // GPU, resident mode: the uploaded key
+      if (d.cfg.kind == DeviceConfig::Gpu) {
+        if (!res.streamed) {
+          std::shared_ptr<Device::KeySlot> slot;
+          {
+            std::lock_guard lk(mu);
+            slot = d.keys.at(cid);
+          }
+          std::lock_guard kl(slot->m);  // one upload per device, while other circuits run on
+          if (!slot->handle) slot->handle = c.upload_key(d.cfg.ordinal);
+          key = slot->handle;
+        }
+        c.stage_gpu(*p.work, d.cfg.ordinal, res.bytes, chunk, *synth_pool);
+      } else {
         // What a GPU's staging does: copy the partition's inputs into the reserved region.
         c.stage_copy(*p.work);
         const double left = d.cfg.sim_stage_ms / std::max(1e-3, d.cfg.speed) - (now() - rec.stage.start_ms);
@@ -478,7 +507,8 @@ struct Engine::Impl {
         }
         try {
           fault(Phase::Kernels, d.name, p);
-          c.kernels_cpu(*p.work, res.streamed ? cfg.stream_chunk_points : 0, *d.pool, rec);
+          if (d.cfg.kind == DeviceConfig::Gpu) c.kernels_gpu(*p.work, key.get(), chunk, rec);
+          else c.kernels_cpu(*p.work, chunk, *d.pool, rec);
           if (d.cfg.kind == DeviceConfig::Sim && d.cfg.sim_kernel_ms > 0) {
             const double floor_ms = d.cfg.sim_kernel_ms / std::max(1e-3, d.cfg.speed);
             const double left = floor_ms - (now() - rec.kernels.start_ms);
@@ -504,7 +534,7 @@ struct Engine::Impl {
       }
       rec.finish.start_ms = now();
       fault(Phase::Finish, d.name, p);
-      RandomSource rs = cfg.seed ? RandomSource(*cfg.seed ^ (j.seq << 20) ^ p.index) : RandomSource();
+      RandomSource rs = cfg.seed ? RandomSource(partition_seed(*cfg.seed, j.id, p.index)) : RandomSource();
       proof = c.finish(*p.work, cfg.verify, rs);
       rec.finish.end_ms = now();
     } catch (const DeviceFault& e) {
@@ -538,6 +568,20 @@ struct Engine::Impl {
   }
 };
 
+// Free memory less a margin (1 GiB, or 3% of the card if more) for a GPU; 16 GiB for a
+// simulated device.
+static size_t default_budget(const DeviceConfig& d) {
+  if (d.kind == DeviceConfig::Sim) return size_t(16) << 30;
+#if defined(CUZK_WITH_CUDA)
+  size_t free_b = 0, total = 0;
+  gpu::memory_info(gpu::DeviceId{d.ordinal}, &free_b, &total);
+  const size_t margin = std::max(size_t(1) << 30, total / 33);
+  return free_b > margin ? free_b - margin : 0;
+#else
+  throw InvalidArgument(d.name() + ": this cuzk was built without CUDA");
+#endif
+}
+
 Engine::Engine(EngineConfig cfg) : impl_(std::make_unique<Impl>()) {
   Impl& I = *impl_;
   if (cfg.devices.empty()) throw InvalidArgument("the engine needs at least one device");
@@ -546,17 +590,21 @@ Engine::Engine(EngineConfig cfg) : impl_(std::make_unique<Impl>()) {
   if (const char* e = std::getenv("CUZK_DISABLE_PCE"); e && std::string(e) == "1") cfg.use_pce = false;
   I.cfg = std::move(cfg);
   for (auto& dc : I.cfg.devices) {
-    if (dc.kind == DeviceConfig::Gpu)
-      throw InvalidArgument(dc.name() + ": the engine's GPU path is not built yet; use sim:K devices");
     auto d = std::make_unique<Impl::Device>();
     d->cfg = dc;
     d->name = dc.name();
-    d->budget = dc.memory_budget ? dc.memory_budget : size_t(16) << 30;
+    d->budget = dc.memory_budget ? dc.memory_budget : default_budget(dc);
     d->pool = std::make_unique<ThreadPool>(std::max(1u, dc.sim_threads));
+    d->description = "simulated (CPU backend), speed " + std::to_string(dc.speed).substr(0, 4);
+    if (dc.kind == DeviceConfig::Gpu)
+      for (auto& g : cuda::list_devices())
+        if (g.ordinal == dc.ordinal) d->description = g.name;
     I.devices.push_back(std::move(d));
   }
   I.synth_pool = std::make_unique<ThreadPool>(I.cfg.synthesis_threads);
-  const unsigned synth_workers = 2;
+  const unsigned synth_workers =
+      I.cfg.synthesis_workers ? I.cfg.synthesis_workers
+                              : std::max(2u, unsigned(I.devices.size()) * unsigned(I.cfg.workers_per_device));
   for (unsigned i = 0; i < synth_workers; ++i) I.threads.emplace_back([&I] { I.synth_loop(); });
   for (auto& d : I.devices)
     for (int w = 0; w < I.cfg.workers_per_device; ++w)
@@ -657,6 +705,24 @@ void Engine::preload(const std::string& circuit, const std::string& device) {
       I.release(*d, circuit, r);
       throw InvalidArgument(circuit + " does not fit on " + device + " with a partition beside it");
     }
+    if (d->cfg.kind == DeviceConfig::Gpu) {  // upload now, holding the key in use meanwhile
+      auto slot = d->keys.at(circuit);
+      lk.unlock();
+      std::string err;
+      try {
+        std::lock_guard kl(slot->m);
+        if (!slot->handle) slot->handle = c->second->upload_key(d->cfg.ordinal);
+      } catch (const std::exception& e) {
+        err = e.what();
+      }
+      lk.lock();
+      I.release(*d, circuit, r);
+      if (!err.empty()) {
+        if (d->key_users[circuit] == 0) I.drop_key(*d, circuit);
+        throw Error("preloading " + circuit + " on " + device + ": " + err);
+      }
+      return;
+    }
     I.release(*d, circuit, r);
     return;
   }
@@ -669,11 +735,7 @@ bool Engine::evict(const std::string& circuit, const std::string& device) {
   for (auto& d : I.devices) {
     if (d->name != device || !d->resident_bytes.count(circuit)) continue;
     if (d->key_users[circuit] != 0) return false;
-    d->reserved -= d->resident_bytes[circuit];
-    d->resident_bytes.erase(circuit);
-    d->key_users.erase(circuit);
-    d->resident.remove(circuit);
-    d->budget_cv.notify_all();
+    I.drop_key(*d, circuit);
     return true;
   }
   return false;
@@ -685,9 +747,7 @@ std::vector<DeviceRecord> Engine::device_records() const {
   for (auto& d : impl_->devices) {
     DeviceRecord r;
     r.name = d->name;
-    r.description = d->cfg.kind == DeviceConfig::Sim
-                        ? "simulated (CPU backend), speed " + std::to_string(d->cfg.speed).substr(0, 4)
-                        : "GPU";
+    r.description = d->description;
     r.workers = impl_->cfg.workers_per_device;
     r.budget_bytes = d->budget;
     r.busy_ms = d->busy_ms;

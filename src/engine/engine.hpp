@@ -62,10 +62,15 @@ struct DeviceFault : std::runtime_error {
 };
 using FaultHook = std::function<void(Phase, const std::string& device, uint64_t job, uint32_t partition, int attempt)>;
 
+// With EngineConfig::seed, partition `index` of job `job` draws its r, s from
+// RandomSource(partition_seed(seed, job, index)) (tests and benchmarks compare with the CPU).
+inline uint64_t partition_seed(uint64_t seed, uint64_t job, uint32_t index) { return seed ^ (job << 20) ^ index; }
+
 struct EngineConfig {
   std::vector<DeviceConfig> devices;
   int workers_per_device = 2;
   unsigned synthesis_threads = 0;  // threads of the synthesis pool (0 = hardware threads)
+  unsigned synthesis_workers = 0;  // partitions synthesized at once (0 = one per device worker, at least 2)
   size_t max_synthesized = 0;      // synthesized partitions waiting for a device (0 = 2 per worker)
   bool verify = true;              // self-verify every proof (a failing one is never returned)
   bool use_pce = true;             // false (or CUZK_DISABLE_PCE=1): a, b, c row by row from the r1cs

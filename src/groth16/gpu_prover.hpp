@@ -83,57 +83,134 @@ size_t gpu_prove_workspace_bytes(gpu::DeviceId dev, const ProvingKey<E>& pk) {
   return fixed + scratch;
 }
 
+// Device memory for one proof with the key's points streamed from the host in chunks of at most
+// `chunk` points (the key is not resident): witness, a, b, c, and the larger of the H scratch and
+// an MSM over one chunk whose bases come from the host.
 template <class E>
-Proof<E> prove_gpu(const GpuProvingKey<E>& key, const ProvingKey<E>& pk, const std::vector<Scalar>& w,
-                   const typename E::Fr& r, const typename E::Fr& s, gpu::DeviceMemory workspace, ThreadPool& pool,
-                   ProveTimings* timings = nullptr) {
+size_t gpu_stream_workspace_bytes(gpu::DeviceId dev, const ProvingKey<E>& pk, size_t chunk) {
+  const size_t n = pk.domain_size, m = pk.n_vars;
+  chunk = std::max<size_t>(1, std::min(chunk, std::max(n, m)));
+  size_t fixed = gpu::Arena::round(m * 32) + 3 * gpu::Arena::round(n * 32);
+  size_t scratch = std::max({gpu::h_workspace_bytes(E::id, pk.log_n),
+                             gpu::msm_workspace_bytes(dev, E::id, gpu::Group::G1, chunk, false, true),
+                             gpu::msm_workspace_bytes(dev, E::id, gpu::Group::G2, chunk, false, true)});
+  return fixed + scratch;
+}
+
+// One partition's device buffers, carved from its working set.
+template <class E>
+struct GpuPartition {
+  gpu::DeviceId dev;
+  Scalar* w = nullptr;
+  typename E::Fr *a = nullptr, *b = nullptr, *c = nullptr;
+  gpu::DeviceMemory scratch;
+};
+
+// The five MSM results before blinding.
+template <class E>
+struct MsmResults {
+  typename E::G1Jac a, b1, c, h;
+  typename E::G2Jac b2;
+};
+
+// Staging: the witness (and, when all three are given, a, b, c evaluated on the host) into the
+// working set.
+template <class E>
+GpuPartition<E> gpu_stage(gpu::DeviceId dev, const ProvingKey<E>& pk, const std::vector<Scalar>& w,
+                          const std::vector<typename E::Fr>* a, const std::vector<typename E::Fr>* b,
+                          const std::vector<typename E::Fr>* c, gpu::DeviceMemory workspace) {
   using Fr = typename E::Fr;
-  using J1 = typename E::G1Jac;
-  using J2 = typename E::G2Jac;
-  const gpu::DeviceId dev = key.device();
   if (workspace.device.ordinal != dev.ordinal)
     throw gpu::GpuError("workspace is on " + workspace.device.name() + " but the key is on " + dev.name());
   if (w.size() != pk.n_vars)
     throw InvalidArgument("witness has " + std::to_string(w.size()) + " values, the key expects " +
                           std::to_string(pk.n_vars));
-  ProveTimings t;
-  auto t_all = std::chrono::steady_clock::now();
-  auto t0 = t_all;
   const size_t n = pk.domain_size, m = pk.n_vars;
-
   gpu::Arena arena(workspace);
-  auto* d_w = arena.take_n<Scalar>(m, "witness scalars");
-  auto* d_a = arena.take_n<Fr>(n, "a");
-  auto* d_b = arena.take_n<Fr>(n, "b");
-  auto* d_c = arena.take_n<Fr>(n, "c");
-  gpu::DeviceMemory scratch{dev, static_cast<char*>(workspace.ptr) + arena.used(), workspace.bytes - arena.used()};
+  GpuPartition<E> p;
+  p.dev = dev;
+  p.w = arena.take_n<Scalar>(m, "witness scalars");
+  p.a = arena.take_n<Fr>(n, "a");
+  p.b = arena.take_n<Fr>(n, "b");
+  p.c = arena.take_n<Fr>(n, "c");
+  p.scratch = {dev, static_cast<char*>(workspace.ptr) + arena.used(), workspace.bytes - arena.used()};
+  gpu::copy_to_device(dev, p.w, w.data(), m * sizeof(Scalar), "witness scalars");
+  if (a && b && c) {
+    gpu::copy_to_device(dev, p.a, a->data(), n * sizeof(Fr), "a");
+    gpu::copy_to_device(dev, p.b, b->data(), n * sizeof(Fr), "b");
+    gpu::copy_to_device(dev, p.c, c->data(), n * sizeof(Fr), "c");
+  }
+  return p;
+}
 
-  gpu::copy_to_device(dev, d_w, w.data(), m * sizeof(Scalar), "witness scalars");
-  gpu::evaluate_abc(dev, E::id, n, key.A(), key.B(), d_w, d_a, d_b, d_c);
+// The kernels: a, b, c from the resident matrices (unless staged), H, the five MSMs. With a
+// resident key the bases are on the device; without one (key == nullptr) they stream from the
+// host in chunks of at most `chunk` points and the chunk results are summed.
+template <class E>
+MsmResults<E> gpu_kernels(const GpuProvingKey<E>* key, const ProvingKey<E>& pk, GpuPartition<E>& p, bool abc_staged,
+                          size_t chunk, ProveTimings& t) {
+  using J1 = typename E::G1Jac;
+  using J2 = typename E::G2Jac;
+  const gpu::DeviceId dev = p.dev;
+  const size_t n = pk.domain_size, m = pk.n_vars;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!abc_staged) {
+    if (!key) throw InvalidArgument("a, b, c must be staged when the key is not resident");
+    gpu::evaluate_abc(dev, E::id, n, key->A(), key->B(), p.w, p.a, p.b, p.c);
+  }
   t.abc_ms = detail::ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  gpu::compute_h(dev, E::id, pk.log_n, d_a, d_b, d_c, d_a, scratch);  // h (standard form) into d_a
+  gpu::compute_h(dev, E::id, pk.log_n, p.a, p.b, p.c, p.a, p.scratch);  // h (standard form) into a
   t.ntt_h_ms = detail::ms_since(t0);
 
-  auto msm1 = [&](const void* bases, const void* scalars, size_t count, double& ms) {
+  auto msm = [&](gpu::Group g, const void* dev_bases, const void* host_bases, size_t point_bytes, const Scalar* k,
+                 size_t count, void* out, double& ms) {
     auto t1 = std::chrono::steady_clock::now();
-    J1 out = J1::infinity();
-    if (count > 0)
-      gpu::msm(dev, E::id, gpu::Group::G1, count, bases, true, scalars, true, gpu::ScalarForm::Standard, scratch, &out);
+    if (count > 0 && dev_bases) {
+      gpu::msm(dev, E::id, g, count, dev_bases, true, k, true, gpu::ScalarForm::Standard, p.scratch, out);
+    } else if (count > 0) {
+      const size_t step = std::max<size_t>(1, chunk);
+      for (size_t lo = 0; lo < count; lo += step) {
+        const size_t len = std::min(step, count - lo);
+        if (g == gpu::Group::G1) {
+          J1 part;
+          gpu::msm(dev, E::id, g, len, static_cast<const char*>(host_bases) + lo * point_bytes, false, k + lo, true,
+                   gpu::ScalarForm::Standard, p.scratch, &part);
+          *static_cast<J1*>(out) = *static_cast<J1*>(out) + part;
+        } else {
+          J2 part;
+          gpu::msm(dev, E::id, g, len, static_cast<const char*>(host_bases) + lo * point_bytes, false, k + lo, true,
+                   gpu::ScalarForm::Standard, p.scratch, &part);
+          *static_cast<J2*>(out) = *static_cast<J2*>(out) + part;
+        }
+      }
+    }
     ms = detail::ms_since(t1);
-    return out;
   };
-  J1 pa = msm1(key.a(), d_w, m, t.msm_a_ms);
-  J1 pb1 = msm1(key.b1(), d_w, m, t.msm_b1_ms);
-  auto t1 = std::chrono::steady_clock::now();
-  J2 pb2;
-  gpu::msm(dev, E::id, gpu::Group::G2, m, key.b2(), true, d_w, true, gpu::ScalarForm::Standard, scratch, &pb2);
-  t.msm_b2_ms = detail::ms_since(t1);
-  J1 pc = msm1(key.c(), d_w + pk.n_public + 1, m - pk.n_public - 1, t.msm_c_ms);
-  J1 ph = msm1(key.h(), d_a, n, t.msm_h_ms);
+  using A1 = typename E::G1Affine;
+  using A2 = typename E::G2Affine;
+  MsmResults<E> r{J1::infinity(), J1::infinity(), J1::infinity(), J1::infinity(), J2::infinity()};
+  const uint32_t skip = pk.n_public + 1;
+  msm(gpu::Group::G1, key ? key->a() : nullptr, pk.a.data(), sizeof(A1), p.w, m, &r.a, t.msm_a_ms);
+  msm(gpu::Group::G1, key ? key->b1() : nullptr, pk.b1.data(), sizeof(A1), p.w, m, &r.b1, t.msm_b1_ms);
+  msm(gpu::Group::G2, key ? key->b2() : nullptr, pk.b2.data(), sizeof(A2), p.w, m, &r.b2, t.msm_b2_ms);
+  msm(gpu::Group::G1, key ? key->c() : nullptr, pk.c.data(), sizeof(A1), p.w + skip, m - skip, &r.c, t.msm_c_ms);
+  msm(gpu::Group::G1, key ? key->h() : nullptr, pk.h.data(), sizeof(A1), reinterpret_cast<const Scalar*>(p.a), n,
+      &r.h, t.msm_h_ms);
+  return r;
+}
 
-  t0 = std::chrono::steady_clock::now();
-  Proof<E> proof = finish_proof<E>(pk, pa, pb1, pb2, pc, ph, r, s);
+template <class E>
+Proof<E> prove_gpu(const GpuProvingKey<E>& key, const ProvingKey<E>& pk, const std::vector<Scalar>& w,
+                   const typename E::Fr& r, const typename E::Fr& s, gpu::DeviceMemory workspace, ThreadPool& pool,
+                   ProveTimings* timings = nullptr) {
+  (void)pool;
+  ProveTimings t;
+  auto t_all = std::chrono::steady_clock::now();
+  GpuPartition<E> part = gpu_stage<E>(key.device(), pk, w, nullptr, nullptr, nullptr, workspace);
+  MsmResults<E> m = gpu_kernels<E>(&key, pk, part, false, 0, t);
+  auto t0 = std::chrono::steady_clock::now();
+  Proof<E> proof = finish_proof<E>(pk, m.a, m.b1, m.b2, m.c, m.h, r, s);
   t.finish_ms = detail::ms_since(t0);
   t.total_ms = detail::ms_since(t_all);
   if (timings) *timings = t;

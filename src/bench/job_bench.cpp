@@ -1,0 +1,204 @@
+#include "bench/job_bench.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "cuzk/prove.hpp"
+#include "ec/curves.hpp"
+#include "engine/circuit_impl.hpp"
+#include "engine/engine.hpp"
+#include "engine/report.hpp"
+#include "setup/setup.hpp"
+#include "setup/synthetic.hpp"
+#include "setup/tools.hpp"
+#include "util/error.hpp"
+#include "util/thread_pool.hpp"
+#if defined(CUZK_WITH_CUDA)
+#include "backend/cuda/fixed_base.hpp"
+#endif
+
+namespace cuzk::bench {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class E>
+int run(const JobBenchOptions& o) {
+  using Fr = typename E::Fr;
+  ThreadPool pool(0);
+  auto t0 = std::chrono::steady_clock::now();
+  setup::SyntheticSpec spec;
+  spec.shape = setup::parse_shape(o.shape);
+  spec.log_n = o.log_n;
+  spec.seed = o.seed;
+  setup::SyntheticCircuit<Fr> circ(spec);
+  RandomSource rs(o.seed);
+  auto tw = setup::ToxicWaste<Fr>::draw(rs);
+  setup::FixedBase fixed = setup::cpu_fixed_base<E>(pool);
+#if defined(CUZK_WITH_CUDA)
+  if (o.setup_device.rfind("gpu:", 0) == 0) {
+    const gpu::DeviceId id{std::stoi(o.setup_device.substr(4))};
+    fixed = [id](setup::FixedGroup g, const cpu::Scalar* k, size_t n, void* out) {
+      if (n == 0) return;
+      const gpu::Group grp = g == setup::FixedGroup::G1 ? gpu::Group::G1 : gpu::Group::G2;
+      gpu::DeviceBuffer ws(id, gpu::fixed_base_workspace_bytes(E::id, grp, std::min<size_t>(n, size_t(1) << 22)));
+      if (g == setup::FixedGroup::G1) {
+        auto gen = setup::generator<typename E::G1>();
+        gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
+      } else {
+        auto gen = setup::generator<typename E::G2>();
+        gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
+      }
+    };
+  }
+#endif
+  auto pk = setup::setup<E>(circ.source(), tw, fixed, pool);
+  const double setup_ms = ms_since(t0);
+  const std::string name = o.shape + "-2^" + std::to_string(o.log_n) + "-" + curve_name(E::id);
+  auto circuit = std::make_shared<engine::CircuitT<E>>(name, std::move(pk), circ.source());
+  circuit->set_check_witnesses(false);  // correct by construction; every proof is self-verified
+  std::printf("cuzk bench --job %s: %s, %zu constraints, key %.1f GiB on device, made in %.1f s (setup on %s)\n",
+              o.shape.c_str(), name.c_str(), circ.n_rows(), double(circuit->key_bytes()) / double(1ull << 30),
+              setup_ms / 1000, o.setup_device.c_str());
+  std::fflush(stdout);
+
+  int bad = 0;
+  double base_rate = 0;
+  for (size_t si = 0; si < o.device_sets.size(); ++si) {
+    // A set is DEVICES[@MEMORY][*WORKERS], e.g. "gpu:0,gpu:1@20GiB" or "gpu:0@1TiB*6".
+    std::string set = o.device_sets[si], memory = o.device_memory;
+    int workers = o.workers_per_device;
+    if (auto star = set.find('*'); star != std::string::npos) {
+      const std::string w = set.substr(star + 1);
+      if (w.empty() || w.size() > 2 || w.find_first_not_of("0123456789") != std::string::npos)
+        throw InvalidArgument("device set '" + o.device_sets[si] + "': expected *WORKERS (1..16) at the end");
+      workers = std::stoi(w);
+      set = set.substr(0, star);
+    }
+    if (auto at = set.find('@'); at != std::string::npos) {
+      memory = set.substr(at + 1);
+      set = set.substr(0, at);
+    }
+    engine::EngineConfig cfg;
+    cfg.devices = engine::parse_devices(set);
+    if (!memory.empty()) engine::apply_memory_budgets(cfg.devices, memory);
+    for (auto& d : cfg.devices)
+      d.sim_threads = std::max(1u, pool.size() / unsigned(cfg.devices.size()));
+    cfg.workers_per_device = workers;
+    cfg.seed = o.seed;
+    if (si == 0) {
+      const auto& d0 = cfg.devices[0];
+      std::printf("working set per partition on %s: %.2f GiB (key resident), %.2f GiB streamed; the simulated "
+                  "devices' estimate: %.2f / %.2f GiB\n",
+                  d0.name().c_str(), double(circuit->working_set_on(d0, 0)) / double(1ull << 30),
+                  double(circuit->working_set_on(d0, cfg.stream_chunk_points)) / double(1ull << 30),
+                  double(circuit->working_set_bytes(0)) / double(1ull << 30),
+                  double(circuit->working_set_bytes(cfg.stream_chunk_points)) / double(1ull << 30));
+    }
+    engine::Engine eng(cfg);
+    eng.register_circuit(name, circuit);
+    // Keys made resident before the clock starts (a streamed or refused device keeps none).
+    auto tp = std::chrono::steady_clock::now();
+    for (auto& d : cfg.devices) {
+      try {
+        eng.preload(name, d.name());
+      } catch (const std::exception& e) {
+        std::printf("  preload on %s: %s\n", d.name().c_str(), e.what());
+      }
+    }
+    const double preload_ms = ms_since(tp);
+    auto tj = std::chrono::steady_clock::now();
+    std::vector<uint64_t> ids;
+    for (uint32_t j = 0; j < o.jobs; ++j) {
+      engine::JobRequest req;
+      req.circuit = name;
+      for (uint32_t p = 0; p < o.partitions; ++p) {
+        const uint64_t wid = uint64_t(j) * o.partitions + p;
+        req.partitions.push_back(engine::Witness{"partition " + std::to_string(wid),
+                                                 [&circ, &pool, wid] { return circ.witness(wid, pool); }});
+      }
+      ids.push_back(eng.submit(std::move(req)));
+    }
+    // The CPU's proof of the first job's partition 0 with the engine's r, s, while the devices work.
+    std::string cpu_proof;
+    std::thread cpu_thread;
+    const bool check = o.check_cpu && si + 1 == o.device_sets.size();  // the last set, under full load
+    if (check) {
+      cpu_thread = std::thread([&] {
+        ThreadPool cpu_pool(std::max(1u, pool.size() / 2));
+        auto work = circuit->synthesize(engine::Witness{"cpu check", [&] { return circ.witness(0, cpu_pool); }}, true,
+                                        cpu_pool);
+        engine::PartitionRecord rec;
+        circuit->kernels_cpu(*work, 0, cpu_pool, rec);
+        RandomSource r2(engine::partition_seed(*cfg.seed, ids[0], 0));
+        cpu_proof = circuit->finish(*work, true, r2).proof_json;
+      });
+    }
+    std::vector<engine::JobResult> results;
+    for (uint64_t id : ids) results.push_back(eng.await(id));
+    const double wall = ms_since(tj);
+    if (cpu_thread.joinable()) cpu_thread.join();
+    auto devs = eng.device_records();
+    size_t proofs = 0;
+    for (auto& r : results) {
+      if (r.state != engine::JobState::Done) {
+        ++bad;
+        std::printf("  job %llu %s: %s\n", (unsigned long long)r.id, engine::job_state_name(r.state), r.error.c_str());
+      }
+      proofs += r.proofs.size();
+    }
+    const double rate = proofs / (wall / 1000);
+    if (si == 0) base_rate = rate;
+    std::printf("devices %-16s %u job(s) x %u partitions: %zu proofs in %.2f s = %.3f proofs/s (%.2fx the first set)%s;"
+                " keys preloaded in %.1f s",
+                o.device_sets[si].c_str(), o.jobs, o.partitions, proofs, wall / 1000, rate,
+                base_rate > 0 ? rate / base_rate : 0.0, check ? ", with a CPU proof running" : "", preload_ms / 1000);
+    for (auto& d : devs)
+      std::printf("; %s busy %.0f%% (%zu)", d.name.c_str(), wall > 0 ? 100 * d.busy_ms / wall : 0.0, d.partitions);
+    std::printf("\n");
+    if (!results.empty() && results[0].state == engine::JobState::Done) {
+      const auto& r0 = results[0];
+      double lock_wait = 0, stage = 0, kernels = 0;
+      for (auto& p : r0.records) lock_wait += p.lock_wait.ms(), stage += p.stage.ms(), kernels += p.kernels.ms();
+      std::printf("  first job: %.2f s; per partition: stage %.0f ms, lock wait %.0f ms, kernels %.0f ms\n",
+                  r0.wall_ms / 1000, stage / r0.records.size(), lock_wait / r0.records.size(),
+                  kernels / r0.records.size());
+      if (check) {
+        const bool same = cpu_proof == r0.proofs[0].proof_json;
+        std::printf("  partition 0 of the first job: %s proof %s the CPU's (same r, s)\n",
+                    r0.records[0].device.c_str(), same ? "equals" : "DIFFERS FROM");
+        if (!same) ++bad;
+      }
+      if (!o.out_dir.empty()) {
+        std::string dir = o.out_dir + "/" + std::to_string(si) + "-" + o.device_sets[si];
+        for (char& ch : dir)
+          if (ch == ',' || ch == ':' || ch == '@' || ch == '*') ch = '_';
+        std::filesystem::create_directories(dir);
+        std::vector<engine::PartitionRecord> all;
+        for (auto& r : results) all.insert(all.end(), r.records.begin(), r.records.end());
+        write_files_atomically(
+            {{dir + "/summary.json",
+              engine::summary_json(std::string(version_string()) + " (commit " + git_commit() + ")", wall, all, devs)},
+             {dir + "/timeline.svg",
+              engine::timeline_svg(all, devs,
+                                   "cuzk bench: " + std::to_string(o.jobs) + " x " + std::to_string(o.partitions) +
+                                       " partitions of " + name + " on " + o.device_sets[si])}});
+      }
+    }
+    std::fflush(stdout);
+  }
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+int run_job_bench(const JobBenchOptions& o) {
+  return o.curve == CurveId::bn254 ? run<ec::Bn254>(o) : run<ec::Bls12381>(o);
+}
+
+}  // namespace cuzk::bench
