@@ -527,6 +527,7 @@ struct Engine::Impl {
         d.busy_ms += rec.kernels.ms();
         ++d.partitions;
       }
+      key.reset();  // before the release: once released, the key may be evicted and its memory reused
       {
         std::unique_lock lk(mu);
         release(d, cid, res);
