@@ -268,7 +268,11 @@ int cmd_bench_job(const Args& a) {
     if (d.empty()) throw UsageError("--devices: an empty device set in '" + sets + "'");
   if (auto m = a.opt("--device-memory")) o.device_memory = *m;
   if (auto w = a.opt("--workers-per-device")) o.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
-  o.setup_device = a.opt("--setup-device").value_or(gpus ? "gpu:0" : "cpu");
+  {
+    cuzk::ProveDevice sd = resolve_device(a.opt("--setup-device").value_or("auto"));
+    o.setup_device.gpu = sd.kind == cuzk::ProveDevice::Gpu;
+    o.setup_device.ordinal = sd.ordinal;
+  }
   o.check_cpu = a.flag("--check-cpu");
   if (auto d = a.opt("--out")) o.out_dir = *d;
   if (auto s = a.opt("--seed")) o.seed = parse_u64("--seed", *s);

@@ -10,14 +10,12 @@
 #include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
+#include "setup/fixed_base_on.hpp"
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
-#if defined(CUZK_WITH_CUDA)
-#include "backend/cuda/fixed_base.hpp"
-#endif
 
 namespace cuzk::bench {
 
@@ -39,24 +37,7 @@ int run(const JobBenchOptions& o) {
   setup::SyntheticCircuit<Fr> circ(spec);
   RandomSource rs(o.seed);
   auto tw = setup::ToxicWaste<Fr>::draw(rs);
-  setup::FixedBase fixed = setup::cpu_fixed_base<E>(pool);
-#if defined(CUZK_WITH_CUDA)
-  if (o.setup_device.rfind("gpu:", 0) == 0) {
-    const gpu::DeviceId id{std::stoi(o.setup_device.substr(4))};
-    fixed = [id](setup::FixedGroup g, const cpu::Scalar* k, size_t n, void* out) {
-      if (n == 0) return;
-      const gpu::Group grp = g == setup::FixedGroup::G1 ? gpu::Group::G1 : gpu::Group::G2;
-      gpu::DeviceBuffer ws(id, gpu::fixed_base_workspace_bytes(E::id, grp, std::min<size_t>(n, size_t(1) << 22)));
-      if (g == setup::FixedGroup::G1) {
-        auto gen = setup::generator<typename E::G1>();
-        gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
-      } else {
-        auto gen = setup::generator<typename E::G2>();
-        gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
-      }
-    };
-  }
-#endif
+  const setup::FixedBase fixed = setup::make_fixed_base<E>(o.setup_device, pool);
   auto pk = setup::setup<E>(circ.source(), tw, fixed, pool);
   const double setup_ms = ms_since(t0);
   const std::string name = o.shape + "-2^" + std::to_string(o.log_n) + "-" + curve_name(E::id);
@@ -64,7 +45,7 @@ int run(const JobBenchOptions& o) {
   circuit->set_check_witnesses(false);  // correct by construction; every proof is self-verified
   std::printf("cuzk bench --job %s: %s, %zu constraints, key %.1f GiB on device, made in %.1f s (setup on %s)\n",
               o.shape.c_str(), name.c_str(), circ.n_rows(), double(circuit->key_bytes()) / double(1ull << 30),
-              setup_ms / 1000, o.setup_device.c_str());
+              setup_ms / 1000, o.setup_device.name().c_str());
   std::fflush(stdout);
 
   int bad = 0;

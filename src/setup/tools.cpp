@@ -6,14 +6,11 @@
 #include "cuzk/prove.hpp"
 #include "ec/curves.hpp"
 #include "io/r1cs.hpp"
+#include "setup/fixed_base_on.hpp"
 #include "setup/setup.hpp"
 #include "setup/write.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
-#if defined(CUZK_WITH_CUDA)
-#include "backend/cuda/fixed_base.hpp"
-#include "backend/cuda/gpu.hpp"
-#endif
 
 namespace cuzk::setup {
 
@@ -28,30 +25,6 @@ std::string insecure_note(std::optional<uint64_t> seed) {
          (seed ? "derived from seed " + std::to_string(*seed) + " and can be recomputed by anyone who knows it"
                : "drawn from the OS and discarded, but no ceremony vouches for that") +
          ". For tests and benchmarks only; never use this key to protect anything.";
-}
-
-template <class E>
-FixedBase make_fixed_base(SetupDevice dev, ThreadPool& pool) {
-  if (!dev.gpu) return cpu_fixed_base<E>(pool);
-#if defined(CUZK_WITH_CUDA)
-  return [dev](FixedGroup g, const cpu::Scalar* k, size_t n, void* out) {
-    if (n == 0) return;
-    const gpu::DeviceId id{dev.ordinal};
-    const gpu::Group grp = g == FixedGroup::G1 ? gpu::Group::G1 : gpu::Group::G2;
-    const size_t chunk = std::min<size_t>(n, size_t(1) << 22);
-    gpu::DeviceBuffer ws(id, gpu::fixed_base_workspace_bytes(E::id, grp, chunk));
-    if (g == FixedGroup::G1) {
-      auto gen = generator<typename E::G1>();
-      gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
-    } else {
-      auto gen = generator<typename E::G2>();
-      gpu::fixed_base_mul(id, E::id, grp, &gen, k, n, out, ws.memory());
-    }
-  };
-#else
-  (void)pool;
-  throw InvalidArgument("this cuzk was built without CUDA: " + dev.name() + " is not available");
-#endif
 }
 
 template <class E>
