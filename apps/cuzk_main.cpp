@@ -298,6 +298,8 @@ int cmd_bench(int argc, char** argv) {
   cuzk::ProveDevice d = resolve_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
   if (d.kind != cuzk::ProveDevice::Gpu) throw cuzk::Error("cuzk bench needs a GPU and none is visible");
   o.device = d.ordinal;
+  auto engine = cuzk::engine::tool_engine(d.name());  // the measurements take its lock and budget
+  o.run = engine->runner(d.name());
   if (auto c = a.opt("--curve"); c && *c != "all") o.curves = split(*c, ',');
   std::vector<int> sizes;
   bool given = a.opt("--log-n").has_value() || !a.pos.empty();
@@ -485,12 +487,21 @@ int cmd_prove(int argc, char** argv) {
   return kExitOk;
 }
 
-cuzk::setup::SetupDevice setup_device(const Args& a) {
+// Where the setup's fixed-base work runs; a GPU's through an engine of that one device.
+struct SetupTarget {
+  cuzk::setup::SetupDevice dev;
+  std::unique_ptr<cuzk::engine::Engine> engine;
+};
+SetupTarget setup_device(const Args& a) {
   cuzk::ProveDevice d = resolve_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
-  cuzk::setup::SetupDevice sd;
-  sd.gpu = d.kind == cuzk::ProveDevice::Gpu;
-  sd.ordinal = d.ordinal;
-  return sd;
+  SetupTarget t;
+  t.dev.gpu = d.kind == cuzk::ProveDevice::Gpu;
+  t.dev.ordinal = d.ordinal;
+  if (t.dev.gpu) {
+    t.engine = cuzk::engine::tool_engine(d.name());
+    t.dev.run = t.engine->runner(d.name());
+  }
+  return t;
 }
 
 void print_setup_stats(const cuzk::setup::SetupStats& st, bool with_setup) {
@@ -518,12 +529,12 @@ int cmd_setup(int argc, char** argv) {
   if (auto s = a.opt("--seed")) seed = parse_u64("--seed", *s);
   unsigned threads = 0;
   if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
-  auto dev = setup_device(a);
+  auto target = setup_device(a);
   const bool quiet = a.flag("--quiet");
   cuzk::ThreadPool pool(threads);
   cuzk::setup::Log log;
   if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
-  auto st = cuzk::setup::setup_files(a.pos[0], a.pos[1], seed, dev, pool, log);
+  auto st = cuzk::setup::setup_files(a.pos[0], a.pos[1], seed, target.dev, pool, log);
   if (!quiet) print_setup_stats(st, true);
   return kExitOk;
 }
@@ -560,7 +571,8 @@ int cmd_gen_circuit(int argc, char** argv) {
   if (out) o.out_dir = *out;
   unsigned threads = 0;
   if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
-  o.device = setup_device(a);
+  auto target = setup_device(a);
+  o.device = target.dev;
   const bool quiet = a.flag("--quiet");
   cuzk::ThreadPool pool(threads);
   cuzk::setup::Log log;

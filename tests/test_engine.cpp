@@ -696,3 +696,75 @@ CUZK_TEST(engine_parse_devices_sizes_budgets) {
   CHECK_THROWS_WITH(parse_priority("urgent"), InvalidArgument, "unknown priority");
   CHECK_THROWS_WITH(Engine(EngineConfig{}), InvalidArgument, "at least one device");
 }
+
+// ------------------------------------------------------------------ 13. device work outside partitions
+// Tools (setup, kernel benchmarks) run on a device through run_on_device: under its lock (never
+// beside a partition's kernels), inside its budget (evicting an idle key when needed), counted
+// in its busy time; too large is refused naming both sizes; a throwing task releases its bytes.
+CUZK_TEST(engine_device_work_takes_lock_and_budget) {
+  auto& f = fixture<ec::Bn254>(9);
+  const size_t key = f.circuit->key_bytes(), ws = f.circuit->working_set_bytes(0), budget = key + ws;
+  Engine eng(config({sim(0, 25, 0, 1, budget)}, 2));
+  eng.register_circuit("c", f.circuit);
+  const uint64_t job = eng.submit({"c", Priority::Normal, f.witnesses(4, 70)});
+  std::vector<Span> tool;
+  std::atomic<bool> ok_inside{true};
+  for (int k = 0; k < 6; ++k) {
+    Span s;
+    eng.run_on_device("sim:0", ws, "tool " + std::to_string(k), [&] {
+      s.start_ms = eng.now_ms();
+      auto st = eng.status().devices.at(0);
+      if (st.current != "tool " + std::to_string(k) || st.reserved_bytes < ws) ok_inside = false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(15));
+      s.end_ms = eng.now_ms();
+    });
+    tool.push_back(s);
+  }
+  auto r = eng.await(job, 30000.0);
+  check_proofs(f, r, 70, 4);
+  CHECK(ok_inside.load());
+  for (auto& t : tool)
+    for (auto& rec : r.records) CHECK_MSG(!overlap(t, rec.kernels), "device work overlaps partition " << rec.index);
+  auto dev = eng.device_records().at(0);
+  double kernels = 0;
+  for (auto& rec : r.records) kernels += rec.kernels.ms();
+  CHECK_MSG(dev.busy_ms >= kernels + 6 * 15 - 1, "busy " << dev.busy_ms << " ms, kernels " << kernels);
+
+  // The whole budget: the resident key (idle now) is evicted for it.
+  CHECK_EQ(eng.status().devices.at(0).resident_keys.size(), size_t(1));
+  eng.run_on_device("sim:0", budget, "all of it", [&] { CHECK_EQ(eng.status().devices.at(0).reserved_bytes, budget); });
+  CHECK(eng.status().devices.at(0).resident_keys.empty());
+  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [] {}), InvalidArgument,
+                    std::to_string(budget + 1) + " bytes");
+  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [] {}), InvalidArgument,
+                    "budget is " + std::to_string(budget));
+  CHECK_THROWS_WITH(eng.run_on_device("sim:7", 1, "x", [] {}), InvalidArgument, "unknown device");
+  CHECK_THROWS_WITH(eng.run_on_device("sim:0", ws, "failing", [] { throw DeviceFault("injected"); }), DeviceFault,
+                    "injected");
+  CHECK_EQ(eng.status().devices.at(0).reserved_bytes, size_t(0));
+  // And partitions run again afterwards.
+  check_proofs(f, eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 74)}), 30000.0), 74, 2);
+}
+
+// The single-proof path (prove_one) gives the CPU prover's proof for the same seed: the first
+// job's first partition draws r, s from the seed itself.
+CUZK_TEST(engine_prove_one_equals_cpu_proof) {
+  auto& f = fixture<ec::Bls12381>(9);
+  auto w = f.witness(3);
+  ProveOptions opt;
+  opt.seed = test::seed() + 11;
+  ProveOutput out = prove_one(f.circuit, w, "witness 3", opt, 2);
+  CHECK_EQ(out.device, std::string("sim:0"));
+  CHECK_EQ(out.curve, std::string("bls12-381"));
+  RandomSource rs(*opt.seed);
+  using Fr = ec::Bls12381::Fr;
+  Fr r = random_field<Fr>(rs), s = random_field<Fr>(rs);
+  auto want = groth16::prove<ec::Bls12381>(f.circuit->key(), w, r, s, f.pool);
+  CHECK_EQ(out.proof_json, groth16::proof_json(want));
+  CHECK_EQ(out.public_json, groth16::public_json(w, f.vk.n_public));
+  CHECK_EQ(partition_seed(5, 1, 0), uint64_t(5));
+  CHECK(partition_seed(5, 2, 0) != partition_seed(5, 1, 0) && partition_seed(5, 1, 1) != partition_seed(5, 1, 0));
+  // A witness of the wrong size is refused with the job's reason.
+  w.pop_back();
+  CHECK_THROWS_WITH(prove_one(f.circuit, w, "short witness", opt, 2), Error, "short witness");
+}

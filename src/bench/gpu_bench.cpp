@@ -68,6 +68,10 @@ class CurveBench {
   }
 
  private:
+  // Every allocation and kernel of a measurement runs inside the device's runner (its lock and
+  // budget in the engine).
+  void run(size_t bytes, const std::string& what, const std::function<void()>& fn) { opt_.run(bytes, what, fn); }
+
   void add(BenchRow r) {
     r.curve = curve_name(E::id);
     print_row(r);
@@ -91,16 +95,19 @@ class CurveBench {
   void bench_ntt(int log_n) {
     const size_t n = size_t(1) << log_n;
     auto host = random_fr(n);
-    gpu::DeviceBuffer data(dev_, n * 32), ws(dev_, gpu::ntt_workspace_bytes(E::id, log_n));
     std::vector<double> ms;
     std::vector<Fr> out(n);
-    for (int i = 0; i <= opt_.runs; ++i) {
-      gpu::copy_to_device(dev_, data.memory().ptr, host.data(), n * 32, "ntt input");
-      gpu::NttTimings t;
-      gpu::ntt(dev_, E::id, data.memory().ptr, log_n, false, ws.memory(), {}, &t);
-      if (i > 0) ms.push_back(t.total_ms);  // run 0 is the warm-up
-    }
-    gpu::copy_to_host(dev_, out.data(), data.memory().ptr, n * 32, "ntt output");
+    const size_t ws_bytes = gpu::ntt_workspace_bytes(E::id, log_n);
+    run(n * 32 + ws_bytes, "bench ntt 2^" + std::to_string(log_n), [&] {
+      gpu::DeviceBuffer data(dev_, n * 32), ws(dev_, ws_bytes);
+      for (int i = 0; i <= opt_.runs; ++i) {
+        gpu::copy_to_device(dev_, data.memory().ptr, host.data(), n * 32, "ntt input");
+        gpu::NttTimings t;
+        gpu::ntt(dev_, E::id, data.memory().ptr, log_n, false, ws.memory(), {}, &t);
+        if (i > 0) ms.push_back(t.total_ms);  // run 0 is the warm-up
+      }
+      gpu::copy_to_host(dev_, out.data(), data.memory().ptr, n * 32, "ntt output");
+    });
     // Spot check: two evaluations recomputed on the CPU by Horner's rule.
     Fr w = cpu::root_of_unity<Fr>(log_n);
     bool ok = true;
@@ -123,27 +130,29 @@ class CurveBench {
     std::vector<cpu::Scalar> k(n);
     pool_.parallel_for(n, [&](size_t b, size_t e) { for (size_t i = b; i < e; ++i) k[i] = kf[i].to_std(); }, 4096);
     const size_t pbytes = n * sizeof(walk.points[0]);
-    gpu::DeviceBuffer bases(dev_, pbytes), scalars(dev_, n * 32),
-        ws(dev_, gpu::msm_workspace_bytes(dev_, E::id, group, n, true, true));
-    gpu::copy_to_device(dev_, bases.memory().ptr, walk.points.data(), pbytes, "msm bases");
-    gpu::copy_to_device(dev_, scalars.memory().ptr, k.data(), n * 32, "msm scalars");
     J expected = walk_msm_expected(walk, k.data(), n, pool_);
     std::vector<double> ms;
     gpu::MsmTimings med{};
     std::vector<gpu::MsmTimings> all;
-    for (int i = 0; i <= opt_.runs; ++i) {
-      J got;
-      gpu::MsmTimings t;
-      gpu::msm(dev_, E::id, group, n, bases.memory().ptr, true, scalars.memory().ptr, true,
-               gpu::ScalarForm::Standard, ws.memory(), &got, {}, &t);
-      if (!(got == expected))
-        throw Error(std::string("bench: GPU ") + op + " result is wrong at 2^" + std::to_string(log_n) + " (run " +
-                    std::to_string(i) + ")");
-      if (i > 0) {
-        ms.push_back(t.total_ms);
-        all.push_back(t);
+    const size_t ws_bytes = gpu::msm_workspace_bytes(dev_, E::id, group, n, true, true);
+    run(pbytes + n * 32 + ws_bytes, std::string("bench ") + op + " 2^" + std::to_string(log_n), [&] {
+      gpu::DeviceBuffer bases(dev_, pbytes), scalars(dev_, n * 32), ws(dev_, ws_bytes);
+      gpu::copy_to_device(dev_, bases.memory().ptr, walk.points.data(), pbytes, "msm bases");
+      gpu::copy_to_device(dev_, scalars.memory().ptr, k.data(), n * 32, "msm scalars");
+      for (int i = 0; i <= opt_.runs; ++i) {
+        J got;
+        gpu::MsmTimings t;
+        gpu::msm(dev_, E::id, group, n, bases.memory().ptr, true, scalars.memory().ptr, true,
+                 gpu::ScalarForm::Standard, ws.memory(), &got, {}, &t);
+        if (!(got == expected))
+          throw Error(std::string("bench: GPU ") + op + " result is wrong at 2^" + std::to_string(log_n) + " (run " +
+                      std::to_string(i) + ")");
+        if (i > 0) {
+          ms.push_back(t.total_ms);
+          all.push_back(t);
+        }
       }
-    }
+    });
     auto s = stats(ms);
     for (auto& t : all)
       if (t.total_ms == s.median) med = t;
@@ -158,19 +167,22 @@ class CurveBench {
   void bench_h(int log_n) {
     const size_t n = size_t(1) << log_n;
     auto a = random_fr(n), b = random_fr(n), c = random_fr(n);
-    gpu::DeviceBuffer da(dev_, n * 32), db(dev_, n * 32), dc(dev_, n * 32), ws(dev_, gpu::h_workspace_bytes(E::id, log_n));
     std::vector<double> ms;
     std::vector<cpu::Scalar> h(n);
-    for (int i = 0; i <= opt_.runs; ++i) {
-      gpu::copy_to_device(dev_, da.memory().ptr, a.data(), n * 32, "a");
-      gpu::copy_to_device(dev_, db.memory().ptr, b.data(), n * 32, "b");
-      gpu::copy_to_device(dev_, dc.memory().ptr, c.data(), n * 32, "c");
-      gpu::HTimings t;
-      gpu::compute_h(dev_, E::id, log_n, da.memory().ptr, db.memory().ptr, dc.memory().ptr, da.memory().ptr,
-                     ws.memory(), {}, &t);
-      if (i > 0) ms.push_back(t.total_ms);
-    }
-    gpu::copy_to_host(dev_, h.data(), da.memory().ptr, n * 32, "h");
+    const size_t ws_bytes = gpu::h_workspace_bytes(E::id, log_n);
+    run(3 * n * 32 + ws_bytes, "bench h 2^" + std::to_string(log_n), [&] {
+      gpu::DeviceBuffer da(dev_, n * 32), db(dev_, n * 32), dc(dev_, n * 32), ws(dev_, ws_bytes);
+      for (int i = 0; i <= opt_.runs; ++i) {
+        gpu::copy_to_device(dev_, da.memory().ptr, a.data(), n * 32, "a");
+        gpu::copy_to_device(dev_, db.memory().ptr, b.data(), n * 32, "b");
+        gpu::copy_to_device(dev_, dc.memory().ptr, c.data(), n * 32, "c");
+        gpu::HTimings t;
+        gpu::compute_h(dev_, E::id, log_n, da.memory().ptr, db.memory().ptr, dc.memory().ptr, da.memory().ptr,
+                       ws.memory(), {}, &t);
+        if (i > 0) ms.push_back(t.total_ms);
+      }
+      gpu::copy_to_host(dev_, h.data(), da.memory().ptr, n * 32, "h");
+    });
     std::string check = "not checked above 2^20";
     if (log_n <= 20) {
       auto want = groth16::compute_h(a, b, c, log_n, pool_);
@@ -229,21 +241,25 @@ class CurveBench {
     for (size_t i = 0; i < m; ++i) w[i] = wf[i].to_std();
     w[0] = {{1, 0, 0, 0}};
     Fr r = random_field<Fr>(rs_), s = random_field<Fr>(rs_);
-    gpu::DeviceBuffer key_mem(dev_, groth16::GpuProvingKey<E>::device_bytes(pk));
-    groth16::GpuProvingKey<E> key(dev_, pk, key_mem.memory());
-    gpu::DeviceBuffer ws(dev_, groth16::gpu_prove_workspace_bytes<E>(dev_, pk));
     std::vector<double> ms;
     groth16::Proof<E> proof{};
     groth16::ProveTimings med{};
     std::vector<groth16::ProveTimings> all;
-    for (int i = 0; i <= opt_.runs; ++i) {
-      groth16::ProveTimings t;
-      proof = groth16::prove_gpu<E>(key, pk, w, r, s, ws.memory(), pool_, &t);
-      if (i > 0) {
-        ms.push_back(t.total_ms);
-        all.push_back(t);
+    const size_t key_bytes = groth16::GpuProvingKey<E>::device_bytes(pk),
+                 ws_bytes = groth16::gpu_prove_workspace_bytes<E>(dev_, pk);
+    run(key_bytes + ws_bytes, "bench prove 2^" + std::to_string(log_n), [&] {
+      gpu::DeviceBuffer key_mem(dev_, key_bytes);
+      groth16::GpuProvingKey<E> key(dev_, pk, key_mem.memory());
+      gpu::DeviceBuffer ws(dev_, ws_bytes);
+      for (int i = 0; i <= opt_.runs; ++i) {
+        groth16::ProveTimings t;
+        proof = groth16::prove_gpu<E>(key, pk, w, r, s, ws.memory(), pool_, &t);
+        if (i > 0) {
+          ms.push_back(t.total_ms);
+          all.push_back(t);
+        }
       }
-    }
+    });
     std::string check = "not compared above 2^16";
     if (log_n <= 16) {
       auto want = groth16::prove<E>(pk, w, r, s, pool_);
@@ -273,6 +289,7 @@ class CurveBench {
 
 std::vector<BenchRow> run_gpu_bench(const BenchOptions& opt) {
   if (opt.device < 0) throw InvalidArgument("bench: no device given");
+  if (!opt.run) throw InvalidArgument("bench: no device runner given (the engine owns the GPU)");
   std::vector<BenchRow> rows;
   ThreadPool pool(0);
   auto start = Clock::now();

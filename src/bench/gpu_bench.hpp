@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "util/device_runner.hpp"
+
 namespace cuzk::bench {
 
 struct BenchOptions {
@@ -10,6 +12,7 @@ struct BenchOptions {
   std::vector<int> log_ns = {16, 18, 20, 22, 24};
   std::vector<std::string> ops = {"ntt", "msm-g1", "msm-g2", "h", "prove"};
   int device = -1;          // GPU ordinal (required)
+  DeviceRunner run;         // that GPU's runner from the engine (required): lock and budget
   int runs = 5;             // timed runs after one warm-up; the median is reported
   double max_seconds = 540; // stop cleanly (between measurements) once this much time has passed
   int g2_max_log_n = 24;    // G2 bases are twice as large and slower: cap their size

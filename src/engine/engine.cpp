@@ -167,9 +167,14 @@ std::shared_ptr<Circuit> load_circuit(const std::string& zkey_path, const std::s
     if (cs->curve != z.curve || cs->n_wires != z.n_vars || cs->n_public() != z.n_public)
       throw InvalidArgument(r1cs_path + " does not match " + zkey_path + " (curve, wires or public inputs differ)");
   }
+  return make_circuit(zkey_path, z, std::move(cs), pool);
+}
+
+std::shared_ptr<Circuit> make_circuit(const std::string& name, const io::ZkeyGroth16& z, std::optional<io::R1cs> cs,
+                                      ThreadPool& pool) {
   if (z.curve == CurveId::bn254)
-    return std::make_shared<CircuitT<ec::Bn254>>(zkey_path, groth16::load_proving_key<ec::Bn254>(z, pool), std::move(cs));
-  return std::make_shared<CircuitT<ec::Bls12381>>(zkey_path, groth16::load_proving_key<ec::Bls12381>(z, pool),
+    return std::make_shared<CircuitT<ec::Bn254>>(name, groth16::load_proving_key<ec::Bn254>(z, pool), std::move(cs));
+  return std::make_shared<CircuitT<ec::Bls12381>>(name, groth16::load_proving_key<ec::Bls12381>(z, pool),
                                                   std::move(cs));
 }
 
@@ -415,6 +420,26 @@ struct Engine::Impl {
   void evict_lru(Device& d, const std::string& keep) {
     for (auto it = d.resident.rbegin(); it != d.resident.rend(); ++it)
       if (*it != keep && d.key_users[*it] == 0) return drop_key(d, *it);
+  }
+  // Reserves `bytes` on d for work that is not a partition (no key of its own).
+  void reserve_bytes(Device& d, size_t bytes, const std::string& what, std::unique_lock<std::mutex>& lk) {
+    if (bytes > d.budget)
+      throw InvalidArgument("does not fit on " + d.name + ": " + what + " needs " + std::to_string(bytes) +
+                            " bytes of device memory, the device's budget is " + std::to_string(d.budget) + " bytes");
+    for (;;) {
+      if (stopping) throw Error("engine stopping");
+      if (d.budget - d.reserved >= bytes) {
+        d.reserved += bytes;
+        return;
+      }
+      bool evictable = false;
+      for (auto& [id, b] : d.resident_bytes) evictable |= d.key_users[id] == 0;
+      if (evictable) {
+        evict_lru(d, "");
+        continue;
+      }
+      d.budget_cv.wait(lk);
+    }
   }
   void release(Device& d, const std::string& cid, const Reservation& r) {
     d.reserved -= r.bytes;
@@ -728,6 +753,54 @@ void Engine::preload(const std::string& circuit, const std::string& device) {
     return;
   }
   throw InvalidArgument("unknown device '" + device + "'");
+}
+
+void Engine::run_on_device(const std::string& device, size_t bytes, const std::string& what,
+                           const std::function<void()>& fn) {
+  Impl& I = *impl_;
+  Impl::Device* d = nullptr;
+  for (auto& x : I.devices)
+    if (x->name == device) d = x.get();
+  if (!d) throw InvalidArgument("unknown device '" + device + "'");
+  {
+    std::unique_lock lk(I.mu);
+    I.reserve_bytes(*d, bytes, what, lk);
+  }
+  auto release = [&] {
+    std::lock_guard lk(I.mu);
+    d->reserved -= bytes;
+    d->budget_cv.notify_all();
+  };
+  try {
+    std::lock_guard kl(d->lock);
+    const double t0 = I.now();
+    {
+      std::lock_guard lk(I.mu);
+      d->current = what;
+    }
+    auto done = [&] {
+      std::lock_guard lk(I.mu);
+      d->current.clear();
+      d->busy_ms += I.now() - t0;
+    };
+    try {
+      fn();
+    } catch (...) {
+      done();
+      throw;
+    }
+    done();
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+}
+
+DeviceRunner Engine::runner(const std::string& device) {
+  return [this, device](size_t bytes, const std::string& what, const std::function<void()>& fn) {
+    run_on_device(device, bytes, what, fn);
+  };
 }
 
 bool Engine::evict(const std::string& circuit, const std::string& device) {

@@ -21,12 +21,18 @@
 #include <vector>
 
 #include "backend/cpu/msm.hpp"
+#include "cuzk/prove.hpp"
 #include "engine/record.hpp"
 #include "io/curve_id.hpp"
+#include "util/device_runner.hpp"
 
 namespace cuzk {
 class ThreadPool;
 }
+namespace cuzk::io {
+struct ZkeyGroth16;
+struct R1cs;
+}  // namespace cuzk::io
 
 namespace cuzk::engine {
 
@@ -64,7 +70,10 @@ using FaultHook = std::function<void(Phase, const std::string& device, uint64_t 
 
 // With EngineConfig::seed, partition `index` of job `job` draws its r, s from
 // RandomSource(partition_seed(seed, job, index)) (tests and benchmarks compare with the CPU).
-inline uint64_t partition_seed(uint64_t seed, uint64_t job, uint32_t index) { return seed ^ (job << 20) ^ index; }
+// The first job's first partition draws from `seed` itself, as a single CPU proof with that seed.
+inline uint64_t partition_seed(uint64_t seed, uint64_t job, uint32_t index) {
+  return seed ^ ((job - 1) << 20) ^ index;
+}
 
 struct EngineConfig {
   std::vector<DeviceConfig> devices;
@@ -107,6 +116,9 @@ class Circuit {
 
 // A .zkey (and .r1cs for checks / CUZK_DISABLE_PCE) read into memory once.
 std::shared_ptr<Circuit> load_circuit(const std::string& zkey_path, const std::string& r1cs_path, ThreadPool& pool);
+// The same from a key (and constraint system) already read and checked against each other.
+std::shared_ptr<Circuit> make_circuit(const std::string& name, const io::ZkeyGroth16& z, std::optional<io::R1cs> cs,
+                                      ThreadPool& pool);
 
 struct ProofData {
   std::string proof_json, public_json;
@@ -158,6 +170,13 @@ class Engine {
   // Makes `circuit`'s key resident on `device` now / drops it (false if it is in use).
   void preload(const std::string& circuit, const std::string& device);
   bool evict(const std::string& circuit, const std::string& device);
+  // Device work that is not a partition (the setup's fixed-base kernels, kernel benchmarks):
+  // waits for `bytes` of `device`'s budget (evicting keys no partition uses), then runs `fn`
+  // under the device's kernel lock, counted in its busy time. Throws InvalidArgument, naming
+  // both sizes, when `bytes` exceeds the budget. `fn` allocates at most `bytes` on the device.
+  void run_on_device(const std::string& device, size_t bytes, const std::string& what, const std::function<void()>& fn);
+  // run_on_device bound to one device, for code that knows nothing of the engine.
+  DeviceRunner runner(const std::string& device);
 
   EngineStatus status() const;
   std::vector<DeviceRecord> device_records() const;
@@ -168,5 +187,16 @@ class Engine {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// An engine of one device and no circuits, for tools whose device work is not a partition (the
+// setup's fixed-base kernels, kernel benchmarks): use its runner(device). `memory` is the
+// device's budget as for --device-memory ("" = the default).
+std::unique_ptr<Engine> tool_engine(const std::string& device, const std::string& memory = "");
+
+// One proof of one witness through a one-device engine (the single-proof form of `cuzk prove`
+// on a GPU): the same lock, budget, residency and self-verification as every partition.
+// `opt.device` names the device; `opt.seed` gives the same r, s as the CPU prover's.
+ProveOutput prove_one(std::shared_ptr<Circuit> circuit, std::vector<cpu::Scalar> witness,
+                      const std::string& witness_name, const ProveOptions& opt, unsigned threads);
 
 }  // namespace cuzk::engine

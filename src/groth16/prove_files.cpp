@@ -2,12 +2,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "cuzk/prove.hpp"
 #include "ec/curves.hpp"
+#include "engine/engine.hpp"
+#include "groth16/prover.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
@@ -44,6 +47,21 @@ ProveOutput prove_files(const std::string& zkey_path, const std::string& wtns_pa
       throw InvalidArgument(opt.r1cs_path + ": " + std::to_string(cs->n_wires) + " wires / " +
                             std::to_string(cs->n_public()) + " public do not match " + zkey_path + " (" +
                             std::to_string(z.n_vars) + " / " + std::to_string(z.n_public) + ")");
+  }
+  if (!z.insecure_note.empty() && opt.log)
+    opt.log("warning: " + zkey_path + " is from an insecure setup: " + z.insecure_note);
+  if (opt.device.kind == ProveDevice::Gpu) {
+    // Through the engine: the device's lock and budget, as for every partition.
+    auto t0 = std::chrono::steady_clock::now();
+    auto circuit = engine::make_circuit(zkey_path, z, std::move(cs), pool);
+    std::vector<cpu::Scalar> wv = groth16::witness_scalars(w.values, w.n_witness);
+    const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.log)
+      opt.log("key loaded: " + std::to_string(z.n_vars) + " variables, " + std::to_string(z.n_public) +
+              " public, domain 2^" + std::to_string(circuit->log_n()) + " (" + std::to_string(int(load_ms)) + " ms)");
+    ProveOutput out = engine::prove_one(std::move(circuit), std::move(wv), wtns_path, opt, unsigned(pool.size()));
+    out.times.load_ms += load_ms;
+    return out;
   }
   const io::R1cs* csp = cs ? &*cs : nullptr;
   switch (z.curve) {

@@ -1,5 +1,5 @@
-// prove_files for one curve; instantiated once per curve (prover_<curve>.cpp) so the heavy
-// template code compiles in parallel.
+// prove_files on the CPU for one curve; instantiated once per curve (prover_<curve>.cpp) so the
+// heavy template code compiles in parallel. A GPU proof goes through the engine (prove_one).
 #pragma once
 #include <chrono>
 
@@ -12,9 +12,6 @@
 #include "groth16/self_verify.hpp"
 #include "r1cs/check.hpp"
 #include "util/rng.hpp"
-#if defined(CUZK_WITH_CUDA)
-#include "groth16/gpu_prover.hpp"
-#endif
 
 namespace cuzk::groth16 {
 
@@ -36,7 +33,6 @@ ProveOutput prove_with(const io::ZkeyGroth16& z, const io::Wtns& wt, const io::R
   ProvingKey<E> pk = load_proving_key<E>(z, pool);
   std::vector<Scalar> w = witness_scalars(wt.values, wt.n_witness);
   out.times.load_ms = detail::ms_since(t0);
- if (!z.insecure_note.empty()) log("warning: " + z.path() + " is from an insecure setup: " + z.insecure_note);
   log("key loaded: " + std::to_string(pk.n_vars) + " variables, " + std::to_string(pk.n_public) +
       " public, domain 2^" + std::to_string(pk.log_n) + " (" + std::to_string(int(out.times.load_ms)) + " ms)");
 
@@ -45,26 +41,7 @@ ProveOutput prove_with(const io::ZkeyGroth16& z, const io::Wtns& wt, const io::R
   ProveTimings t;
   out.device = opt.device.name();
   Proof<E> proof;
-  if (opt.device.kind == ProveDevice::Gpu) {
-#if defined(CUZK_WITH_CUDA)
-    gpu::DeviceId dev{opt.device.ordinal};
-    t0 = std::chrono::steady_clock::now();
-    gpu::DeviceBuffer key_mem(dev, GpuProvingKey<E>::device_bytes(pk));
-    GpuProvingKey<E> key(dev, pk, key_mem.memory());
-    gpu::DeviceBuffer ws(dev, gpu_prove_workspace_bytes<E>(dev, pk));
-    double upload_ms = detail::ms_since(t0);
-    out.times.load_ms += upload_ms;
-    log("key on " + dev.name() + ": " + std::to_string(GpuProvingKey<E>::device_bytes(pk) >> 20) + " MiB, workspace " +
-        std::to_string(ws.memory().bytes >> 20) + " MiB (" + std::to_string(int(upload_ms)) + " ms)");
-    proof = prove_gpu<E>(key, pk, w, r, s, ws.memory(), pool, &t);
-    // Report where the working memory actually lives, not what was asked for.
-    out.device = "gpu:" + std::to_string(gpu::device_of(ws.memory().ptr));
-#else
-    throw InvalidArgument("this cuzk was built without CUDA: " + opt.device.name() + " is not available");
-#endif
-  } else {
-    proof = prove<E>(pk, w, r, s, pool, &t);
-  }
+  proof = prove<E>(pk, w, r, s, pool, &t);
   out.times.abc_ms = t.abc_ms;
   out.times.ntt_h_ms = t.ntt_h_ms;
   out.times.msm_a_ms = t.msm_a_ms;

@@ -7,6 +7,7 @@
 
 #include "io/curve_id.hpp"
 #include "setup/synthetic.hpp"
+#include "util/device_runner.hpp"
 
 namespace cuzk {
 class ThreadPool;
@@ -21,6 +22,9 @@ using Log = std::function<void(const std::string&)>;
 struct SetupDevice {
   bool gpu = false;
   int ordinal = -1;
+  // For a GPU: the engine's runner for that device (Engine::runner); every allocation and kernel
+  // of the setup runs inside it, under the device's lock and budget. Required for a GPU.
+  DeviceRunner run;
   std::string name() const { return gpu ? "gpu:" + std::to_string(ordinal) : "cpu"; }
 };
 
