@@ -11,6 +11,7 @@
 #include <chrono>
 #include <vector>
 
+#include "backend/cuda/device_alloc.hpp"
 #include "backend/cuda/gpu.hpp"
 #include "backend/cuda/msm.hpp"
 #include "backend/cuda/ntt.hpp"
@@ -41,7 +42,7 @@ class GpuProvingKey {
     auto put = [&](const auto& v, const char* what) {
       using T = typename std::decay_t<decltype(v)>::value_type;
       T* d = arena.take_n<T>(v.size(), what);
-      if (!v.empty()) gpu::copy_to_device(dev, d, v.data(), v.size() * sizeof(T), what);
+      if (!v.empty()) gpu::copy_to_device_staged(dev, d, v.data(), v.size() * sizeof(T), what);
       return d;
     };
     a_ = put(pk.a, "key A points");
@@ -134,11 +135,11 @@ GpuPartition<E> gpu_stage(gpu::DeviceId dev, const ProvingKey<E>& pk, const std:
   p.b = arena.take_n<Fr>(n, "b");
   p.c = arena.take_n<Fr>(n, "c");
   p.scratch = {dev, static_cast<char*>(workspace.ptr) + arena.used(), workspace.bytes - arena.used()};
-  gpu::copy_to_device(dev, p.w, w.data(), m * sizeof(Scalar), "witness scalars");
+  gpu::copy_to_device_staged(dev, p.w, w.data(), m * sizeof(Scalar), "witness scalars");
   if (a && b && c) {
-    gpu::copy_to_device(dev, p.a, a->data(), n * sizeof(Fr), "a");
-    gpu::copy_to_device(dev, p.b, b->data(), n * sizeof(Fr), "b");
-    gpu::copy_to_device(dev, p.c, c->data(), n * sizeof(Fr), "c");
+    gpu::copy_to_device_staged(dev, p.a, a->data(), n * sizeof(Fr), "a");
+    gpu::copy_to_device_staged(dev, p.b, b->data(), n * sizeof(Fr), "b");
+    gpu::copy_to_device_staged(dev, p.c, c->data(), n * sizeof(Fr), "c");
   }
   return p;
 }

@@ -1,6 +1,9 @@
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/device_alloc.hpp"
 
+#include <cstring>
+#include <map>
+
 namespace cuzk::gpu {
 
 PoolBuffer::PoolBuffer(DeviceId dev, size_t bytes, const char* what) : dev_(dev), bytes_(bytes) {
@@ -27,6 +30,60 @@ PoolBuffer::~PoolBuffer() {
     cudaStreamSynchronize(st);  // this stream only: the memory is back in the pool
   }
   if (st) cudaStreamDestroy(st);
+}
+
+namespace {
+// Two pinned buffers, their events and a stream, per thread and device; freed at thread exit.
+struct Staging {
+  static constexpr size_t kChunk = size_t(16) << 20;
+  int ordinal = -1;
+  void* buf[2] = {nullptr, nullptr};
+  cudaEvent_t done[2] = {nullptr, nullptr};
+  bool pending[2] = {false, false};
+  cudaStream_t stream = nullptr;
+  Staging() = default;
+  Staging(const Staging&) = delete;
+  ~Staging() {
+    if (ordinal < 0) return;
+    DeviceScope s(DeviceId{ordinal}, std::nothrow);
+    if (stream) cudaStreamSynchronize(stream);
+    for (int i = 0; i < 2; ++i) {
+      if (buf[i]) cudaFreeHost(buf[i]);
+      if (done[i]) cudaEventDestroy(done[i]);
+    }
+    if (stream) cudaStreamDestroy(stream);
+  }
+  void init(DeviceId dev) {
+    ordinal = dev.ordinal;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), dev, "cudaStreamCreate (staging)");
+    for (int i = 0; i < 2; ++i) {
+      check(cudaHostAlloc(&buf[i], kChunk, cudaHostAllocPortable), dev, "cudaHostAlloc (staging)",
+            std::to_string(kChunk) + " bytes");
+      check(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming), dev, "cudaEventCreate (staging)");
+    }
+  }
+};
+thread_local std::map<int, Staging> t_staging;
+}  // namespace
+
+void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
+  if (bytes == 0) return;
+  DeviceScope s(dev);
+  Staging& st = t_staging[dev.ordinal];
+  if (st.ordinal < 0) st.init(dev);
+  const std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
+  int i = 0;
+  for (size_t off = 0; off < bytes; off += Staging::kChunk, i ^= 1) {
+    const size_t len = bytes - off < Staging::kChunk ? bytes - off : Staging::kChunk;
+    if (st.pending[i]) check(cudaEventSynchronize(st.done[i]), dev, "copy to device (staging)", detail);
+    std::memcpy(st.buf[i], static_cast<const char*>(src) + off, len);
+    check(cudaMemcpyAsync(static_cast<char*>(dst) + off, st.buf[i], len, cudaMemcpyHostToDevice, st.stream), dev,
+          "copy to device (staging)", detail);
+    check(cudaEventRecord(st.done[i], st.stream), dev, "copy to device (staging)", detail);
+    st.pending[i] = true;
+  }
+  check(cudaStreamSynchronize(st.stream), dev, "copy to device (staging)", detail);
+  st.pending[0] = st.pending[1] = false;
 }
 
 void memory_info(DeviceId dev, size_t* free_bytes, size_t* total_bytes) {
