@@ -26,6 +26,9 @@
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
 #include "bench/job_bench.hpp"
+#if defined(CUZK_WITH_DAEMON)
+#include "daemon/commands.hpp"
+#endif
 #include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
@@ -597,8 +600,23 @@ int main(int argc, char** argv) {
     }
     if (cmd == "--help" || cmd == "help" || cmd == "-h") {
       std::fputs(kUsage, stdout);
+#if defined(CUZK_WITH_DAEMON)
+      std::fputs(cuzk::daemon::kUsage, stdout);
+#else
+      std::fputs("  daemon, submit, await, status, cancel, preload, evict, loadgen: not in this build "
+                 "(needs gRPC, protobuf, toml++ and cpp-httplib)\n", stdout);
+#endif
       return kExitOk;
     }
+#if defined(CUZK_WITH_DAEMON)
+    if (cmd == "daemon") return cuzk::daemon::cmd_daemon(argc, argv);
+    if (cuzk::daemon::is_client_command(cmd.c_str())) return cuzk::daemon::cmd_client(argc, argv);
+#else
+    for (const char* k : {"daemon", "submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
+      if (cmd == k)
+        throw cuzk::Error(cmd + ": this cuzk was built without the daemon (it needs libgrpc++-dev, "
+                          "protobuf-compiler-grpc, libtomlplusplus-dev and libcpp-httplib-dev)");
+#endif
     if (cmd == "prove") return cmd_prove(argc, argv);
     if (cmd == "devices") return cmd_devices();
     if (cmd == "bench") return cmd_bench(argc, argv);

@@ -1,0 +1,368 @@
+// Client commands of `cuzk` against a running daemon: submit, await, status, cancel, preload,
+// evict, loadgen. Addresses are the daemon's listen strings (unix:///path.sock or HOST:PORT);
+// the token comes from --token or CUZK_TOKEN.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <grpcpp/grpcpp.h>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "cuzk/prove.hpp"
+#include "cuzk/v1/engine.grpc.pb.h"
+#include "daemon/commands.hpp"
+#include "util/error.hpp"
+
+namespace cuzk::daemon {
+
+const char* kUsage = R"(  daemon [--config cuzk.toml]
+        The proving service: gRPC cuzk.v1.ProvingEngine on [daemon] listen (unix:///path.sock,
+        mode 0600, or HOST:PORT with a token), HTTP /metrics and /status on status_listen, jobs
+        journaled before they are acknowledged. Without --config: the bundled examples on every
+        visible GPU (else the CPU). SIGTERM: finishes or journals the jobs in flight and exits.
+  submit --daemon ADDR --circuit ID --partitions w0.wtns,w1.wtns,... [--priority P] [--request-id R]
+        Prints the job id as the last line. The same --request-id returns the same job.
+  await --daemon ADDR (JOB | --request-id R) --out DIR [--timeout SECONDS]
+        Waits (progress on a terminal; retries while the daemon restarts), then writes the files
+        of `prove --out`: proof_<i>.json, public_<i>.json, proofs.bin, summary.json, timeline.svg.
+  status --daemon ADDR           JSON: devices, keys, queues, counters, version
+  cancel --daemon ADDR (JOB | --request-id R)
+  preload|evict --daemon ADDR --circuit ID [--device D]
+  loadgen --daemon ADDR --circuit ID --partitions w0.wtns,... --jobs N [--clients C] [--out DIR]
+        N jobs over C connections (default 4), each a Prove call: jobs/s and latency p50/p99.
+        With --out, each job's files go to DIR/job_<k>/.
+        Every client command takes --token T (or CUZK_TOKEN) for a TCP daemon.
+)";
+
+namespace {
+
+struct Usage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Opts {
+  std::vector<std::string> pos;
+  std::map<std::string, std::string> kv;
+  std::string get(const std::string& k, const std::string& def = "") const {
+    auto it = kv.find(k);
+    return it == kv.end() ? def : it->second;
+  }
+  std::string need(const std::string& k) const {
+    auto it = kv.find(k);
+    if (it == kv.end() || it->second.empty()) throw Usage("needs " + k);
+    return it->second;
+  }
+};
+
+Opts parse(int argc, char** argv, const std::vector<std::string>& known) {
+  Opts o;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0) {
+      o.pos.push_back(a);
+      continue;
+    }
+    std::string k = a, v;
+    if (auto eq = a.find('='); eq != std::string::npos) k = a.substr(0, eq), v = a.substr(eq + 1);
+    else if (i + 1 < argc) v = argv[++i];
+    else throw Usage(k + " needs a value");
+    if (std::find(known.begin(), known.end(), k) == known.end()) throw Usage("unknown option " + k);
+    o.kv[k] = v;
+  }
+  return o;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    if (!x.empty()) out.push_back(x);
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot read " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Client {
+  std::unique_ptr<v1::ProvingEngine::Stub> stub;
+  std::string token;
+  Client(const std::string& addr, const std::string& tok) : token(tok) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxSendMessageSize(-1);
+    stub = v1::ProvingEngine::NewStub(grpc::CreateCustomChannel(addr, grpc::InsecureChannelCredentials(), args));
+  }
+  void prepare(grpc::ClientContext& c, double deadline_s = 0) const {
+    if (!token.empty()) c.AddMetadata("authorization", "Bearer " + token);
+    if (deadline_s > 0)
+      c.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(int64_t(deadline_s * 1000)));
+  }
+};
+
+const char* code_name(grpc::StatusCode c) {
+  switch (c) {
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    default: return "ERROR";
+  }
+}
+
+struct RpcError : Error {
+  grpc::StatusCode code;
+  RpcError(const grpc::Status& s)
+      : Error(std::string(code_name(s.error_code())) + ": " + s.error_message()), code(s.error_code()) {}
+};
+void ok_or_throw(const grpc::Status& s) {
+  if (!s.ok()) throw RpcError(s);
+}
+
+const char* state_name(v1::JobState s) {
+  switch (s) {
+    case v1::QUEUED: return "queued";
+    case v1::RUNNING: return "running";
+    case v1::DONE: return "done";
+    case v1::FAILED: return "failed";
+    case v1::CANCELLED: return "cancelled";
+    default: return "unknown";
+  }
+}
+
+v1::Priority priority_of(const std::string& p) {
+  std::string s;
+  for (char c : p) s += char(std::tolower(static_cast<unsigned char>(c)));
+  if (s.empty() || s == "normal") return v1::NORMAL;
+  if (s == "low") return v1::LOW;
+  if (s == "high") return v1::HIGH;
+  if (s == "critical") return v1::CRITICAL;
+  throw Usage("unknown priority '" + p + "' (low, normal, high, critical)");
+}
+
+// The files of `cuzk prove --out`, written all or nothing.
+void write_outputs(const v1::JobResult& r, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::pair<std::string, std::string>> files;
+  std::string bin;
+  for (auto& p : r.results()) {
+    files.push_back({dir + "/proof_" + std::to_string(p.index()) + ".json", p.proof_json()});
+    files.push_back({dir + "/public_" + std::to_string(p.index()) + ".json", p.public_json()});
+    bin += p.proof_compressed();
+  }
+  files.push_back({dir + "/proofs.bin", bin});
+  files.push_back({dir + "/summary.json", r.summary_json()});
+  files.push_back({dir + "/timeline.svg", r.timeline_svg()});
+  write_files_atomically(files);
+}
+
+v1::SubmitProofRequest submit_request(const Opts& o) {
+  v1::SubmitProofRequest q;
+  q.set_circuit_id(o.need("--circuit"));
+  q.set_request_id(o.get("--request-id"));
+  q.set_priority(priority_of(o.get("--priority")));
+  q.set_kind(v1::GROTH16);
+  auto paths = split(o.need("--partitions"));
+  if (paths.empty()) throw Usage("--partitions: no witness files");
+  for (auto& p : paths) q.add_partitions(read_file(p));
+  return q;
+}
+
+int do_submit(Client& c, const Opts& o) {
+  auto q = submit_request(o);
+  grpc::ClientContext ctx;
+  c.prepare(ctx, 600);
+  v1::SubmitProofResponse r;
+  ok_or_throw(c.stub->SubmitProof(&ctx, q, &r));
+  if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", q.request_id().c_str());
+  else std::fprintf(stderr, "cuzk: job accepted (%d partitions of %s)\n", q.partitions_size(), q.circuit_id().c_str());
+  std::printf("%s\n", r.job_id().c_str());
+  return 0;
+}
+
+int do_await(Client& c, const Opts& o) {
+  v1::AwaitProofRequest q;
+  if (!o.pos.empty()) q.set_job_id(o.pos[0]);
+  q.set_request_id(o.get("--request-id"));
+  if (q.job_id().empty() == q.request_id().empty()) throw Usage("await takes a job id or --request-id R");
+  const std::string out = o.need("--out");
+  const double timeout_s = std::atof(o.get("--timeout", "0").c_str());
+  const bool tty = ::isatty(2);
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  bool said_unavailable = false;
+  v1::JobResult r;
+  for (;;) {
+    q.set_timeout_ms(1000);
+    grpc::ClientContext ctx;
+    c.prepare(ctx, 30);
+    grpc::Status st = c.stub->AwaitProof(&ctx, q, &r);
+    if (!st.ok()) {
+      if (st.error_code() != grpc::StatusCode::UNAVAILABLE && st.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED)
+        throw RpcError(st);
+      if (!said_unavailable) std::fprintf(stderr, "cuzk: the daemon is not answering (%s); retrying\n", st.error_message().c_str());
+      said_unavailable = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    } else {
+      said_unavailable = false;
+      if (r.state() == v1::DONE || r.state() == v1::FAILED || r.state() == v1::CANCELLED) break;
+      if (tty)
+        std::fprintf(stderr, "\rcuzk: job %s: %s, %u of %u partitions done, %.1f s   ", r.job_id().c_str(),
+                     state_name(r.state()), r.partitions_done(), r.partitions(), elapsed());
+    }
+    if (timeout_s > 0 && elapsed() > timeout_s)
+      throw Error("job " + (q.job_id().empty() ? "of request " + q.request_id() : q.job_id()) + " has not ended after " +
+                  std::to_string(int(timeout_s)) + " s");
+  }
+  if (tty) std::fprintf(stderr, "\n");
+  if (r.state() != v1::DONE)
+    throw Error("job " + r.job_id() + " " + state_name(r.state()) + (r.error().empty() ? "" : ": " + r.error()) +
+                "; nothing written");
+  write_outputs(r, out);
+  for (auto& p : r.results()) {
+    const auto& t = p.timings();
+    std::fprintf(stderr,
+                 "cuzk: partition %u on %s worker %d: synthesis %.1f, stage %.1f, lock wait %.1f, kernels %.1f, finish "
+                 "%.1f ms\n",
+                 p.index(), p.device().c_str(), p.worker(), t.synthesis_ms(), t.stage_ms(), t.lock_wait_ms(),
+                 t.kernels_ms(), t.finish_ms());
+  }
+  std::fprintf(stderr, "cuzk: job %s: %d proofs in %.1f ms, written to %s\n", r.job_id().c_str(), r.results_size(),
+               r.wall_ms(), out.c_str());
+  return 0;
+}
+
+int do_status(Client& c) {
+  grpc::ClientContext ctx;
+  c.prepare(ctx, 30);
+  v1::GetStatusResponse r;
+  ok_or_throw(c.stub->GetStatus(&ctx, v1::GetStatusRequest(), &r));
+  std::printf("%s\n", r.status_json().c_str());
+  return 0;
+}
+
+int do_cancel(Client& c, const Opts& o) {
+  v1::CancelProofRequest q;
+  if (!o.pos.empty()) q.set_job_id(o.pos[0]);
+  q.set_request_id(o.get("--request-id"));
+  if (q.job_id().empty() == q.request_id().empty()) throw Usage("cancel takes a job id or --request-id R");
+  grpc::ClientContext ctx;
+  c.prepare(ctx, 30);
+  v1::CancelProofResponse r;
+  ok_or_throw(c.stub->CancelProof(&ctx, q, &r));
+  std::printf("%s\n", r.cancelled() ? "cancelled" : (std::string("not cancelled: already ") + state_name(r.state())).c_str());
+  return 0;
+}
+
+int do_srs(Client& c, const Opts& o, bool preload) {
+  v1::SrsRequest q;
+  q.set_circuit_id(o.need("--circuit"));
+  q.set_device(o.get("--device"));
+  grpc::ClientContext ctx;
+  c.prepare(ctx, 600);
+  v1::SrsResponse r;
+  ok_or_throw(preload ? c.stub->PreloadSRS(&ctx, q, &r) : c.stub->EvictSRS(&ctx, q, &r));
+  std::string d;
+  for (auto& x : r.devices()) d += (d.empty() ? "" : ",") + x;
+  std::printf("%s %s on %s\n", preload ? "preloaded" : "evicted", q.circuit_id().c_str(), d.empty() ? "no device" : d.c_str());
+  return 0;
+}
+
+int do_loadgen(const Opts& o, const std::string& addr, const std::string& token) {
+  const v1::SubmitProofRequest base = submit_request(o);
+  const int jobs = std::atoi(o.need("--jobs").c_str()), clients = std::max(1, std::atoi(o.get("--clients", "4").c_str()));
+  if (jobs < 1) throw Usage("--jobs must be at least 1");
+  const std::string out = o.get("--out");
+  std::atomic<int> next{0}, failed{0};
+  std::mutex mu;
+  std::vector<double> lat;
+  std::string first_error;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> ts;
+  for (int k = 0; k < clients; ++k)
+    ts.emplace_back([&, k] {
+      Client c(addr, token);  // a connection of its own
+      for (int i; (i = next++) < jobs;) {
+        v1::ProveRequest q;
+        *q.mutable_submit() = base;
+        auto s0 = std::chrono::steady_clock::now();
+        grpc::ClientContext ctx;
+        c.prepare(ctx, 3600);
+        v1::JobResult r;
+        grpc::Status st = c.stub->Prove(&ctx, q, &r);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
+        std::string err = !st.ok() ? RpcError(st).what() : r.state() != v1::DONE ? std::string(state_name(r.state())) + ": " + r.error() : "";
+        if (err.empty() && !out.empty()) write_outputs(r, out + "/job_" + std::to_string(i));
+        std::lock_guard lk(mu);
+        if (err.empty()) lat.push_back(ms);
+        else if (++failed == 1) first_error = err;
+      }
+      (void)k;
+    });
+  for (auto& t : ts) t.join();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::sort(lat.begin(), lat.end());
+  auto pct = [&](double p) { return lat.empty() ? 0.0 : lat[std::min(lat.size() - 1, size_t(p * double(lat.size() - 1) + 0.5))]; };
+  std::printf("loadgen: %d jobs x %d partitions of %s over %d connections: %zu done, %d failed in %.2f s = %.2f jobs/s; "
+              "latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+              jobs, base.partitions_size(), base.circuit_id().c_str(), clients, lat.size(), failed.load(), wall,
+              double(lat.size()) / wall, pct(0.5), pct(0.99), lat.empty() ? 0.0 : lat.back());
+  if (failed) std::printf("loadgen: first failure: %s\n", first_error.c_str());
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+bool is_client_command(const char* c) {
+  for (const char* k : {"submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
+    if (std::strcmp(c, k) == 0) return true;
+  return false;
+}
+
+int cmd_client(int argc, char** argv) {
+  const std::string cmd = argv[1];
+  try {
+    Opts o = parse(argc, argv,
+                   {"--daemon", "--token", "--circuit", "--partitions", "--priority", "--request-id", "--out", "--timeout",
+                    "--device", "--jobs", "--clients"});
+    const std::string addr = o.need("--daemon");
+    std::string token = o.get("--token");
+    if (token.empty())
+      if (const char* t = std::getenv("CUZK_TOKEN")) token = t;
+    Client c(addr, token);
+    if (cmd == "submit") return do_submit(c, o);
+    if (cmd == "await") return do_await(c, o);
+    if (cmd == "status") return do_status(c);
+    if (cmd == "cancel") return do_cancel(c, o);
+    if (cmd == "preload") return do_srs(c, o, true);
+    if (cmd == "evict") return do_srs(c, o, false);
+    if (cmd == "loadgen") return do_loadgen(o, addr, token);
+    throw Usage("unknown command");
+  } catch (const Usage& e) {
+    std::fprintf(stderr, "cuzk: %s: %s\n(run 'cuzk help' for usage)\n", cmd.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,52 @@
+// The daemon's configuration: a TOML file (`cuzk daemon --config cuzk.toml`) or the embedded
+// default (the bundled example circuits on every visible GPU, else on the CPU).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuzk::daemon {
+
+struct CircuitConfig {
+  std::string id, zkey, r1cs;  // r1cs optional ("")
+};
+
+struct Config {
+  // [daemon]
+  std::string listen;         // "unix:///abs/path.sock" or "HOST:PORT"
+  std::string status_listen;  // "127.0.0.1:PORT" (HTTP /metrics, /status), "" = none
+  std::string journal;        // a directory (created if missing)
+  std::string token;          // required when listen is TCP
+  double keep_results_s = 24 * 3600;  // finished results are kept this long (across restarts)
+  double shutdown_grace_s = 30;       // SIGTERM: running jobs get this long to finish
+  size_t max_request_bytes = size_t(256) << 20;  // a SubmitProof larger than this is refused
+  uint32_t max_partitions = 256;
+  // [devices]
+  std::vector<std::string> devices = {"auto"};  // "gpu:0", "all", "sim:2", "cpu", "auto"
+  int workers_per_device = 2;
+  std::vector<std::string> memory;  // per device, or one for all ("" = default)
+  double sim_kernel_ms = 0;         // simulated devices: kernels' floor (tests, load figures)
+  // [synthesis]
+  unsigned synthesis_threads = 0;   // 0 = hardware threads
+  // [memory]
+  size_t host_budget = size_t(8) << 30;  // witness bytes of unfinished jobs held at once
+  // [[circuits]]
+  std::vector<CircuitConfig> circuits;
+  bool verify = true;  // [engine] verify: self-verify every proof
+  std::string source = "embedded default";  // where it came from (for the log)
+};
+
+// Reads and checks a config file. Throws InvalidArgument naming the file, the key and the
+// problem (unknown keys are errors, so typos do not pass silently).
+Config load_config(const std::string& path);
+Config parse_config(const std::string& toml_text, const std::string& name);
+// The embedded default: the bundled examples, a socket in $XDG_RUNTIME_DIR (or /tmp), a journal
+// in $XDG_STATE_HOME/cuzk (or ~/.local/state/cuzk), status on 127.0.0.1:9464.
+Config default_config();
+
+// "unix:///abs/path" -> "/abs/path"; "" when the address is TCP.
+std::string unix_path(const std::string& listen);
+// "30s", "15m", "24h", "2d", "500ms", or a number of seconds.
+double parse_duration_s(const std::string& s);
+
+}  // namespace cuzk::daemon

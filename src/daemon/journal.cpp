@@ -1,0 +1,132 @@
+#include "daemon/journal.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "util/error.hpp"
+
+namespace cuzk::daemon {
+
+namespace {
+std::string errno_text() { return std::strerror(errno); }
+
+bool read_file(const std::string& path, std::string& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out.clear();
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t k = ::read(fd, buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) {
+      ::close(fd);
+      return false;
+    }
+    if (k == 0) break;
+    out.append(buf, size_t(k));
+  }
+  ::close(fd);
+  return true;
+}
+}  // namespace
+
+Journal::Journal(std::string dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec || !std::filesystem::is_directory(dir_))
+    throw Error("journal " + dir_ + ": cannot create the directory" + (ec ? ": " + ec.message() : ""));
+  const std::string probe = dir_ + "/.cuzk-probe";
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error("journal " + dir_ + ": not writable: " + errno_text());
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void Journal::write_atomic(const std::string& name, const std::string& bytes) {
+  const std::string path = dir_ + "/" + name, tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error("journal: cannot write " + tmp + ": " + errno_text());
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t k = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) {
+      const std::string e = errno_text();
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw Error("journal: cannot write " + tmp + ": " + e);
+    }
+    off += size_t(k);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string e = errno_text();
+    ::unlink(tmp.c_str());
+    throw Error("journal: cannot sync " + tmp + ": " + e);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string e = errno_text();
+    ::unlink(tmp.c_str());
+    throw Error("journal: cannot rename " + tmp + ": " + e);
+  }
+  int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void Journal::accept(const cuzk::v1::JournalJob& job) {
+  std::string bytes;
+  if (!job.SerializeToString(&bytes)) throw Error("journal: cannot encode job " + job.job_id());
+  write_atomic(job.job_id() + ".job", bytes);
+}
+
+void Journal::finish(const cuzk::v1::JournalJob& job, const cuzk::v1::JournalOutcome& outcome) {
+  std::string bytes;
+  if (!outcome.SerializeToString(&bytes)) throw Error("journal: cannot encode the result of " + job.job_id());
+  write_atomic(job.job_id() + ".done", bytes);
+  cuzk::v1::JournalJob light = job;
+  light.clear_partitions();
+  if (!light.SerializeToString(&bytes)) throw Error("journal: cannot encode job " + job.job_id());
+  write_atomic(job.job_id() + ".job", bytes);
+}
+
+void Journal::remove(const std::string& job_id) {
+  ::unlink((dir_ + "/" + job_id + ".done").c_str());
+  ::unlink((dir_ + "/" + job_id + ".job").c_str());
+}
+
+std::vector<Journal::Entry> Journal::load(const std::function<void(const std::string&)>& warn) const {
+  std::vector<Entry> out;
+  std::error_code ec;
+  for (auto& de : std::filesystem::directory_iterator(dir_, ec)) {
+    const std::string name = de.path().filename().string();
+    if (name.size() > 4 && name.ends_with(".tmp")) {  // an interrupted write: never acknowledged
+      std::filesystem::remove(de.path(), ec);
+      continue;
+    }
+    if (!name.ends_with(".job")) continue;
+    std::string bytes;
+    Entry e;
+    if (!read_file(de.path().string(), bytes) || !e.job.ParseFromString(bytes) || e.job.job_id().empty()) {
+      if (warn) warn("journal: skipping unreadable " + de.path().string());
+      continue;
+    }
+    const std::string done = dir_ + "/" + e.job.job_id() + ".done";
+    if (read_file(done, bytes)) {
+      cuzk::v1::JournalOutcome o;
+      if (o.ParseFromString(bytes)) e.outcome = std::move(o);
+      else if (warn) warn("journal: unreadable result " + done + "; the job runs again");
+    }
+    out.push_back(std::move(e));
+  }
+  if (ec) throw Error("journal " + dir_ + ": " + ec.message());
+  return out;
+}
+
+}  // namespace cuzk::daemon

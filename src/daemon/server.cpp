@@ -1,0 +1,236 @@
+// `cuzk daemon`: the gRPC service cuzk.v1.ProvingEngine and HTTP /metrics and /status over the
+// Service; signals; the socket's permissions.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <httplib.h>
+#include <grpcpp/grpcpp.h>
+#include <thread>
+
+#include "cuzk/prove.hpp"
+#include "cuzk/v1/engine.grpc.pb.h"
+#include "daemon/commands.hpp"
+#include "daemon/service.hpp"
+#include "util/error.hpp"
+
+namespace cuzk::daemon {
+
+namespace {
+
+void log_line(const std::string& s) {
+  char ts[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::fprintf(stderr, "%s cuzk: %s\n", ts, s.c_str());
+  std::fflush(stderr);
+}
+
+grpc::StatusCode code_of(Rejected::Code c) {
+  switch (c) {
+    case Rejected::InvalidArgument: return grpc::StatusCode::INVALID_ARGUMENT;
+    case Rejected::NotFound: return grpc::StatusCode::NOT_FOUND;
+    case Rejected::ResourceExhausted: return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    default: return grpc::StatusCode::UNAVAILABLE;
+  }
+}
+
+class Rpc final : public v1::ProvingEngine::Service {
+ public:
+  Rpc(daemon::Service& s, std::string token) : s_(s), token_(std::move(token)) {}
+
+  grpc::Status SubmitProof(grpc::ServerContext* c, const v1::SubmitProofRequest* q, v1::SubmitProofResponse* r) override {
+    return guard(c, [&] { *r = s_.submit(*q); });
+  }
+  grpc::Status AwaitProof(grpc::ServerContext* c, const v1::AwaitProofRequest* q, v1::JobResult* r) override {
+    return guard(c, [&] { *r = await(c, *q); });
+  }
+  grpc::Status Prove(grpc::ServerContext* c, const v1::ProveRequest* q, v1::JobResult* r) override {
+    return guard(c, [&] {
+      auto sub = s_.submit(q->submit());
+      v1::AwaitProofRequest a;
+      a.set_job_id(sub.job_id());
+      a.set_timeout_ms(q->timeout_ms() ? q->timeout_ms() : uint64_t(24) * 3600 * 1000);
+      *r = await(c, a);
+    });
+  }
+  grpc::Status CancelProof(grpc::ServerContext* c, const v1::CancelProofRequest* q, v1::CancelProofResponse* r) override {
+    return guard(c, [&] { *r = s_.cancel(*q); });
+  }
+  grpc::Status GetStatus(grpc::ServerContext* c, const v1::GetStatusRequest*, v1::GetStatusResponse* r) override {
+    return guard(c, [&] {
+      *r = s_.status();
+      r->set_status_json(s_.status_json());
+    });
+  }
+  grpc::Status GetMetrics(grpc::ServerContext* c, const v1::GetMetricsRequest*, v1::GetMetricsResponse* r) override {
+    return guard(c, [&] { r->set_text(s_.metrics_text()); });
+  }
+  grpc::Status PreloadSRS(grpc::ServerContext* c, const v1::SrsRequest* q, v1::SrsResponse* r) override {
+    return guard(c, [&] { *r = s_.preload(*q); });
+  }
+  grpc::Status EvictSRS(grpc::ServerContext* c, const v1::SrsRequest* q, v1::SrsResponse* r) override {
+    return guard(c, [&] { *r = s_.evict(*q); });
+  }
+
+ private:
+  // Waits in slices so that a client that goes away frees its thread.
+  v1::JobResult await(grpc::ServerContext* c, const v1::AwaitProofRequest& q) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.timeout_ms());
+    for (;;) {
+      v1::AwaitProofRequest slice = q;
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
+      slice.set_timeout_ms(uint64_t(std::clamp<long long>(left, 0, 1000)));
+      v1::JobResult r = s_.await(slice);
+      if (r.state() == v1::DONE || r.state() == v1::FAILED || r.state() == v1::CANCELLED || left <= 1000 ||
+          c->IsCancelled() || s_.stopped())
+        return r;
+    }
+  }
+  template <class F>
+  grpc::Status guard(grpc::ServerContext* c, F f) {
+    if (!token_.empty()) {
+      auto md = c->client_metadata();
+      auto it = md.find("authorization");
+      const std::string want = "Bearer " + token_;
+      if (it == md.end() || std::string(it->second.data(), it->second.size()) != want) {
+        s_.count_rejected();
+        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                            it == md.end() ? "this daemon needs a token (--token or CUZK_TOKEN)" : "wrong token");
+      }
+    }
+    try {
+      f();
+      return grpc::Status::OK;
+    } catch (const Rejected& e) {
+      s_.count_rejected();
+      return grpc::Status(code_of(e.code), e.what());
+    } catch (const std::exception& e) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+    }
+  }
+  daemon::Service& s_;
+  std::string token_;
+};
+
+// Another daemon answering on `path`?
+bool socket_in_use(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+  const bool used = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return used;
+}
+
+}  // namespace
+
+int cmd_daemon(int argc, char** argv) {
+  std::string config_path;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) config_path = argv[++i];
+    else if (a.rfind("--config=", 0) == 0) config_path = a.substr(9);
+    else {
+      std::fprintf(stderr, "cuzk: daemon: unknown argument '%s' (cuzk daemon [--config cuzk.toml])\n", a.c_str());
+      return 2;
+    }
+  }
+  Config cfg;
+  try {
+    cfg = config_path.empty() ? default_config() : load_config(config_path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk: error: %s\n", e.what());
+    return 1;
+  }
+  const std::string upath = unix_path(cfg.listen);
+  if (upath.empty() && cfg.token.empty()) {
+    std::fprintf(stderr,
+                 "cuzk: error: daemon.listen is %s (TCP) and daemon.token is not set: refusing to serve TCP without a "
+                 "token (set daemon.token, or listen on unix:///path.sock)\n",
+                 cfg.listen.c_str());
+    return 1;
+  }
+  // Signals are taken by one thread (sigwait); every thread started from here inherits the mask.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  log_line(std::string("cuzk ") + version_string() + " (commit " + git_commit() + ") starting; config: " + cfg.source);
+  std::unique_ptr<Service> svc;
+  try {
+    if (!upath.empty() && socket_in_use(upath)) throw Error("another daemon is listening on " + cfg.listen);
+    svc = std::make_unique<Service>(cfg, log_line);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk: error: %s\n", e.what());
+    return 1;
+  }
+  if (!upath.empty()) ::unlink(upath.c_str());  // a stale socket of a daemon that died
+
+  Rpc rpc(*svc, cfg.token);
+  grpc::ServerBuilder b;
+  int port = 0;
+  b.AddListeningPort(cfg.listen, grpc::InsecureServerCredentials(), &port);
+  b.RegisterService(&rpc);
+  const size_t lim = std::min<size_t>(size_t(INT32_MAX), cfg.max_request_bytes + (size_t(64) << 20));
+  b.SetMaxReceiveMessageSize(int(lim));
+  b.SetMaxSendMessageSize(INT32_MAX);
+  const mode_t old = ::umask(0177);  // the socket is created 0600
+  std::unique_ptr<grpc::Server> server = b.BuildAndStart();
+  ::umask(old);
+  if (!server || (upath.empty() && port == 0)) {
+    std::fprintf(stderr, "cuzk: error: cannot listen on %s\n", cfg.listen.c_str());
+    svc->shutdown(0);
+    return 1;
+  }
+  if (!upath.empty()) ::chmod(upath.c_str(), 0600);
+
+  httplib::Server http;
+  std::thread http_thread;
+  if (!cfg.status_listen.empty()) {
+    http.Get("/metrics", [&](const httplib::Request&, httplib::Response& r) {
+      r.set_content(svc->metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
+    });
+    http.Get("/status", [&](const httplib::Request&, httplib::Response& r) {
+      r.set_content(svc->status_json(), "application/json");
+    });
+    const auto colon = cfg.status_listen.rfind(':');
+    const std::string host = cfg.status_listen.substr(0, colon);
+    const int hport = std::stoi(cfg.status_listen.substr(colon + 1));
+    if (!http.bind_to_port(host, hport)) {
+      std::fprintf(stderr, "cuzk: error: cannot listen on http://%s\n", cfg.status_listen.c_str());
+      server->Shutdown();
+      svc->shutdown(0);
+      return 1;
+    }
+    http_thread = std::thread([&] { http.listen_after_bind(); });
+  }
+  log_line("listening on " + (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +
+           (cfg.status_listen.empty() ? "" : "; status on http://" + cfg.status_listen + "/status and /metrics"));
+
+  int sig = 0;
+  sigwait(&sigs, &sig);
+  log_line(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + ": no new jobs; finishing those in flight");
+  svc->shutdown(cfg.shutdown_grace_s);
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  if (http_thread.joinable()) {
+    http.stop();
+    http_thread.join();
+  }
+  if (!upath.empty()) ::unlink(upath.c_str());
+  log_line("stopped");
+  return 0;
+}
+
+}  // namespace cuzk::daemon

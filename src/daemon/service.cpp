@@ -1,0 +1,708 @@
+#include "daemon/service.hpp"
+
+#include <sys/random.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "backend/cuda/probe.hpp"
+#include "cuzk/prove.hpp"
+#include "engine/report.hpp"
+#include "io/binfile.hpp"
+#include "io/json.hpp"
+#include "io/wtns.hpp"
+#include "util/error.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::daemon {
+
+struct Service::Job {
+  v1::JournalJob job;  // witnesses dropped once the job ends
+  uint32_t partitions = 0;
+  size_t witness_bytes = 0;
+  uint64_t engine_id = 0;
+  bool ended = false;
+  v1::JobResult result;  // when ended
+  uint64_t ended_unix_ms = 0;
+};
+
+namespace {
+
+uint64_t unix_ms() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count());
+}
+
+std::string new_job_id() {
+  uint8_t b[8];
+  size_t got = 0;
+  while (got < sizeof b) {
+    ssize_t k = ::getrandom(b + got, sizeof b - got, 0);
+    if (k > 0) got += size_t(k);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string s = "j-";
+  for (uint8_t x : b) s += hex[x >> 4], s += hex[x & 15];
+  return s;
+}
+
+engine::Priority to_engine(v1::Priority p) {
+  switch (p) {
+    case v1::LOW: return engine::Priority::Low;
+    case v1::HIGH: return engine::Priority::High;
+    case v1::CRITICAL: return engine::Priority::Critical;
+    default: return engine::Priority::Normal;
+  }
+}
+
+v1::JobState to_proto(engine::JobState s) {
+  switch (s) {
+    case engine::JobState::Queued: return v1::QUEUED;
+    case engine::JobState::Running: return v1::RUNNING;
+    case engine::JobState::Done: return v1::DONE;
+    case engine::JobState::Failed: return v1::FAILED;
+    default: return v1::CANCELLED;
+  }
+}
+
+const char* state_name(v1::JobState s) {
+  switch (s) {
+    case v1::QUEUED: return "queued";
+    case v1::RUNNING: return "running";
+    case v1::DONE: return "done";
+    case v1::FAILED: return "failed";
+    case v1::CANCELLED: return "cancelled";
+    default: return "unknown";
+  }
+}
+
+std::string version_line() { return std::string(version_string()) + " (commit " + git_commit() + ")"; }
+
+}  // namespace
+
+Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log)) {
+  auto say = [&](const std::string& s) {
+    if (log_) log_(s);
+  };
+  // Devices.
+  engine::EngineConfig ec;
+  std::string list;
+  for (auto& d : cfg_.devices) list += (list.empty() ? "" : ",") + d;
+  if (list == "auto") list = !cuda::list_devices().empty() ? "all" : "cpu";
+  ec.devices = engine::parse_devices(list);
+  if (!cfg_.memory.empty()) {
+    std::string m;
+    for (auto& x : cfg_.memory) m += (m.empty() ? "" : ",") + x;
+    engine::apply_memory_budgets(ec.devices, m);
+  }
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  for (auto& d : ec.devices) {
+    d.sim_threads = std::max(1u, hw / unsigned(ec.devices.size()));
+    d.sim_kernel_ms = cfg_.sim_kernel_ms;
+  }
+  ec.workers_per_device = cfg_.workers_per_device;
+  ec.synthesis_threads = cfg_.synthesis_threads;
+  ec.verify = cfg_.verify;
+  // Circuits.
+  ThreadPool pool(cfg_.synthesis_threads);
+  for (auto& c : cfg_.circuits) {
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      circuits_[c.id] = engine::load_circuit(c.zkey, c.r1cs, pool);
+    } catch (const std::exception& e) {
+      throw InvalidArgument("circuit '" + c.id + "': " + e.what());
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    auto& ci = *circuits_[c.id];
+    say("circuit " + c.id + ": " + curve_name(ci.curve()) + ", 2^" + std::to_string(ci.log_n()) + " domain, " +
+        std::to_string(ci.n_vars()) + " wires, key " + std::to_string(ci.key_bytes() >> 20) + " MiB on a device (" +
+        c.zkey + ", read in " + std::to_string(int(ms)) + " ms)");
+  }
+  engine_ = std::make_unique<engine::Engine>(ec);
+  for (auto& [id, c] : circuits_) engine_->register_circuit(id, c);
+  for (auto& d : engine_->device_records())
+    say("device " + d.name + ": " + d.description + ", budget " + std::to_string(d.budget_bytes >> 20) + " MiB, " +
+        std::to_string(d.workers) + " workers");
+  // Journal: results back in memory, unfinished jobs run again.
+  journal_ = std::make_unique<Journal>(cfg_.journal);
+  const uint64_t now = unix_ms();
+  size_t kept = 0, expired = 0;
+  for (auto& e : journal_->load(log_)) {
+    auto j = std::make_shared<Job>();
+    j->job = std::move(e.job);
+    j->partitions = uint32_t(j->job.partitions_size());
+    if (e.outcome) {
+      if (e.outcome->ended_unix_ms() + uint64_t(cfg_.keep_results_s * 1000) < now) {
+        journal_->remove(j->job.job_id());
+        ++expired;
+        continue;
+      }
+      j->ended = true;
+      j->result = e.outcome->result();
+      j->partitions = j->result.partitions();
+      j->ended_unix_ms = e.outcome->ended_unix_ms();
+      jobs_[j->job.job_id()] = j;
+      if (!j->job.request_id().empty()) by_request_[j->job.request_id()] = j->job.job_id();
+      ++kept;
+      continue;
+    }
+    jobs_[j->job.job_id()] = j;
+    if (!j->job.request_id().empty()) by_request_[j->job.request_id()] = j->job.job_id();
+    counters_.set_jobs_recovered(counters_.jobs_recovered() + 1);
+    start(j);
+  }
+  say("journal " + cfg_.journal + ": " + std::to_string(counters_.jobs_recovered()) + " unfinished job(s) running again, " +
+      std::to_string(kept) + " result(s) kept, " + std::to_string(expired) + " expired");
+  pruner_ = std::thread([this] { prune_loop(); });
+}
+
+Service::~Service() { shutdown(0); }
+
+// Hands a journaled job to the engine and starts its reaper. Not under mu_.
+void Service::start(std::shared_ptr<Job> j) {
+  auto cit = circuits_.find(j->job.circuit_id());
+  engine::JobRequest req;
+  req.circuit = j->job.circuit_id();
+  req.priority = to_engine(j->job.priority());
+  size_t bytes = 0;
+  for (int i = 0; i < j->job.partitions_size(); ++i) {
+    const std::string& w = j->job.partitions(i);
+    bytes += w.size();
+    req.partitions.push_back(engine::Witness::bytes(j->job.job_id() + " partition " + std::to_string(i),
+                                                    std::vector<uint8_t>(w.begin(), w.end())));
+  }
+  j->witness_bytes = bytes;
+  {
+    std::lock_guard lk(mu_);
+    ++active_;
+    witness_bytes_ += bytes;
+  }
+  if (cit == circuits_.end() || req.partitions.empty()) {
+    // Recovered from a journal whose circuit is no longer configured: it fails, with the reason.
+    engine::JobResult r;
+    r.state = engine::JobState::Failed;
+    r.error = cit == circuits_.end() ? "circuit '" + j->job.circuit_id() + "' is not configured any more"
+                                     : "the job has no witnesses";
+    reapers_.emplace_back([this, j, r] {
+      std::unique_lock lk(mu_);
+      j->result = result_of(*j, r);
+      j->ended = true;
+      j->ended_unix_ms = unix_ms();
+      lk.unlock();
+      v1::JournalOutcome o;
+      *o.mutable_result() = j->result;
+      o.set_ended_unix_ms(j->ended_unix_ms);
+      try {
+        journal_->finish(j->job, o);
+      } catch (const std::exception& e) {
+        if (log_) log_(e.what());
+      }
+      lk.lock();
+      j->job.clear_partitions();
+      --active_;
+      witness_bytes_ -= j->witness_bytes;
+      counters_.set_jobs_failed(counters_.jobs_failed() + 1);
+      cv_.notify_all();
+    });
+    return;
+  }
+  j->engine_id = engine_->submit(std::move(req));
+  std::lock_guard lk(mu_);
+  reapers_.emplace_back([this, j] { reap(j); });
+}
+
+void Service::reap(std::shared_ptr<Job> j) {
+  engine::JobResult r = engine_->await(j->engine_id);
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_ && r.state == engine::JobState::Cancelled && stopped_) {
+      // Stopped by the shutdown, not by a client: no result; it runs again after a restart.
+      --active_;
+      witness_bytes_ -= j->witness_bytes;
+      cv_.notify_all();
+      return;
+    }
+  }
+  v1::JobResult res = result_of(*j, r);
+  v1::JournalOutcome o;
+  *o.mutable_result() = res;
+  o.set_ended_unix_ms(unix_ms());
+  try {
+    journal_->finish(j->job, o);
+  } catch (const std::exception& e) {
+    if (log_) log_(std::string("job ") + j->job.job_id() + ": " + e.what() + " (the result is kept in memory)");
+  }
+  std::lock_guard lk(mu_);
+  j->result = std::move(res);
+  j->ended = true;
+  j->ended_unix_ms = o.ended_unix_ms();
+  j->job.clear_partitions();
+  --active_;
+  witness_bytes_ -= j->witness_bytes;
+  if (r.state == engine::JobState::Done) counters_.set_jobs_done(counters_.jobs_done() + 1);
+  else if (r.state == engine::JobState::Failed) counters_.set_jobs_failed(counters_.jobs_failed() + 1);
+  else counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
+  counters_.set_partitions_done(counters_.partitions_done() + uint64_t(r.proofs.size()));
+  if (log_)
+    log_("job " + j->job.job_id() + ": " + state_name(j->result.state()) + " (" + std::to_string(j->partitions) +
+         " partitions, " + std::to_string(int(r.wall_ms)) + " ms)" + (r.error.empty() ? "" : ": " + r.error));
+  cv_.notify_all();
+}
+
+v1::JobResult Service::result_of(const Job& j, const engine::JobResult& r) {
+  v1::JobResult out;
+  out.set_job_id(j.job.job_id());
+  out.set_request_id(j.job.request_id());
+  out.set_circuit_id(j.job.circuit_id());
+  out.set_state(to_proto(r.state));
+  out.set_error(r.error);
+  out.set_partitions(j.partitions);
+  out.set_wall_ms(r.wall_ms);
+  uint32_t done = 0;
+  for (auto& rec : r.records) done += rec.ok ? 1 : 0;
+  out.set_partitions_done(done);
+  if (r.state != engine::JobState::Done) return out;
+  for (size_t i = 0; i < r.proofs.size(); ++i) {
+    const auto& rec = r.records[i];
+    auto* p = out.add_results();
+    p->set_index(uint32_t(i));
+    p->set_device(rec.device);
+    p->set_worker(rec.worker);
+    p->set_attempts(rec.attempts);
+    auto* t = p->mutable_timings();
+    t->set_queued_ms(rec.queued.ms());
+    t->set_synthesis_ms(rec.synth.ms());
+    t->set_stage_ms(rec.stage.ms());
+    t->set_lock_wait_ms(rec.lock_wait.ms());
+    t->set_kernels_ms(rec.kernels.ms());
+    t->set_ntt_h_ms(rec.ntt_h_ms);
+    t->set_msm_a_ms(rec.msm_a_ms);
+    t->set_msm_b1_ms(rec.msm_b1_ms);
+    t->set_msm_b2_ms(rec.msm_b2_ms);
+    t->set_msm_c_ms(rec.msm_c_ms);
+    t->set_msm_h_ms(rec.msm_h_ms);
+    t->set_finish_ms(rec.finish.ms());
+    p->set_proof_json(r.proofs[i].proof_json);
+    p->set_public_json(r.proofs[i].public_json);
+    p->set_proof_compressed(std::string(r.proofs[i].compressed.begin(), r.proofs[i].compressed.end()));
+  }
+  // This job's share of each device (the engine's records are for its whole life).
+  auto devs = engine_->device_records();
+  for (auto& d : devs) {
+    d.busy_ms = 0;
+    d.partitions = 0;
+    for (auto& rec : r.records)
+      if (rec.device == d.name) d.busy_ms += rec.kernels.ms(), ++d.partitions;
+  }
+  out.set_summary_json(engine::summary_json(version_line(), r.wall_ms, r.records, devs));
+  out.set_timeline_svg(engine::timeline_svg(r.records, devs,
+                                            "cuzk: job " + j.job.job_id() + ", " + std::to_string(j.partitions) +
+                                                " partitions of " + j.job.circuit_id()));
+  return out;
+}
+
+v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
+  v1::SubmitProofResponse resp;
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
+    if (!req.request_id().empty()) {
+      auto it = by_request_.find(req.request_id());
+      if (it != by_request_.end()) {
+        resp.set_job_id(it->second);
+        resp.set_existing(true);
+        return resp;
+      }
+    }
+  }
+  const size_t size = req.ByteSizeLong();
+  if (size > cfg_.max_request_bytes)
+    throw Rejected(Rejected::InvalidArgument, "the request is " + std::to_string(size) +
+                                                  " bytes, more than max_request_bytes (" +
+                                                  std::to_string(cfg_.max_request_bytes) + ")");
+  if (req.kind() != v1::PROOF_KIND_UNSPECIFIED && req.kind() != v1::GROTH16)
+    throw Rejected(Rejected::InvalidArgument, "unknown proof kind " + std::to_string(int(req.kind())));
+  if (!v1::Priority_IsValid(req.priority()))
+    throw Rejected(Rejected::InvalidArgument, "unknown priority " + std::to_string(int(req.priority())));
+  auto cit = circuits_.find(req.circuit_id());
+  if (cit == circuits_.end()) {
+    std::string known;
+    for (auto& [id, c] : circuits_) known += (known.empty() ? "" : ", ") + id;
+    throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "' (this daemon has: " + known + ")");
+  }
+  if (req.partitions_size() == 0) throw Rejected(Rejected::InvalidArgument, "a job needs at least one partition");
+  if (uint32_t(req.partitions_size()) > cfg_.max_partitions)
+    throw Rejected(Rejected::InvalidArgument, std::to_string(req.partitions_size()) + " partitions, more than max_partitions (" +
+                                                  std::to_string(cfg_.max_partitions) + ")");
+  const engine::Circuit& c = *cit->second;
+  size_t bytes = 0;
+  for (int i = 0; i < req.partitions_size(); ++i) {
+    const std::string& w = req.partitions(i);
+    bytes += w.size();
+    const std::string name = "partition " + std::to_string(i);
+    try {
+      auto fb = io::FileBytes::from_buffer(name, std::vector<uint8_t>(w.begin(), w.end()));
+      io::Wtns wt = io::parse_wtns(fb);
+      if (wt.curve != c.curve())
+        throw InvalidArgument(name + ": the witness is for " + curve_name(wt.curve) + ", circuit '" + req.circuit_id() +
+                              "' is " + curve_name(c.curve()));
+      if (wt.n_witness != c.n_vars())
+        throw InvalidArgument(name + ": the witness has " + std::to_string(wt.n_witness) + " values, circuit '" +
+                              req.circuit_id() + "' has " + std::to_string(c.n_vars()) + " wires");
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      throw Rejected(Rejected::InvalidArgument, m.rfind(name, 0) == 0 ? m : name + ": " + m);
+    }
+  }
+  std::lock_guard accept(submit_mu_);
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
+    if (!req.request_id().empty()) {  // raced with the same request_id
+      auto it = by_request_.find(req.request_id());
+      if (it != by_request_.end()) {
+        resp.set_job_id(it->second);
+        resp.set_existing(true);
+        return resp;
+      }
+    }
+    if (witness_bytes_ + bytes > cfg_.host_budget)
+      throw Rejected(Rejected::ResourceExhausted,
+                     "host budget: unfinished jobs hold " + std::to_string(witness_bytes_) + " bytes of witnesses, this job " +
+                         std::to_string(bytes) + ", the budget is " + std::to_string(cfg_.host_budget) + "; retry later");
+  }
+  auto j = std::make_shared<Job>();
+  j->job.set_job_id(new_job_id());
+  j->job.set_request_id(req.request_id());
+  j->job.set_circuit_id(req.circuit_id());
+  j->job.set_priority(req.priority());
+  for (auto& w : req.partitions()) j->job.add_partitions(w);
+  j->job.set_accepted_unix_ms(unix_ms());
+  j->partitions = uint32_t(req.partitions_size());
+  try {
+    journal_->accept(j->job);  // durable before the answer
+  } catch (const std::exception& e) {
+    throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
+  }
+  {
+    std::lock_guard lk(mu_);
+    jobs_[j->job.job_id()] = j;
+    if (!req.request_id().empty()) by_request_[req.request_id()] = j->job.job_id();
+    counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
+  }
+  start(j);
+  resp.set_job_id(j->job.job_id());
+  return resp;
+}
+
+std::shared_ptr<Service::Job> Service::find(const std::string& job_id, const std::string& request_id) {
+  if (!job_id.empty()) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) throw Rejected(Rejected::NotFound, "unknown job '" + job_id + "'");
+    return it->second;
+  }
+  if (!request_id.empty()) {
+    auto it = by_request_.find(request_id);
+    if (it == by_request_.end()) throw Rejected(Rejected::NotFound, "unknown request_id '" + request_id + "'");
+    return jobs_.at(it->second);
+  }
+  throw Rejected(Rejected::InvalidArgument, "give a job_id or a request_id");
+}
+
+v1::JobResult Service::await(const v1::AwaitProofRequest& req) {
+  std::unique_lock lk(mu_);
+  auto j = find(req.job_id(), req.request_id());
+  const uint64_t timeout = std::min<uint64_t>(req.timeout_ms(), uint64_t(24) * 3600 * 1000);
+  cv_.wait_for(lk, std::chrono::milliseconds(timeout), [&] { return j->ended || stopped_; });
+  if (j->ended) return j->result;
+  v1::JobResult out;
+  out.set_job_id(j->job.job_id());
+  out.set_request_id(j->job.request_id());
+  out.set_circuit_id(j->job.circuit_id());
+  out.set_partitions(j->partitions);
+  const uint64_t eid = j->engine_id;
+  lk.unlock();
+  if (eid) {
+    engine::JobResult r = engine_->await(eid, 0.0);
+    uint32_t done = 0;
+    for (auto& rec : r.records) done += rec.ok ? 1 : 0;
+    out.set_partitions_done(done);
+    out.set_state(to_proto(r.state) == v1::DONE ? v1::RUNNING : to_proto(r.state));  // DONE once journaled
+    out.set_wall_ms(r.wall_ms);
+  } else {
+    out.set_state(v1::QUEUED);
+  }
+  return out;
+}
+
+v1::CancelProofResponse Service::cancel(const v1::CancelProofRequest& req) {
+  std::unique_lock lk(mu_);
+  auto j = find(req.job_id(), req.request_id());
+  v1::CancelProofResponse resp;
+  if (j->ended || !j->engine_id) {
+    resp.set_cancelled(false);
+    resp.set_state(j->ended ? j->result.state() : v1::QUEUED);
+    return resp;
+  }
+  const uint64_t eid = j->engine_id;
+  lk.unlock();
+  resp.set_cancelled(engine_->cancel(eid));
+  lk.lock();
+  cv_.wait_for(lk, std::chrono::seconds(10), [&] { return j->ended; });
+  resp.set_state(j->ended ? j->result.state() : v1::CANCELLED);
+  return resp;
+}
+
+bool Service::stopped() {
+  std::lock_guard lk(mu_);
+  return stopped_;
+}
+
+void Service::count_rejected() {
+  std::lock_guard lk(mu_);
+  counters_.set_requests_rejected(counters_.requests_rejected() + 1);
+}
+
+v1::GetStatusResponse Service::status() {
+  v1::GetStatusResponse s;
+  s.set_version(version_string());
+  s.set_commit(git_commit());
+  const double up = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  s.set_uptime_s(up);
+  auto es = engine_->status();
+  for (auto& d : es.devices) {
+    auto* o = s.add_devices();
+    o->set_name(d.record.name);
+    o->set_description(d.record.description);
+    o->set_memory_total(d.record.budget_bytes);
+    o->set_memory_free(d.free_bytes);
+    o->set_memory_reserved(d.reserved_bytes);
+    o->set_current(d.current);
+    o->set_busy_fraction(up > 0 ? d.record.busy_ms / (up * 1000) : 0);
+    o->set_partitions(d.record.partitions);
+    for (auto& k : d.resident_keys) o->add_resident_keys(k);
+  }
+  for (auto& [id, c] : circuits_) {
+    auto* k = s.add_keys();
+    k->set_circuit_id(id);
+    k->set_tier("host");
+    k->set_bytes(c->key_bytes());
+    for (auto& d : es.devices)
+      for (auto& rk : d.resident_keys)
+        if (rk == id) {
+          auto* g = s.add_keys();
+          g->set_circuit_id(id);
+          g->set_tier("device:" + d.record.name);
+          g->set_bytes(c->key_bytes());
+        }
+  }
+  s.set_queued_synthesis(es.queued_synthesis);
+  s.set_queued_ready(es.queued_ready);
+  s.set_running_partitions(es.running);
+  std::lock_guard lk(mu_);
+  s.set_jobs_active(active_);
+  *s.mutable_counters() = counters_;
+  s.mutable_counters()->set_partitions_retried(es.partitions_retried);
+  return s;
+}
+
+std::string Service::status_json() {
+  v1::GetStatusResponse s = status();
+  using io::JsonValue;
+  auto jint = [](uint64_t v) { return JsonValue::number(std::to_string(v)); };
+  auto jnum = [](double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.6g", std::isfinite(v) ? v : 0.0);
+    return JsonValue::number(b);
+  };
+  JsonValue o = JsonValue::object();
+  o.add("version", JsonValue::string(s.version()));
+  o.add("commit", JsonValue::string(s.commit()));
+  o.add("uptime_s", jnum(s.uptime_s()));
+  JsonValue devs = JsonValue::array();
+  for (auto& d : s.devices()) {
+    JsonValue x = JsonValue::object();
+    x.add("name", JsonValue::string(d.name()));
+    x.add("description", JsonValue::string(d.description()));
+    x.add("memory_total", jint(d.memory_total()));
+    x.add("memory_free", jint(d.memory_free()));
+    x.add("memory_reserved", jint(d.memory_reserved()));
+    x.add("current", JsonValue::string(d.current()));
+    x.add("busy_fraction", jnum(d.busy_fraction()));
+    x.add("partitions", jint(d.partitions()));
+    JsonValue rk = JsonValue::array();
+    for (auto& k : d.resident_keys()) rk.items.push_back(JsonValue::string(k));
+    x.add("resident_keys", rk);
+    devs.items.push_back(x);
+  }
+  o.add("devices", devs);
+  JsonValue keys = JsonValue::array();
+  for (auto& k : s.keys()) {
+    JsonValue x = JsonValue::object();
+    x.add("circuit_id", JsonValue::string(k.circuit_id()));
+    x.add("tier", JsonValue::string(k.tier()));
+    x.add("bytes", jint(k.bytes()));
+    keys.items.push_back(x);
+  }
+  o.add("keys", keys);
+  JsonValue q = JsonValue::object();
+  q.add("synthesis", jint(s.queued_synthesis()));
+  q.add("ready", jint(s.queued_ready()));
+  q.add("running_partitions", jint(s.running_partitions()));
+  q.add("jobs_active", jint(s.jobs_active()));
+  o.add("queues", q);
+  JsonValue c = JsonValue::object();
+  const auto& k = s.counters();
+  c.add("jobs_submitted", jint(k.jobs_submitted()));
+  c.add("jobs_done", jint(k.jobs_done()));
+  c.add("jobs_failed", jint(k.jobs_failed()));
+  c.add("jobs_cancelled", jint(k.jobs_cancelled()));
+  c.add("jobs_recovered", jint(k.jobs_recovered()));
+  c.add("partitions_done", jint(k.partitions_done()));
+  c.add("partitions_retried", jint(k.partitions_retried()));
+  c.add("requests_rejected", jint(k.requests_rejected()));
+  o.add("counters", c);
+  return io::to_json(o);
+}
+
+std::string Service::metrics_text() {
+  v1::GetStatusResponse s = status();
+  std::string out;
+  char buf[512];
+  auto family = [&](const char* name, const char* type, const char* help) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+  };
+  auto esc = [](const std::string& v) {
+    std::string r;
+    for (char ch : v) {
+      if (ch == '\\') r += "\\\\";
+      else if (ch == '"') r += "\\\"";
+      else if (ch == '\n') r += "\\n";
+      else r += ch;
+    }
+    return r;
+  };
+  auto sample = [&](const char* name, const std::string& labels, double v) {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    out += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + buf + "\n";
+  };
+  family("cuzk_build_info", "gauge", "Version and commit of the running cuzk.");
+  sample("cuzk_build_info", "version=\"" + esc(s.version()) + "\",commit=\"" + esc(s.commit()) + "\"", 1);
+  family("cuzk_uptime_seconds", "gauge", "Seconds since the daemon started.");
+  sample("cuzk_uptime_seconds", "", s.uptime_s());
+  const auto& k = s.counters();
+  family("cuzk_jobs_total", "counter", "Jobs by how they ended (submitted counts acceptances).");
+  sample("cuzk_jobs_total", "state=\"submitted\"", double(k.jobs_submitted()));
+  sample("cuzk_jobs_total", "state=\"done\"", double(k.jobs_done()));
+  sample("cuzk_jobs_total", "state=\"failed\"", double(k.jobs_failed()));
+  sample("cuzk_jobs_total", "state=\"cancelled\"", double(k.jobs_cancelled()));
+  sample("cuzk_jobs_total", "state=\"recovered\"", double(k.jobs_recovered()));
+  family("cuzk_partitions_total", "counter", "Partitions proved, and retried on another device.");
+  sample("cuzk_partitions_total", "outcome=\"done\"", double(k.partitions_done()));
+  sample("cuzk_partitions_total", "outcome=\"retried\"", double(k.partitions_retried()));
+  family("cuzk_requests_rejected_total", "counter", "Requests refused (bad input, unauthenticated, stopping).");
+  sample("cuzk_requests_rejected_total", "", double(k.requests_rejected()));
+  family("cuzk_jobs_active", "gauge", "Jobs accepted and not ended.");
+  sample("cuzk_jobs_active", "", double(s.jobs_active()));
+  family("cuzk_queue_depth", "gauge", "Partitions waiting, by queue.");
+  sample("cuzk_queue_depth", "queue=\"synthesis\"", double(s.queued_synthesis()));
+  sample("cuzk_queue_depth", "queue=\"ready\"", double(s.queued_ready()));
+  sample("cuzk_queue_depth", "queue=\"running\"", double(s.running_partitions()));
+  family("cuzk_device_memory_bytes", "gauge", "Device memory budget, free and reserved, bytes.");
+  for (auto& d : s.devices()) {
+    const std::string l = "device=\"" + esc(d.name()) + "\",kind=";
+    sample("cuzk_device_memory_bytes", l + "\"budget\"", double(d.memory_total()));
+    sample("cuzk_device_memory_bytes", l + "\"free\"", double(d.memory_free()));
+    sample("cuzk_device_memory_bytes", l + "\"reserved\"", double(d.memory_reserved()));
+  }
+  family("cuzk_device_busy_ratio", "gauge", "Share of the uptime the device's kernel lock was held.");
+  for (auto& d : s.devices()) sample("cuzk_device_busy_ratio", "device=\"" + esc(d.name()) + "\"", d.busy_fraction());
+  family("cuzk_device_partitions_total", "counter", "Partitions whose kernels ran on the device.");
+  for (auto& d : s.devices())
+    sample("cuzk_device_partitions_total", "device=\"" + esc(d.name()) + "\"", double(d.partitions()));
+  family("cuzk_device_resident_keys", "gauge", "Proving keys resident on the device.");
+  for (auto& d : s.devices())
+    sample("cuzk_device_resident_keys", "device=\"" + esc(d.name()) + "\"", double(d.resident_keys_size()));
+  return out;
+}
+
+v1::SrsResponse Service::preload(const v1::SrsRequest& req) {
+  if (!circuits_.count(req.circuit_id())) throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
+  v1::SrsResponse r;
+  for (auto& d : engine_->device_records()) {
+    if (!req.device().empty() && d.name != req.device()) continue;
+    try {
+      engine_->preload(req.circuit_id(), d.name);
+    } catch (const InvalidArgument& e) {
+      throw Rejected(Rejected::InvalidArgument, e.what());
+    }
+    r.add_devices(d.name);
+  }
+  if (r.devices_size() == 0) throw Rejected(Rejected::InvalidArgument, "unknown device '" + req.device() + "'");
+  return r;
+}
+
+v1::SrsResponse Service::evict(const v1::SrsRequest& req) {
+  if (!circuits_.count(req.circuit_id())) throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
+  v1::SrsResponse r;
+  bool known_device = req.device().empty();
+  for (auto& d : engine_->device_records()) {
+    if (!req.device().empty() && d.name != req.device()) continue;
+    known_device = true;
+    if (engine_->evict(req.circuit_id(), d.name)) r.add_devices(d.name);
+  }
+  if (!known_device) throw Rejected(Rejected::InvalidArgument, "unknown device '" + req.device() + "'");
+  return r;
+}
+
+void Service::prune_loop() {
+  std::unique_lock lk(mu_);
+  const double period = std::clamp(cfg_.keep_results_s / 4, 0.05, 60.0);
+  while (!stopping_) {
+    cv_.wait_for(lk, std::chrono::duration<double>(period), [&] { return stopping_; });
+    if (stopping_) return;
+    const uint64_t now = unix_ms(), keep = uint64_t(cfg_.keep_results_s * 1000);
+    std::vector<std::string> gone;
+    for (auto& [id, j] : jobs_)
+      if (j->ended && j->ended_unix_ms + keep < now) gone.push_back(id);
+    for (auto& id : gone) {
+      auto j = jobs_[id];
+      if (!j->job.request_id().empty()) by_request_.erase(j->job.request_id());
+      jobs_.erase(id);
+      journal_->remove(id);
+    }
+  }
+}
+
+void Service::shutdown(double grace_s) {
+  {
+    std::unique_lock lk(mu_);
+    if (stopped_) return;
+    stopping_ = true;
+    cv_.notify_all();
+    if (grace_s > 0 && active_ > 0) {
+      if (log_) log_("stopping: waiting up to " + std::to_string(int(grace_s)) + " s for " + std::to_string(active_) + " job(s)");
+      cv_.wait_for(lk, std::chrono::duration<double>(grace_s), [&] { return active_ == 0; });
+    }
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  // What did not end stays in the journal without a result (it runs again after a restart).
+  std::vector<uint64_t> running;
+  {
+    std::lock_guard lk(mu_);
+    for (auto& [id, j] : jobs_)
+      if (!j->ended && j->engine_id) running.push_back(j->engine_id);
+  }
+  if (log_ && !running.empty()) log_("stopping: " + std::to_string(running.size()) + " job(s) stay journaled for the next start");
+  for (uint64_t id : running) engine_->cancel(id);
+  for (auto& t : reapers_) t.join();
+  if (pruner_.joinable()) pruner_.join();
+  engine_.reset();
+}
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,80 @@
+// The daemon's core, independent of the transport: jobs accepted into the journal and the
+// engine, awaited, cancelled, recovered after a restart; status and metrics. The gRPC and HTTP
+// servers (server.cpp) are thin layers over it.
+#pragma once
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuzk/v1/engine.pb.h"
+#include "daemon/config.hpp"
+#include "daemon/journal.hpp"
+#include "engine/engine.hpp"
+
+namespace cuzk::daemon {
+
+// A request the service refuses; nothing was changed by it.
+struct Rejected : std::runtime_error {
+  enum Code { InvalidArgument, NotFound, ResourceExhausted, Unavailable } code;
+  Rejected(Code c, const std::string& m) : std::runtime_error(m), code(c) {}
+};
+
+using Log = std::function<void(const std::string&)>;
+
+class Service {
+ public:
+  // Loads the circuits, starts the engine, opens the journal and runs again every job that
+  // had no result. Throws (InvalidArgument / Error) when the config cannot be served.
+  Service(Config cfg, Log log);
+  ~Service();  // shutdown(0) if not done
+
+  v1::SubmitProofResponse submit(const v1::SubmitProofRequest& req);
+  v1::JobResult await(const v1::AwaitProofRequest& req);
+  v1::CancelProofResponse cancel(const v1::CancelProofRequest& req);
+  v1::GetStatusResponse status();
+  std::string metrics_text();
+  std::string status_json();
+  v1::SrsResponse preload(const v1::SrsRequest& req);
+  v1::SrsResponse evict(const v1::SrsRequest& req);
+  void count_rejected();
+  bool stopped();  // shutdown has given up waiting: awaits answer at once
+
+  // Stops accepting; waits up to `grace_s` for the jobs in flight to end; then stops the engine.
+  // Jobs that did not end keep their journal entry without a result and run after a restart.
+  void shutdown(double grace_s);
+  const Config& config() const { return cfg_; }
+
+ private:
+  struct Job;
+  std::shared_ptr<Job> find(const std::string& job_id, const std::string& request_id);
+  void start(std::shared_ptr<Job> j);
+  void reap(std::shared_ptr<Job> j);
+  v1::JobResult result_of(const Job& j, const engine::JobResult& r);
+  void prune_loop();
+
+  Config cfg_;
+  Log log_;
+  std::unique_ptr<Journal> journal_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::map<std::string, std::shared_ptr<engine::Circuit>> circuits_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::mutex submit_mu_;  // one acceptance at a time: request_id check, journal, engine
+  std::map<std::string, std::shared_ptr<Job>> jobs_;
+  std::map<std::string, std::string> by_request_;
+  std::vector<std::thread> reapers_;
+  std::thread pruner_;
+  bool stopping_ = false, stopped_ = false;
+  size_t active_ = 0, witness_bytes_ = 0;
+  v1::Counters counters_;
+};
+
+}  // namespace cuzk::daemon
