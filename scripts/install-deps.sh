@@ -18,6 +18,17 @@ have_cmd ccache || need+=(ccache)
 have_pkg libgmp-dev || need+=(libgmp-dev)             # independent reference in the field tests
 have_cmd clang++-14 || need+=(clang-14)               # libFuzzer targets
 have_pkg libclang-rt-14-dev || need+=(libclang-rt-14-dev)
+# The daemon: gRPC and protobuf, toml++, cpp-httplib; python3 with the Prometheus client's
+# parser checks /metrics in the tests.
+have_pkg libgrpc++-dev || need+=(libgrpc++-dev)
+have_pkg protobuf-compiler-grpc || need+=(protobuf-compiler-grpc)
+have_pkg libprotobuf-dev || need+=(libprotobuf-dev)
+have_cmd protoc || need+=(protobuf-compiler)
+have_pkg libtomlplusplus-dev || need+=(libtomlplusplus-dev)
+have_pkg libcpp-httplib-dev || need+=(libcpp-httplib-dev)
+have_cmd python3 || need+=(python3)
+have_pkg python3-prometheus-client || need+=(python3-prometheus-client)
+have_cmd curl || need+=(curl)
 have_cmd node || need+=(nodejs)                       # snarkjs, the independent verifier
 have_cmd npm || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then

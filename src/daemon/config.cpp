@@ -216,7 +216,7 @@ Config default_config() {
   Config c;
   const std::string home = env_or("HOME", "/tmp");
   c.listen = "unix://" + env_or("XDG_RUNTIME_DIR", "/tmp") + "/cuzk.sock";
-  c.status_listen = "127.0.0.1:9464";
+  c.status_listen = env_or("CUZK_STATUS_LISTEN", "127.0.0.1:9464");
   c.journal = env_or("XDG_STATE_HOME", home + "/.local/state") + "/cuzk/journal";
   const std::string ex = env_or("CUZK_EXAMPLES", CUZK_EXAMPLES_DIR);
   for (const char* curve : {"bls12-381", "bn254"})

@@ -41,7 +41,8 @@ struct Config {
 Config load_config(const std::string& path);
 Config parse_config(const std::string& toml_text, const std::string& name);
 // The embedded default: the bundled examples, a socket in $XDG_RUNTIME_DIR (or /tmp), a journal
-// in $XDG_STATE_HOME/cuzk (or ~/.local/state/cuzk), status on 127.0.0.1:9464.
+// in $XDG_STATE_HOME/cuzk (or ~/.local/state/cuzk), status on $CUZK_STATUS_LISTEN (or
+// 127.0.0.1:9464); the examples from $CUZK_EXAMPLES or the source tree's examples/.
 Config default_config();
 
 // "unix:///abs/path" -> "/abs/path"; "" when the address is TCP.
