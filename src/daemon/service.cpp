@@ -187,7 +187,9 @@ void Service::start(std::shared_ptr<Job> j) {
     r.state = engine::JobState::Failed;
     r.error = cit == circuits_.end() ? "circuit '" + j->job.circuit_id() + "' is not configured any more"
                                      : "the job has no witnesses";
-    reapers_.emplace_back([this, j, r] {
+    std::lock_guard lk0(mu_);
+    join_reaped();
+    reapers_[j->job.job_id()] = std::thread([this, j, r] {
       std::unique_lock lk(mu_);
       j->result = result_of(*j, r);
       j->ended = true;
@@ -206,13 +208,26 @@ void Service::start(std::shared_ptr<Job> j) {
       --active_;
       witness_bytes_ -= j->witness_bytes;
       counters_.set_jobs_failed(counters_.jobs_failed() + 1);
+      reaped_.push_back(j->job.job_id());
       cv_.notify_all();
     });
     return;
   }
   j->engine_id = engine_->submit(std::move(req));
   std::lock_guard lk(mu_);
-  reapers_.emplace_back([this, j] { reap(j); });
+  j->job.clear_partitions();  // the engine holds them now; the journal has them on disk
+  join_reaped();
+  reapers_[j->job.job_id()] = std::thread([this, j] { reap(j); });
+}
+
+void Service::join_reaped() {
+  for (auto& id : reaped_) {
+    auto it = reapers_.find(id);
+    if (it == reapers_.end()) continue;
+    it->second.join();
+    reapers_.erase(it);
+  }
+  reaped_.clear();
 }
 
 void Service::reap(std::shared_ptr<Job> j) {
@@ -223,6 +238,7 @@ void Service::reap(std::shared_ptr<Job> j) {
       // Stopped by the shutdown, not by a client: no result; it runs again after a restart.
       --active_;
       witness_bytes_ -= j->witness_bytes;
+      reaped_.push_back(j->job.job_id());
       cv_.notify_all();
       return;
     }
@@ -247,6 +263,8 @@ void Service::reap(std::shared_ptr<Job> j) {
   else if (r.state == engine::JobState::Failed) counters_.set_jobs_failed(counters_.jobs_failed() + 1);
   else counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
   counters_.set_partitions_done(counters_.partitions_done() + uint64_t(r.proofs.size()));
+  engine_->forget(j->engine_id);
+  reaped_.push_back(j->job.job_id());
   if (log_)
     log_("job " + j->job.job_id() + ": " + state_name(j->result.state()) + " (" + std::to_string(j->partitions) +
          " partitions, " + std::to_string(int(r.wall_ms)) + " ms)" + (r.error.empty() ? "" : ": " + r.error));
@@ -427,7 +445,14 @@ v1::JobResult Service::await(const v1::AwaitProofRequest& req) {
   const uint64_t eid = j->engine_id;
   lk.unlock();
   if (eid) {
-    engine::JobResult r = engine_->await(eid, 0.0);
+    engine::JobResult r;
+    try {
+      r = engine_->await(eid, 0.0);
+    } catch (const InvalidArgument&) {  // reaped meanwhile: the engine forgot it
+      lk.lock();
+      if (j->ended) return j->result;
+      lk.unlock();
+    }
     uint32_t done = 0;
     for (auto& rec : r.records) done += rec.ok ? 1 : 0;
     out.set_partitions_done(done);
@@ -700,7 +725,8 @@ void Service::shutdown(double grace_s) {
   }
   if (log_ && !running.empty()) log_("stopping: " + std::to_string(running.size()) + " job(s) stay journaled for the next start");
   for (uint64_t id : running) engine_->cancel(id);
-  for (auto& t : reapers_) t.join();
+  for (auto& [id, t] : reapers_) t.join();
+  reapers_.clear();
   if (pruner_.joinable()) pruner_.join();
   engine_.reset();
 }

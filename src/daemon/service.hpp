@@ -70,7 +70,9 @@ class Service {
   std::mutex submit_mu_;  // one acceptance at a time: request_id check, journal, engine
   std::map<std::string, std::shared_ptr<Job>> jobs_;
   std::map<std::string, std::string> by_request_;
-  std::vector<std::thread> reapers_;
+  std::map<std::string, std::thread> reapers_;  // by job id; joined once they have ended
+  std::vector<std::string> reaped_;
+  void join_reaped();  // under mu_
   std::thread pruner_;
   bool stopping_ = false, stopped_ = false;
   size_t active_ = 0, witness_bytes_ = 0;

@@ -719,6 +719,15 @@ bool Engine::cancel(uint64_t id) {
   return true;
 }
 
+bool Engine::forget(uint64_t id) {
+  Impl& I = *impl_;
+  std::lock_guard lk(I.mu);
+  auto it = I.jobs.find(id);
+  if (it == I.jobs.end() || !it->second->ended()) return false;
+  I.jobs.erase(it);
+  return true;
+}
+
 void Engine::preload(const std::string& circuit, const std::string& device) {
   Impl& I = *impl_;
   std::unique_lock lk(I.mu);

@@ -167,6 +167,9 @@ class Engine {
   // Waits for the job to end (or the timeout): Done, Failed or Cancelled; Queued/Running on timeout.
   JobResult await(uint64_t job, std::optional<double> timeout_ms = std::nullopt);
   bool cancel(uint64_t job);
+  // Forgets an ended job (its proofs and records): a long-lived service calls it once it has
+  // taken the result. False when the job is unknown or has not ended.
+  bool forget(uint64_t job);
   // Makes `circuit`'s key resident on `device` now / drops it (false if it is in use).
   void preload(const std::string& circuit, const std::string& device);
   bool evict(const std::string& circuit, const std::string& device);
