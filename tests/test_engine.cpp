@@ -768,3 +768,18 @@ CUZK_TEST(engine_prove_one_equals_cpu_proof) {
   w.pop_back();
   CHECK_THROWS_WITH(prove_one(f.circuit, w, "short witness", opt, 2), Error, "short witness");
 }
+
+// A service forgets what it has delivered: an ended job can be forgotten, a running one not.
+CUZK_TEST(engine_forgets_ended_jobs_only) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0, 60)}, 1));
+  eng.register_circuit("c", f.circuit);
+  const uint64_t slow = eng.submit({"c", Priority::Normal, f.witnesses(2, 80)});
+  CHECK(!eng.forget(slow));  // still running
+  auto r = eng.await(slow, 30000.0);
+  check_proofs(f, r, 80, 2);
+  CHECK(eng.forget(slow));
+  CHECK(!eng.forget(slow));
+  CHECK_THROWS_WITH(eng.await(slow, 0.0), InvalidArgument, "unknown job");
+  CHECK(!eng.forget(12345));
+}
