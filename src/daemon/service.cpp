@@ -80,6 +80,19 @@ const char* state_name(v1::JobState s) {
   }
 }
 
+// What a request asks for, so that a request_id reused for something else is refused.
+uint64_t digest(const v1::SubmitProofRequest& q) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const std::string& b) {
+    for (unsigned char c : b) h = (h ^ c) * 1099511628211ull;
+    for (int i = 0; i < 8; ++i) h = (h ^ ((b.size() >> (8 * i)) & 0xff)) * 1099511628211ull;
+  };
+  mix(q.circuit_id());
+  mix(std::to_string(int(q.priority() == v1::PRIORITY_UNSPECIFIED ? v1::NORMAL : q.priority())));
+  for (auto& w : q.partitions()) mix(w);
+  return h | 1;  // never 0 (0: a journal entry that has none)
+}
+
 std::string version_line() { return std::string(version_string()) + " (commit " + git_commit() + ")"; }
 
 }  // namespace
@@ -213,7 +226,7 @@ void Service::start(std::shared_ptr<Job> j) {
     });
     return;
   }
-  j->engine_id = engine_->submit(std::move(req));
+  j->engine_id = engine_->submit(std::move(req), j->job.job_id());
   std::lock_guard lk(mu_);
   j->job.clear_partitions();  // the engine holds them now; the journal has them on disk
   join_reaped();
@@ -262,7 +275,6 @@ void Service::reap(std::shared_ptr<Job> j) {
   if (r.state == engine::JobState::Done) counters_.set_jobs_done(counters_.jobs_done() + 1);
   else if (r.state == engine::JobState::Failed) counters_.set_jobs_failed(counters_.jobs_failed() + 1);
   else counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
-  counters_.set_partitions_done(counters_.partitions_done() + uint64_t(r.proofs.size()));
   engine_->forget(j->engine_id);
   reaped_.push_back(j->job.job_id());
   if (log_)
@@ -323,6 +335,19 @@ v1::JobResult Service::result_of(const Job& j, const engine::JobResult& r) {
   return out;
 }
 
+// A request_id seen before: the job it has, if the request is the same one (under mu_).
+v1::SubmitProofResponse Service::same_request(const v1::SubmitProofRequest& req, const Job& j) {
+  const uint64_t d = j.job.request_digest();
+  if (d != 0 && d != digest(req))
+    throw Rejected(Rejected::InvalidArgument, "request_id '" + req.request_id() + "' was used for another request (job " +
+                                                  j.job.job_id() + ", circuit '" + j.job.circuit_id() + "', " +
+                                                  std::to_string(j.partitions) + " partitions)");
+  v1::SubmitProofResponse resp;
+  resp.set_job_id(j.job.job_id());
+  resp.set_existing(true);
+  return resp;
+}
+
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   v1::SubmitProofResponse resp;
   {
@@ -330,11 +355,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
     if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
     if (!req.request_id().empty()) {
       auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) {
-        resp.set_job_id(it->second);
-        resp.set_existing(true);
-        return resp;
-      }
+      if (it != by_request_.end()) return same_request(req, *jobs_.at(it->second));
     }
   }
   const size_t size = req.ByteSizeLong();
@@ -382,11 +403,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
     if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
     if (!req.request_id().empty()) {  // raced with the same request_id
       auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) {
-        resp.set_job_id(it->second);
-        resp.set_existing(true);
-        return resp;
-      }
+      if (it != by_request_.end()) return same_request(req, *jobs_.at(it->second));
     }
     if (witness_bytes_ + bytes > cfg_.host_budget)
       throw Rejected(Rejected::ResourceExhausted,
@@ -400,6 +417,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   j->job.set_priority(req.priority());
   for (auto& w : req.partitions()) j->job.add_partitions(w);
   j->job.set_accepted_unix_ms(unix_ms());
+  j->job.set_request_digest(digest(req));
   j->partitions = uint32_t(req.partitions_size());
   try {
     journal_->accept(j->job);  // durable before the answer
@@ -532,6 +550,7 @@ v1::GetStatusResponse Service::status() {
   s.set_jobs_active(active_);
   *s.mutable_counters() = counters_;
   s.mutable_counters()->set_partitions_retried(es.partitions_retried);
+  s.mutable_counters()->set_partitions_done(es.partitions_done);  // as each partition ends
   return s;
 }
 

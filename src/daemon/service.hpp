@@ -52,6 +52,7 @@ class Service {
 
  private:
   struct Job;
+  v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, const Job& j);
   std::shared_ptr<Job> find(const std::string& job_id, const std::string& request_id);
   void start(std::shared_ptr<Job> j);
   void reap(std::shared_ptr<Job> j);

@@ -195,7 +195,7 @@ struct Part {
 
 struct Job {
   uint64_t id = 0, seq = 0;
-  std::string circuit_id;
+  std::string circuit_id, label;
   std::shared_ptr<CircuitOps> circuit;
   Priority priority = Priority::Normal;
   std::vector<Witness> witnesses;
@@ -528,7 +528,7 @@ struct Engine::Impl {
         rec.kernels.start_ms = now();
         {
           std::lock_guard lk(mu);
-          d.current = "job " + std::to_string(j.id) + " partition " + std::to_string(p.index);
+          d.current = "job " + j.label + " partition " + std::to_string(p.index);
         }
         try {
           fault(Phase::Kernels, d.name, p);
@@ -658,7 +658,7 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
   impl_->circuits[id] = ops;
 }
 
-uint64_t Engine::submit(JobRequest req) {
+uint64_t Engine::submit(JobRequest req, std::string label) {
   Impl& I = *impl_;
   std::lock_guard lk(I.mu);
   if (I.stopping) throw Error("the engine is stopping");
@@ -669,6 +669,7 @@ uint64_t Engine::submit(JobRequest req) {
   j->id = I.next_id++;
   j->seq = j->id;
   j->circuit_id = req.circuit;
+  j->label = label.empty() ? std::to_string(j->id) : std::move(label);
   j->circuit = it->second;
   j->priority = req.priority;
   j->witnesses = std::move(req.partitions);

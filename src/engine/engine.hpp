@@ -163,7 +163,8 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   void register_circuit(const std::string& id, std::shared_ptr<Circuit> c);
-  uint64_t submit(JobRequest req);
+  // `label` names the job in status ("job <label> partition <i>"); by default its id.
+  uint64_t submit(JobRequest req, std::string label = {});
   // Waits for the job to end (or the timeout): Done, Failed or Cancelled; Queued/Running on timeout.
   JobResult await(uint64_t job, std::optional<double> timeout_ms = std::nullopt);
   bool cancel(uint64_t job);

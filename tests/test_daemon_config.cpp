@@ -1,0 +1,106 @@
+// The daemon's configuration: every key read, typos and bad values refused with the file and
+// the key named, the TCP/unix address forms, durations and sizes, the embedded default.
+#include <cstdlib>
+#include <string>
+
+#include "daemon/config.hpp"
+#include "testing.hpp"
+#include "util/error.hpp"
+
+using namespace cuzk;
+using namespace cuzk::daemon;
+
+namespace {
+const char* kFull = R"(
+[daemon]
+listen = "127.0.0.1:7000"
+status_listen = "127.0.0.1:9100"
+journal = "/var/lib/cuzk/journal"
+token = "s3cret"
+keep_results = "2h"
+shutdown_grace = "90s"
+max_request_bytes = "64MiB"
+max_partitions = 16
+[devices]
+list = ["gpu:0", "gpu:1"]
+workers_per_device = 3
+memory = ["20GiB", "80GiB"]
+[synthesis]
+threads = 12
+[memory]
+host_budget = "32GiB"
+[engine]
+verify = false
+[[circuits]]
+id = "porep"
+zkey = "/keys/porep.zkey"
+r1cs = "/keys/porep.r1cs"
+[[circuits]]
+id = "snap"
+zkey = "/keys/snap.zkey"
+)";
+}  // namespace
+
+CUZK_TEST(daemon_config_reads_every_key) {
+  Config c = parse_config(kFull, "full.toml");
+  CHECK_EQ(c.listen, std::string("127.0.0.1:7000"));
+  CHECK_EQ(c.status_listen, std::string("127.0.0.1:9100"));
+  CHECK_EQ(c.journal, std::string("/var/lib/cuzk/journal"));
+  CHECK_EQ(c.token, std::string("s3cret"));
+  CHECK_EQ(c.keep_results_s, 7200.0);
+  CHECK_EQ(c.shutdown_grace_s, 90.0);
+  CHECK_EQ(c.max_request_bytes, size_t(64) << 20);
+  CHECK_EQ(c.max_partitions, uint32_t(16));
+  CHECK_EQ(c.devices.size(), size_t(2));
+  CHECK_EQ(c.devices[1], std::string("gpu:1"));
+  CHECK_EQ(c.workers_per_device, 3);
+  CHECK_EQ(c.memory.size(), size_t(2));
+  CHECK_EQ(c.memory[1], std::string("80GiB"));
+  CHECK_EQ(c.synthesis_threads, 12u);
+  CHECK_EQ(c.host_budget, size_t(32) << 30);
+  CHECK(!c.verify);
+  CHECK_EQ(c.circuits.size(), size_t(2));
+  CHECK_EQ(c.circuits[0].r1cs, std::string("/keys/porep.r1cs"));
+  CHECK_EQ(c.circuits[1].r1cs, std::string(""));
+  CHECK(unix_path(c.listen).empty());
+}
+
+CUZK_TEST(daemon_config_refuses_what_is_wrong) {
+  auto bad = [](const std::string& text, const std::string& needle) {
+    CHECK_THROWS_WITH(parse_config(text, "bad.toml"), InvalidArgument, needle);
+  };
+  const std::string head = "[daemon]\nlisten = \"unix:///tmp/x.sock\"\njournal = \"/tmp/j\"\n";
+  bad(head + "lisen = 1\n", "daemon.lisen: unknown key");
+  bad(head + "[devices]\nworkers_per_device = 0\n", "devices.workers_per_device: must be 1..16");
+  bad(head + "[devices]\nlist = [1]\n", "devices.list: expected an array of strings");
+  bad(head + "[memory]\nhost_budget = \"12XB\"\n", "memory.host_budget");
+  bad(head + "keep_results = \"3 weeks\"\n", "daemon.keep_results");
+  bad("[daemon]\nlisten = \"unix://relative.sock\"\njournal = \"/tmp/j\"\n", "unix:///absolute/path");
+  bad("[daemon]\nlisten = \"localhost\"\njournal = \"/tmp/j\"\n", "HOST:PORT");
+  bad(head + "[[circuits]]\nid = \"a\"\nzkey = \"/a\"\n[[circuits]]\nid = \"a\"\nzkey = \"/b\"\n", "listed twice");
+  bad(head + "[[circuits]]\nid = \"a\"\n", "zkey: missing");
+  bad(head + "[circuit]\nid = 1\n", "circuit: unknown key");
+  bad(head + "[daemon\n", "bad.toml:");
+  bad("[daemon]\njournal = \"/tmp/j\"\nlisten = \"\"\n", "daemon.listen: missing");
+}
+
+CUZK_TEST(daemon_config_durations_and_default) {
+  CHECK_EQ(parse_duration_s("500ms"), 0.5);
+  CHECK_EQ(parse_duration_s("15m"), 900.0);
+  CHECK_EQ(parse_duration_s("2d"), 172800.0);
+  CHECK_EQ(parse_duration_s("42"), 42.0);
+  CHECK_THROWS_WITH(parse_duration_s("soon"), InvalidArgument, "not a duration");
+  CHECK_EQ(unix_path("unix:///run/cuzk.sock"), std::string("/run/cuzk.sock"));
+  ::setenv("XDG_RUNTIME_DIR", "/run/user/7", 1);
+  ::setenv("CUZK_EXAMPLES", "/opt/ex", 1);
+  Config d = default_config();
+  CHECK_EQ(d.listen, std::string("unix:///run/user/7/cuzk.sock"));
+  CHECK_EQ(d.devices.size(), size_t(1));
+  CHECK_EQ(d.devices[0], std::string("auto"));
+  CHECK_EQ(d.circuits.size(), size_t(2));
+  CHECK_EQ(d.circuits[0].zkey, std::string("/opt/ex/porep-bls12-381/circuit.zkey"));
+  // A file with only [daemon] keeps the default devices but serves no circuit it did not list.
+  Config c = parse_config("[daemon]\nlisten = \"unix:///tmp/a.sock\"\njournal = \"/tmp/j\"\n", "min.toml");
+  CHECK(c.circuits.empty());
+  CHECK_EQ(c.devices[0], std::string("auto"));
+}
