@@ -29,6 +29,9 @@ have_pkg libcpp-httplib-dev || need+=(libcpp-httplib-dev)
 have_cmd python3 || need+=(python3)
 have_pkg python3-prometheus-client || need+=(python3-prometheus-client)
 have_cmd curl || need+=(curl)
+# The farm's shared queue: libpq, and a PostgreSQL server that the tests start on loopback.
+have_pkg libpq-dev || need+=(libpq-dev)
+have_pkg postgresql || need+=(postgresql)
 have_cmd node || need+=(nodejs)                       # snarkjs, the independent verifier
 have_cmd npm || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then

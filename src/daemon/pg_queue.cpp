@@ -1,0 +1,387 @@
+#include "daemon/pg_queue.hpp"
+
+#include <libpq-fe.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace cuzk::daemon {
+
+namespace {
+
+struct Param {
+  std::string value;
+  bool binary = false, null = false;
+};
+Param text(std::string v) { return {std::move(v), false, false}; }
+Param bytes(std::string v) { return {std::move(v), true, false}; }
+Param num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6f", v);
+  return {b, false, false};
+}
+Param integer(int64_t v) { return {std::to_string(v), false, false}; }
+// A PostgreSQL array literal of text values: {"a","b"}.
+Param text_array(const std::vector<std::string>& xs) {
+  std::string s = "{";
+  for (size_t i = 0; i < xs.size(); ++i) {
+    s += i ? ",\"" : "\"";
+    for (char ch : xs[i]) {
+      if (ch == '"' || ch == '\\') s += '\\';
+      s += ch;
+    }
+    s += '"';
+  }
+  return {s + "}", false, false};
+}
+Param int_array(const std::vector<int64_t>& xs) {
+  std::string s = "{";
+  for (size_t i = 0; i < xs.size(); ++i) s += (i ? "," : "") + std::to_string(xs[i]);
+  return {s + "}", false, false};
+}
+
+struct Result {
+  PGresult* r = nullptr;
+  explicit Result(PGresult* x) : r(x) {}
+  Result(Result&& o) noexcept : r(o.r) { o.r = nullptr; }
+  ~Result() {
+    if (r) PQclear(r);
+  }
+  int rows() const { return PQntuples(r); }
+  bool null(int row, int col) const { return PQgetisnull(r, row, col); }
+  std::string str(int row, int col) const { return std::string(PQgetvalue(r, row, col), size_t(PQgetlength(r, row, col))); }
+  int64_t i64(int row, int col) const { return null(row, col) ? 0 : std::strtoll(PQgetvalue(r, row, col), nullptr, 10); }
+  double f64(int row, int col) const { return null(row, col) ? 0 : std::strtod(PQgetvalue(r, row, col), nullptr); }
+  std::string bytea(int row, int col) const {
+    if (null(row, col)) return {};
+    size_t n = 0;
+    unsigned char* p = PQunescapeBytea(reinterpret_cast<const unsigned char*>(PQgetvalue(r, row, col)), &n);
+    if (!p) throw PgError("postgres: cannot decode a bytea value");
+    std::string s(reinterpret_cast<char*>(p), n);
+    PQfreemem(p);
+    return s;
+  }
+};
+
+}  // namespace
+
+struct PgQueue::Conn {
+  PGconn* pg = nullptr;
+  ~Conn() {
+    if (pg) PQfinish(pg);
+  }
+  [[noreturn]] void fail(const std::string& what, PGresult* r = nullptr) {
+    std::string m = r ? PQresultErrorMessage(r) : PQerrorMessage(pg);
+    while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
+    if (r) PQclear(r);
+    throw PgError("postgres: " + what + ": " + m);
+  }
+  Result q(const std::string& sql, const std::vector<Param>& ps = {}) {
+    // A connection lost earlier (the server restarted) is re-established here; if the server is
+    // still away the statement fails with the connection's error.
+    if (PQstatus(pg) != CONNECTION_OK) {
+      PQreset(pg);
+      if (PQstatus(pg) != CONNECTION_OK) fail("reconnecting");
+      PGresult* r = PQexec(pg, "SET client_min_messages = warning");
+      if (r) PQclear(r);
+    }
+    std::vector<const char*> vals;
+    std::vector<int> lens, fmts;
+    for (auto& p : ps) {
+      vals.push_back(p.null ? nullptr : p.value.data());
+      lens.push_back(int(p.value.size()));
+      fmts.push_back(p.binary ? 1 : 0);
+    }
+    PGresult* r = PQexecParams(pg, sql.c_str(), int(ps.size()), nullptr, vals.data(), lens.data(), fmts.data(), 0);
+    const auto st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+      std::string what = sql.substr(0, 60);
+      for (char& ch : what)
+        if (ch == '\n') ch = ' ';
+      fail(what, r);
+    }
+    return Result(r);
+  }
+  // One transaction: BEGIN, f(), COMMIT (ROLLBACK on an exception).
+  template <class F>
+  auto tx(F f) {
+    q("BEGIN");
+    try {
+      auto out = f();
+      q("COMMIT");
+      return out;
+    } catch (...) {
+      PGresult* r = PQexec(pg, "ROLLBACK");
+      if (r) PQclear(r);
+      throw;
+    }
+  }
+};
+
+PgQueue::PgQueue(const std::string& dsn) : c_(std::make_unique<Conn>()) {
+  c_->pg = PQconnectdb(dsn.c_str());
+  if (PQstatus(c_->pg) != CONNECTION_OK) c_->fail("cannot connect");
+  c_->q("SET client_min_messages = warning");
+}
+PgQueue::~PgQueue() = default;
+
+void PgQueue::exec(const std::string& sql) { c_->q(sql); }
+
+int PgQueue::migrate() {
+  return c_->tx([&] {
+    c_->q("SELECT pg_advisory_xact_lock(7170121)");  // one migrator at a time
+    c_->q("CREATE TABLE IF NOT EXISTS cuzk_schema (version integer NOT NULL)");
+    Result v = c_->q("SELECT max(version) FROM cuzk_schema");
+    int version = v.null(0, 0) ? 0 : int(v.i64(0, 0));
+    if (version > kSchemaVersion)
+      throw PgError("postgres: the database has cuzk schema version " + std::to_string(version) +
+                    ", newer than this cuzk's " + std::to_string(kSchemaVersion));
+    if (version < 1) {
+      c_->q(R"(CREATE TABLE cuzk_jobs (
+          job_id text PRIMARY KEY,
+          request_id text UNIQUE,
+          request_digest bigint NOT NULL DEFAULT 0,
+          circuit_id text NOT NULL,
+          priority integer NOT NULL,
+          n_partitions integer NOT NULL,
+          state text NOT NULL DEFAULT 'queued',
+          error text NOT NULL DEFAULT '',
+          submitted_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+          ended_at timestamptz))");
+      c_->q(R"(CREATE TABLE cuzk_partitions (
+          job_id text NOT NULL REFERENCES cuzk_jobs(job_id) ON DELETE CASCADE,
+          idx integer NOT NULL,
+          witness bytea,
+          state text NOT NULL DEFAULT 'queued',
+          claim_token bigint,
+          claimed_by text,
+          lease_until timestamptz,
+          attempts integer NOT NULL DEFAULT 0,
+          device text, timings text, proof_json text, public_json text, proof_compressed bytea,
+          error text,
+          done_at timestamptz,
+          PRIMARY KEY (job_id, idx)))");
+      c_->q("CREATE INDEX cuzk_partitions_open ON cuzk_partitions (state, lease_until)");
+      c_->q("CREATE SEQUENCE cuzk_claim_tokens");
+      c_->q(R"(CREATE TABLE cuzk_hosts (
+          host_id text PRIMARY KEY, devices text NOT NULL, circuits text NOT NULL,
+          heartbeat_at timestamptz NOT NULL))");
+      c_->q("INSERT INTO cuzk_schema (version) VALUES (1)");
+      version = 1;
+    }
+    return version;
+  });
+}
+
+PgQueue::Submitted PgQueue::submit(const NewJob& j) {
+  return c_->tx([&] {
+    Submitted out;
+    if (!j.request_id.empty()) {
+      // Serialises submissions of one request_id; the UNIQUE constraint backs it up.
+      c_->q("SELECT pg_advisory_xact_lock(hashtext($1))", {text(j.request_id)});
+      Result e = c_->q("SELECT job_id, request_digest FROM cuzk_jobs WHERE request_id = $1", {text(j.request_id)});
+      if (e.rows() > 0) {
+        out.job_id = e.str(0, 0);
+        out.existing = true;
+        out.digest = uint64_t(e.i64(0, 1));
+        return out;
+      }
+    }
+    std::vector<Param> ps = {text(j.job_id), j.request_id.empty() ? Param{"", false, true} : text(j.request_id),
+                             integer(int64_t(j.request_digest)), text(j.circuit_id), integer(j.priority),
+                             integer(int64_t(j.witnesses.size()))};
+    c_->q("INSERT INTO cuzk_jobs (job_id, request_id, request_digest, circuit_id, priority, n_partitions) "
+          "VALUES ($1, $2, $3, $4, $5, $6)",
+          ps);
+    for (size_t i = 0; i < j.witnesses.size(); ++i)
+      c_->q("INSERT INTO cuzk_partitions (job_id, idx, witness) VALUES ($1, $2, $3)",
+            {text(j.job_id), integer(int64_t(i)), bytes(j.witnesses[i])});
+    out.job_id = j.job_id;
+    return out;
+  });
+}
+
+std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::vector<std::string>& circuits, int max,
+                                           double lease_s) {
+  if (circuits.empty() || max <= 0) return {};
+  return c_->tx([&] {
+    Result r = c_->q(R"(
+      WITH c AS (
+        SELECT p.job_id, p.idx FROM cuzk_partitions p JOIN cuzk_jobs j ON j.job_id = p.job_id
+        WHERE j.state IN ('queued', 'running') AND j.circuit_id = ANY($1::text[])
+          AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_until < clock_timestamp()))
+        ORDER BY j.priority DESC, j.submitted_at, j.job_id, p.idx
+        LIMIT $2
+        FOR UPDATE OF p SKIP LOCKED)
+      UPDATE cuzk_partitions p
+        SET state = 'claimed', claim_token = nextval('cuzk_claim_tokens'), claimed_by = $3,
+            lease_until = clock_timestamp() + make_interval(secs => $4), attempts = p.attempts + 1
+      FROM c WHERE p.job_id = c.job_id AND p.idx = c.idx
+      RETURNING p.job_id, p.idx, p.claim_token, p.attempts, p.witness)",
+                     {text_array(circuits), integer(max), text(host), num(lease_s)});
+    std::vector<Claim> out;
+    std::vector<std::string> jobs;
+    for (int i = 0; i < r.rows(); ++i) {
+      Claim c;
+      c.job_id = r.str(i, 0);
+      c.index = int(r.i64(i, 1));
+      c.token = r.i64(i, 2);
+      c.attempts = int(r.i64(i, 3));
+      c.witness = r.bytea(i, 4);
+      jobs.push_back(c.job_id);
+      out.push_back(std::move(c));
+    }
+    if (!out.empty()) {
+      Result m = c_->q("UPDATE cuzk_jobs SET state = 'running' WHERE job_id = ANY($1::text[]) AND state = 'queued'",
+                       {text_array(jobs)});
+      Result info = c_->q("SELECT job_id, circuit_id, priority FROM cuzk_jobs WHERE job_id = ANY($1::text[])",
+                          {text_array(jobs)});
+      for (int i = 0; i < info.rows(); ++i)
+        for (auto& c : out)
+          if (c.job_id == info.str(i, 0)) c.circuit_id = info.str(i, 1), c.priority = int(info.i64(i, 2));
+    }
+    // Highest priority first, then job age (as selected), within what was claimed.
+    return out;
+  });
+}
+
+int PgQueue::renew(const std::vector<int64_t>& tokens, double lease_s) {
+  if (tokens.empty()) return 0;
+  Result r = c_->q("UPDATE cuzk_partitions SET lease_until = clock_timestamp() + make_interval(secs => $2) "
+                   "WHERE claim_token = ANY($1::bigint[]) AND state = 'claimed' RETURNING idx",
+                   {int_array(tokens), num(lease_s)});
+  return r.rows();
+}
+
+bool PgQueue::complete(const Claim& c, const Proof& p) {
+  return c_->tx([&] {
+    Result r = c_->q(R"(UPDATE cuzk_partitions p
+        SET state = 'done', device = $4, timings = $5, proof_json = $6, public_json = $7, proof_compressed = $8,
+            witness = NULL, claim_token = NULL, lease_until = NULL, done_at = clock_timestamp()
+        FROM cuzk_jobs j
+        WHERE p.job_id = $1 AND p.idx = $2 AND p.claim_token = $3 AND p.state = 'claimed'
+          AND j.job_id = p.job_id AND j.state IN ('queued', 'running')
+        RETURNING p.idx)",
+                     {text(c.job_id), integer(c.index), integer(c.token), text(p.device), text(p.timings_json),
+                      text(p.proof_json), text(p.public_json), bytes(p.compressed)});
+    if (r.rows() == 0) return false;
+    c_->q("UPDATE cuzk_jobs SET state = 'done', ended_at = clock_timestamp() WHERE job_id = $1 "
+          "AND state IN ('queued', 'running') AND NOT EXISTS "
+          "(SELECT 1 FROM cuzk_partitions WHERE job_id = $1 AND state <> 'done')",
+          {text(c.job_id)});
+    return true;
+  });
+}
+
+bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts) {
+  return c_->tx([&] {
+    Result r = c_->q("SELECT attempts FROM cuzk_partitions WHERE job_id = $1 AND idx = $2 AND claim_token = $3 "
+                     "AND state = 'claimed' FOR UPDATE",
+                     {text(c.job_id), integer(c.index), integer(c.token)});
+    if (r.rows() == 0) return false;
+    if (r.i64(0, 0) >= max_attempts) {
+      c_->q("UPDATE cuzk_partitions SET state = 'failed', error = $3, claim_token = NULL WHERE job_id = $1 AND idx = $2",
+            {text(c.job_id), integer(c.index), text(error)});
+      c_->q("UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
+            "AND state IN ('queued', 'running')",
+            {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
+      return true;
+    }
+    c_->q("UPDATE cuzk_partitions SET state = 'queued', error = $3, claim_token = NULL, claimed_by = NULL, "
+          "lease_until = NULL WHERE job_id = $1 AND idx = $2",
+          {text(c.job_id), integer(c.index), text(error)});
+    return true;
+  });
+}
+
+bool PgQueue::fail(const Claim& c, const std::string& error) {
+  return c_->tx([&] {
+    Result r = c_->q("UPDATE cuzk_partitions SET state = 'failed', error = $4, claim_token = NULL, witness = NULL "
+                     "WHERE job_id = $1 AND idx = $2 AND claim_token = $3 AND state = 'claimed' RETURNING idx",
+                     {text(c.job_id), integer(c.index), integer(c.token), text(error)});
+    if (r.rows() == 0) return false;
+    c_->q("UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
+          "AND state IN ('queued', 'running')",
+          {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
+    return true;
+  });
+}
+
+bool PgQueue::cancel(const std::string& job_id) {
+  Result r = c_->q("UPDATE cuzk_jobs SET state = 'cancelled', ended_at = clock_timestamp() WHERE job_id = $1 "
+                   "AND state IN ('queued', 'running') RETURNING job_id",
+                   {text(job_id)});
+  return r.rows() > 0;
+}
+
+std::optional<PgQueue::JobView> PgQueue::job(const std::string& job_id, const std::string& request_id,
+                                              bool with_results) {
+  Result r = c_->q(R"(SELECT job_id, coalesce(request_id, ''), circuit_id, state, error, priority, n_partitions,
+        (SELECT count(*) FROM cuzk_partitions p WHERE p.job_id = j.job_id AND p.state = 'done'),
+        1000 * extract(epoch FROM coalesce(ended_at, clock_timestamp()) - submitted_at)
+      FROM cuzk_jobs j WHERE (job_id = $1 AND $1 <> '') OR (request_id = $2 AND $2 <> ''))",
+                   {text(job_id), text(request_id)});
+  if (r.rows() == 0) return std::nullopt;
+  JobView v;
+  v.job_id = r.str(0, 0);
+  v.request_id = r.str(0, 1);
+  v.circuit_id = r.str(0, 2);
+  v.state = r.str(0, 3);
+  v.error = r.str(0, 4);
+  v.priority = int(r.i64(0, 5));
+  v.partitions = int(r.i64(0, 6));
+  v.partitions_done = int(r.i64(0, 7));
+  v.wall_ms = r.f64(0, 8);
+  if (with_results) {
+    Result p = c_->q("SELECT idx, state, coalesce(device, ''), coalesce(timings, ''), coalesce(proof_json, ''), "
+                     "coalesce(public_json, ''), proof_compressed, coalesce(claimed_by, ''), attempts "
+                     "FROM cuzk_partitions WHERE job_id = $1 ORDER BY idx",
+                     {text(v.job_id)});
+    for (int i = 0; i < p.rows(); ++i) {
+      PartitionResult x;
+      x.index = int(p.i64(i, 0));
+      x.state = p.str(i, 1);
+      x.device = p.str(i, 2);
+      x.timings_json = p.str(i, 3);
+      x.proof_json = p.str(i, 4);
+      x.public_json = p.str(i, 5);
+      x.compressed = p.bytea(i, 6);
+      x.claimed_by = p.str(i, 7);
+      x.attempts = int(p.i64(i, 8));
+      v.results.push_back(std::move(x));
+    }
+  }
+  return v;
+}
+
+void PgQueue::heartbeat(const std::string& host, const std::string& devices_json, const std::vector<std::string>& circuits) {
+  std::string cs;
+  for (auto& c : circuits) cs += (cs.empty() ? "" : ",") + c;
+  c_->q("INSERT INTO cuzk_hosts (host_id, devices, circuits, heartbeat_at) VALUES ($1, $2, $3, clock_timestamp()) "
+        "ON CONFLICT (host_id) DO UPDATE SET devices = $2, circuits = $3, heartbeat_at = clock_timestamp()",
+        {text(host), text(devices_json), text(cs)});
+}
+
+std::vector<PgQueue::Host> PgQueue::hosts() {
+  Result r = c_->q(R"(SELECT h.host_id, h.devices, h.circuits, extract(epoch FROM clock_timestamp() - h.heartbeat_at),
+        (SELECT count(*) FROM cuzk_partitions p WHERE p.claimed_by = h.host_id AND p.state = 'claimed')
+      FROM cuzk_hosts h ORDER BY h.host_id)");
+  std::vector<Host> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back({r.str(i, 0), r.str(i, 1), r.str(i, 2), r.f64(i, 3), int(r.i64(i, 4))});
+  return out;
+}
+
+PgQueue::Depths PgQueue::depths() {
+  Result r = c_->q(R"(SELECT
+      (SELECT count(*) FROM cuzk_jobs WHERE state = 'queued'),
+      (SELECT count(*) FROM cuzk_jobs WHERE state = 'running'),
+      (SELECT count(*) FROM cuzk_partitions p JOIN cuzk_jobs j USING (job_id)
+         WHERE p.state = 'queued' AND j.state IN ('queued', 'running')),
+      (SELECT count(*) FROM cuzk_partitions WHERE state = 'claimed' AND lease_until >= clock_timestamp()),
+      (SELECT count(*) FROM cuzk_partitions p JOIN cuzk_jobs j USING (job_id)
+         WHERE p.state = 'claimed' AND p.lease_until < clock_timestamp() AND j.state IN ('queued', 'running')))");
+  return {int(r.i64(0, 0)), int(r.i64(0, 1)), int(r.i64(0, 2)), int(r.i64(0, 3)), int(r.i64(0, 4))};
+}
+
+}  // namespace cuzk::daemon

@@ -1,0 +1,111 @@
+// The farm's shared job queue in PostgreSQL (libpq): jobs, their partitions and results in
+// tables the daemon creates and migrates (a versioned schema, one migrator at a time under an
+// advisory lock). Daemons claim partitions with SELECT ... FOR UPDATE SKIP LOCKED in priority,
+// job and partition order, only for the circuits they serve; a claim is a lease with a token,
+// renewed by heartbeat; a partition whose lease expired is claimed again elsewhere; a result is
+// written only with the claim's current token, so a stale writer is refused and a partition is
+// proved at most once to completion. Witnesses travel as bytea.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuzk::daemon {
+
+struct PgError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class PgQueue {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Connects (throws PgError naming the server's message). One connection per PgQueue: use one
+  // per thread that talks to the database.
+  explicit PgQueue(const std::string& dsn);
+  ~PgQueue();
+  PgQueue(const PgQueue&) = delete;
+  PgQueue& operator=(const PgQueue&) = delete;
+
+  // Creates or upgrades the tables; returns the schema version now in the database. Safe to
+  // run from several daemons at once.
+  int migrate();
+
+  struct NewJob {
+    std::string job_id, request_id, circuit_id;
+    int priority = 2;  // 1 low .. 4 critical
+    uint64_t request_digest = 0;
+    std::vector<std::string> witnesses;
+  };
+  struct Submitted {
+    std::string job_id;
+    bool existing = false;     // request_id already had a job: that one
+    uint64_t digest = 0;       // the existing job's request digest
+  };
+  // Inserts the job and its partitions in one transaction (durable when it returns).
+  Submitted submit(const NewJob& job);
+
+  struct Claim {
+    std::string job_id;
+    int index = 0;
+    int64_t token = 0;
+    int attempts = 0;
+    int priority = 2;
+    std::string circuit_id, witness;
+  };
+  // Up to `max` partitions of jobs for `circuits`, queued or with an expired lease, leased to
+  // `host` for `lease_s` seconds.
+  std::vector<Claim> claim(const std::string& host, const std::vector<std::string>& circuits, int max, double lease_s);
+  // Extends the leases of these claims (those still held); returns how many were extended.
+  int renew(const std::vector<int64_t>& tokens, double lease_s);
+
+  struct Proof {
+    std::string device, timings_json, proof_json, public_json, compressed;
+  };
+  // Writes the result if `token` still holds the claim; false if it does not (stale: the
+  // partition was claimed again elsewhere, or the job ended). Ends the job when it was the last.
+  bool complete(const Claim& c, const Proof& p);
+  // The claim gives the partition back (a device failed it): queued again for anyone, unless it
+  // has been attempted `max_attempts` times, then the job fails with `error`.
+  bool release(const Claim& c, const std::string& error, int max_attempts);
+  // The partition's input is bad: the job fails with `error`.
+  bool fail(const Claim& c, const std::string& error);
+  bool cancel(const std::string& job_id);
+
+  struct PartitionResult {
+    int index = 0;
+    std::string state, device, timings_json, proof_json, public_json, compressed, claimed_by;
+    int attempts = 0;
+  };
+  struct JobView {
+    std::string job_id, request_id, circuit_id, state, error;
+    int priority = 2, partitions = 0, partitions_done = 0;
+    double wall_ms = 0;                       // submitted -> ended (or now)
+    std::vector<PartitionResult> results;     // with proofs when the job is done
+  };
+  std::optional<JobView> job(const std::string& job_id, const std::string& request_id, bool with_results);
+
+  // The farm: hosts' heartbeats, and what is queued where.
+  void heartbeat(const std::string& host, const std::string& devices_json, const std::vector<std::string>& circuits);
+  struct Host {
+    std::string host, devices_json, circuits;
+    double heartbeat_age_s = 0;
+    int claims = 0;
+  };
+  std::vector<Host> hosts();
+  struct Depths {
+    int jobs_queued = 0, jobs_running = 0, partitions_queued = 0, partitions_claimed = 0, partitions_expired = 0;
+  };
+  Depths depths();
+
+  // Runs a statement (tests, maintenance).
+  void exec(const std::string& sql);
+
+ private:
+  struct Conn;
+  std::unique_ptr<Conn> c_;
+};
+
+}  // namespace cuzk::daemon

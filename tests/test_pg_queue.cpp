@@ -1,0 +1,282 @@
+// The farm's PostgreSQL queue against a real server (tests/pg/with-postgres.sh starts one and
+// sets CUZK_PG_DSN): the schema migrates once under concurrency; submissions are idempotent by
+// request_id; concurrent claimers get disjoint partitions in priority, job and index order, only
+// of their circuits; a result needs the claim's current token (a stale writer is refused); an
+// expired lease is claimed again elsewhere while a renewed one is not; cancel, fail and release;
+// a server crash loses nothing that was acknowledged.
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "daemon/pg_queue.hpp"
+#include "testing.hpp"
+
+using namespace cuzk::daemon;
+
+namespace {
+
+std::string dsn() {
+  const char* d = std::getenv("CUZK_PG_DSN");
+  return d ? d : "";
+}
+
+// A clean queue: the tables emptied (the schema stays).
+std::unique_ptr<PgQueue> fresh() {
+  auto q = std::make_unique<PgQueue>(dsn());
+  q->migrate();
+  q->exec("TRUNCATE cuzk_jobs, cuzk_hosts CASCADE");
+  return q;
+}
+
+PgQueue::NewJob job(const std::string& id, const std::string& circuit, int parts, int priority = 2,
+                    const std::string& request_id = "") {
+  PgQueue::NewJob j;
+  j.job_id = id;
+  j.request_id = request_id;
+  j.circuit_id = circuit;
+  j.priority = priority;
+  j.request_digest = 42;
+  for (int i = 0; i < parts; ++i) j.witnesses.push_back(id + "/witness " + std::to_string(i) + std::string(1, '\0') + "end");
+  return j;
+}
+
+PgQueue::Proof proof_of(const PgQueue::Claim& c, const std::string& who) {
+  return {who, "{\"kernels\": 1}", "{\"proof\": \"" + c.job_id + "/" + std::to_string(c.index) + " by " + who + "\"}",
+          "[\"1\"]", std::string("\x01\x00\x02", 3)};
+}
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+}  // namespace
+
+CUZK_TEST(pg_schema_migrates_once_under_concurrency) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN (run through tests/pg/with-postgres.sh)");
+  {
+    PgQueue q(dsn());
+    q.exec("DROP TABLE IF EXISTS cuzk_partitions, cuzk_jobs, cuzk_hosts, cuzk_schema CASCADE");
+    q.exec("DROP SEQUENCE IF EXISTS cuzk_claim_tokens");
+  }
+  std::atomic<int> ok{0};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 4; ++i)
+    ts.emplace_back([&] {
+      PgQueue q(dsn());
+      if (q.migrate() == PgQueue::kSchemaVersion) ++ok;
+    });
+  for (auto& t : ts) t.join();
+  CHECK_EQ(ok.load(), 4);
+  PgQueue q(dsn());
+  CHECK_EQ(q.migrate(), 1);
+  q.exec("INSERT INTO cuzk_schema (version) VALUES (99)");
+  CHECK_THROWS_WITH(q.migrate(), PgError, "newer than this cuzk's");
+  q.exec("DELETE FROM cuzk_schema WHERE version = 99");
+  CHECK_THROWS_WITH(PgQueue("host=127.0.0.1 port=1 connect_timeout=2"), PgError, "cannot connect");
+}
+
+CUZK_TEST(pg_submit_is_idempotent_by_request_id) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  auto a = q->submit(job("j-a", "c1", 3, 2, "req-1"));
+  CHECK(!a.existing);
+  CHECK_EQ(a.job_id, std::string("j-a"));
+  auto b = q->submit(job("j-b", "c1", 3, 2, "req-1"));
+  CHECK(b.existing);
+  CHECK_EQ(b.job_id, std::string("j-a"));
+  CHECK_EQ(b.digest, uint64_t(42));
+  auto v = q->job("", "req-1", true);
+  CHECK(v.has_value());
+  CHECK_EQ(v->job_id, std::string("j-a"));
+  CHECK_EQ(v->state, std::string("queued"));
+  CHECK_EQ(v->partitions, 3);
+  CHECK_EQ(v->results.size(), size_t(3));
+  CHECK(!q->job("j-b", "", false).has_value());
+  // Concurrent submissions of one request_id: one job.
+  std::atomic<int> fresh_jobs{0};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 4; ++i)
+    ts.emplace_back([&, i] {
+      PgQueue c(dsn());
+      if (!c.submit(job("j-race-" + std::to_string(i), "c1", 1, 2, "req-race")).existing) ++fresh_jobs;
+    });
+  for (auto& t : ts) t.join();
+  CHECK_EQ(fresh_jobs.load(), 1);
+}
+
+CUZK_TEST(pg_concurrent_claims_are_disjoint_and_ordered) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  q->submit(job("j-normal", "c1", 3, 2));
+  q->submit(job("j-other-circuit", "c2", 2, 4));
+  q->submit(job("j-critical", "c1", 2, 4));
+  q->submit(job("j-low", "c1", 2, 1));
+  // One claimer: critical first, then the older normal job, then low; never circuit c2.
+  {
+    PgQueue c(dsn());
+    std::vector<std::string> order;
+    for (;;) {
+      auto got = c.claim("host-order", {"c1"}, 1, 30);
+      if (got.empty()) break;
+      order.push_back(got[0].job_id + "/" + std::to_string(got[0].index));
+      CHECK_EQ(got[0].circuit_id, std::string("c1"));
+      CHECK_EQ(got[0].witness, got[0].job_id + "/witness " + std::to_string(got[0].index) + std::string(1, '\0') + "end");
+    }
+    const std::vector<std::string> want = {"j-critical/0", "j-critical/1", "j-normal/0", "j-normal/1",
+                                           "j-normal/2",   "j-low/0",      "j-low/1"};
+    CHECK_EQ(order.size(), want.size());
+    for (size_t i = 0; i < std::min(order.size(), want.size()); ++i) CHECK_EQ(order[i], want[i]);
+  }
+  // Three hosts at once on 30 fresh partitions: each claimed exactly once.
+  q = fresh();
+  for (int j = 0; j < 5; ++j) q->submit(job("j-" + std::to_string(j), "c1", 6));
+  std::mutex m;
+  std::map<std::string, int> seen;
+  std::map<std::string, int> per_host;
+  std::vector<std::thread> ts;
+  for (int h = 0; h < 3; ++h)
+    ts.emplace_back([&, h] {
+      PgQueue c(dsn());
+      const std::string host = "host-" + std::to_string(h);
+      for (;;) {
+        auto got = c.claim(host, {"c1", "c9"}, 2, 30);
+        if (got.empty()) break;
+        std::lock_guard lk(m);
+        for (auto& x : got) ++seen[x.job_id + "/" + std::to_string(x.index)], ++per_host[host];
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK_EQ(seen.size(), size_t(30));
+  for (auto& [k, n] : seen) CHECK_MSG(n == 1, k << " claimed " << n << " times");
+  CHECK_MSG(per_host.size() >= 2, "only " << per_host.size() << " host(s) got work");
+  auto d = q->depths();
+  CHECK_EQ(d.partitions_claimed, 30);
+  CHECK_EQ(d.partitions_queued, 0);
+  CHECK_EQ(d.jobs_running, 5);
+}
+
+CUZK_TEST(pg_results_need_the_current_claim) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  q->submit(job("j-1", "c1", 2));
+  PgQueue h1(dsn()), h2(dsn());
+  auto a = h1.claim("h1", {"c1"}, 1, 0.3);
+  CHECK_EQ(a.size(), size_t(1));
+  CHECK_EQ(a[0].attempts, 1);
+  // Its lease expires without renewal: another host takes the partition.
+  sleep_s(0.6);
+  CHECK_EQ(q->depths().partitions_expired, 1);
+  auto b = h2.claim("h2", {"c1"}, 1, 30);
+  CHECK_EQ(b.size(), size_t(1));
+  CHECK_EQ(b[0].job_id + std::to_string(b[0].index), a[0].job_id + std::to_string(a[0].index));
+  CHECK_EQ(b[0].attempts, 2);
+  CHECK(b[0].token != a[0].token);
+  CHECK(!h1.complete(a[0], proof_of(a[0], "h1")));  // the stale writer is refused
+  CHECK(h2.complete(b[0], proof_of(b[0], "h2")));
+  CHECK(!h2.complete(b[0], proof_of(b[0], "h2")));  // and only once
+  auto v = q->job("j-1", "", true);
+  CHECK_EQ(v->state, std::string("running"));
+  CHECK_EQ(v->partitions_done, 1);
+  auto c = h1.claim("h1", {"c1"}, 5, 30);
+  CHECK_EQ(c.size(), size_t(1));
+  CHECK(h1.complete(c[0], proof_of(c[0], "h1")));
+  v = q->job("j-1", "", true);
+  CHECK_EQ(v->state, std::string("done"));
+  CHECK_EQ(v->partitions_done, 2);
+  CHECK_EQ(v->results.size(), size_t(2));
+  CHECK_EQ(v->results[0].index, 0);
+  CHECK_EQ(v->results[b[0].index].proof_json, proof_of(b[0], "h2").proof_json);
+  CHECK_EQ(v->results[b[0].index].device, std::string("h2"));
+  CHECK_EQ(v->results[b[0].index].compressed, std::string("\x01\x00\x02", 3));
+  CHECK_EQ(v->results[b[0].index].attempts, 2);
+}
+
+CUZK_TEST(pg_renewed_leases_hold) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  q->submit(job("j-r", "c1", 1));
+  PgQueue h1(dsn()), h2(dsn());
+  auto a = h1.claim("h1", {"c1"}, 1, 0.4);
+  CHECK_EQ(a.size(), size_t(1));
+  for (int i = 0; i < 8; ++i) {
+    sleep_s(0.1);
+    CHECK_EQ(h1.renew({a[0].token}, 0.4), 1);
+    CHECK(h2.claim("h2", {"c1"}, 1, 30).empty());
+  }
+  sleep_s(0.7);  // no more heartbeats
+  auto b = h2.claim("h2", {"c1"}, 1, 30);
+  CHECK_EQ(b.size(), size_t(1));
+  CHECK_EQ(h1.renew({a[0].token}, 0.4), 0);  // its claim is gone
+}
+
+CUZK_TEST(pg_cancel_fail_release) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  q->submit(job("j-c", "c1", 2));
+  auto a = q->claim("h", {"c1"}, 1, 30);
+  CHECK(q->cancel("j-c"));
+  CHECK(!q->cancel("j-c"));
+  CHECK(q->claim("h", {"c1"}, 5, 30).empty());
+  CHECK(!q->complete(a[0], proof_of(a[0], "h")));  // the job ended: nothing written
+  CHECK_EQ(q->job("j-c", "", false)->state, std::string("cancelled"));
+
+  q->submit(job("j-f", "c1", 3));
+  auto f = q->claim("h", {"c1"}, 1, 30);
+  CHECK(q->fail(f[0], "the witness does not satisfy constraint 7"));
+  auto v = q->job("j-f", "", false);
+  CHECK_EQ(v->state, std::string("failed"));
+  CHECK_EQ(v->error, std::string("partition 0: the witness does not satisfy constraint 7"));
+  CHECK(q->claim("h", {"c1"}, 5, 30).empty());
+
+  q->submit(job("j-d", "c1", 1));
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    auto d = q->claim("h", {"c1"}, 1, 30);
+    CHECK_EQ(d.size(), size_t(1));
+    CHECK_EQ(d[0].attempts, attempt);
+    CHECK(q->release(d[0], "gpu:0: out of memory", 3));
+  }
+  v = q->job("j-d", "", false);
+  CHECK_EQ(v->state, std::string("failed"));
+  CHECK_EQ(v->error, std::string("partition 0: gpu:0: out of memory"));
+}
+
+CUZK_TEST(pg_hosts_heartbeat) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  q->heartbeat("host-a", "[\"sim:0\"]", {"c1", "c2"});
+  q->heartbeat("host-b", "[\"gpu:0\",\"gpu:1\"]", {"c1"});
+  q->submit(job("j-h", "c1", 2));
+  q->claim("host-b", {"c1"}, 1, 30);
+  auto hs = q->hosts();
+  CHECK_EQ(hs.size(), size_t(2));
+  CHECK_EQ(hs[1].host, std::string("host-b"));
+  CHECK_EQ(hs[1].claims, 1);
+  CHECK_EQ(hs[0].circuits, std::string("c1,c2"));
+  CHECK(hs[0].heartbeat_age_s >= 0 && hs[0].heartbeat_age_s < 10);
+  q->heartbeat("host-a", "[\"sim:0\",\"sim:1\"]", {"c1"});
+  auto again = q->hosts();
+  CHECK_EQ(again[0].devices_json, std::string("[\"sim:0\",\"sim:1\"]"));
+}
+
+// Last: the server crashes and comes back; what was acknowledged is there.
+CUZK_TEST(pg_server_crash_loses_nothing_acknowledged) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  const char* ctl = std::getenv("CUZK_PG_CTL");
+  if (!ctl) SKIP("no CUZK_PG_CTL");
+  auto q = fresh();
+  q->submit(job("j-durable", "c1", 4, 2, "req-durable"));
+  auto a = q->claim("h", {"c1"}, 2, 60);
+  CHECK(q->complete(a[0], proof_of(a[0], "h")));
+  CHECK_EQ(std::system((std::string(ctl) + " kill").c_str()), 0);  // immediate: no clean shutdown
+  CHECK_THROWS_WITH(q->depths(), PgError, "postgres");
+  CHECK_EQ(std::system((std::string(ctl) + " start").c_str()), 0);
+  auto v = q->job("", "req-durable", true);  // the connection is re-established
+  CHECK(v.has_value());
+  CHECK_EQ(v->partitions, 4);
+  CHECK_EQ(v->partitions_done, 1);
+  CHECK_EQ(v->results[a[0].index].proof_json, proof_of(a[0], "h").proof_json);
+  // The other claim survived too, and can still be completed with its token.
+  CHECK(q->complete(a[1], proof_of(a[1], "h")));
+}
