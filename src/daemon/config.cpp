@@ -149,7 +149,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     throw InvalidArgument(file + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
   Reader r{file};
-  r.known(root, "", {"daemon", "devices", "synthesis", "memory", "circuits", "engine"});
+  r.known(root, "", {"daemon", "devices", "synthesis", "memory", "circuits", "engine", "queue"});
   Config c = default_config();
   c.source = file;
   c.circuits.clear();
@@ -187,6 +187,18 @@ Config parse_config(const std::string& text, const std::string& file) {
       if (!n->is_boolean()) r.fail("engine.verify", "expected true or false");
       c.verify = n->as_boolean()->get();
     }
+  }
+  if (auto t = sub(root, "queue", r)) {
+    r.known(*t, "queue", {"backend", "dsn", "lease", "host_id", "max_attempts"});
+    c.queue_backend = r.str(*t, "queue", "backend", "local");
+    if (c.queue_backend != "local" && c.queue_backend != "postgres")
+      r.fail("queue.backend", "expected \"local\" or \"postgres\", got '" + c.queue_backend + "'");
+    c.queue_dsn = r.str(*t, "queue", "dsn", "");
+    if (c.queue_backend == "postgres" && c.queue_dsn.empty()) r.fail("queue.dsn", "missing (backend is postgres)");
+    c.lease_s = r.duration(*t, "queue", "lease", c.lease_s);
+    if (c.lease_s < 0.3) r.fail("queue.lease", "at least 0.3 s");
+    c.host_id = r.str(*t, "queue", "host_id", "");
+    c.max_attempts = int(r.integer(*t, "queue", "max_attempts", c.max_attempts, 1, 100));
   }
   if (auto n = root.get("circuits")) {
     if (!n->is_array_of_tables()) r.fail("circuits", "expected [[circuits]] tables");

@@ -33,6 +33,12 @@ struct Config {
   // [[circuits]]
   std::vector<CircuitConfig> circuits;
   bool verify = true;  // [engine] verify: self-verify every proof
+  // [queue]: "local" (this daemon's journal) or "postgres" (a farm sharing one database)
+  std::string queue_backend = "local";
+  std::string queue_dsn;         // libpq connection string (postgres)
+  double lease_s = 30;           // a claim's lease, renewed every lease/3 while it runs
+  std::string host_id;           // this daemon's name in the farm (default: hostname:pid)
+  int max_attempts = 3;          // a partition failed this often (any hosts) fails its job
   std::string source = "embedded default";  // where it came from (for the log)
 };
 

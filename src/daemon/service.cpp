@@ -1,4 +1,5 @@
 #include "daemon/service.hpp"
+#include "daemon/service_util.hpp"
 
 #include <sys/random.h>
 
@@ -29,73 +30,7 @@ struct Service::Job {
   uint64_t ended_unix_ms = 0;
 };
 
-namespace {
-
-uint64_t unix_ms() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-}
-
-std::string new_job_id() {
-  uint8_t b[8];
-  size_t got = 0;
-  while (got < sizeof b) {
-    ssize_t k = ::getrandom(b + got, sizeof b - got, 0);
-    if (k > 0) got += size_t(k);
-  }
-  static const char* hex = "0123456789abcdef";
-  std::string s = "j-";
-  for (uint8_t x : b) s += hex[x >> 4], s += hex[x & 15];
-  return s;
-}
-
-engine::Priority to_engine(v1::Priority p) {
-  switch (p) {
-    case v1::LOW: return engine::Priority::Low;
-    case v1::HIGH: return engine::Priority::High;
-    case v1::CRITICAL: return engine::Priority::Critical;
-    default: return engine::Priority::Normal;
-  }
-}
-
-v1::JobState to_proto(engine::JobState s) {
-  switch (s) {
-    case engine::JobState::Queued: return v1::QUEUED;
-    case engine::JobState::Running: return v1::RUNNING;
-    case engine::JobState::Done: return v1::DONE;
-    case engine::JobState::Failed: return v1::FAILED;
-    default: return v1::CANCELLED;
-  }
-}
-
-const char* state_name(v1::JobState s) {
-  switch (s) {
-    case v1::QUEUED: return "queued";
-    case v1::RUNNING: return "running";
-    case v1::DONE: return "done";
-    case v1::FAILED: return "failed";
-    case v1::CANCELLED: return "cancelled";
-    default: return "unknown";
-  }
-}
-
-// What a request asks for, so that a request_id reused for something else is refused.
-uint64_t digest(const v1::SubmitProofRequest& q) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const std::string& b) {
-    for (unsigned char c : b) h = (h ^ c) * 1099511628211ull;
-    for (int i = 0; i < 8; ++i) h = (h ^ ((b.size() >> (8 * i)) & 0xff)) * 1099511628211ull;
-  };
-  mix(q.circuit_id());
-  mix(std::to_string(int(q.priority() == v1::PRIORITY_UNSPECIFIED ? v1::NORMAL : q.priority())));
-  for (auto& w : q.partitions()) mix(w);
-  return h | 1;  // never 0 (0: a journal entry that has none)
-}
-
-std::string version_line() { return std::string(version_string()) + " (commit " + git_commit() + ")"; }
-
-}  // namespace
+using namespace detail;
 
 Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log)) {
   auto say = [&](const std::string& s) {
@@ -140,6 +75,10 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   for (auto& d : engine_->device_records())
     say("device " + d.name + ": " + d.description + ", budget " + std::to_string(d.budget_bytes >> 20) + " MiB, " +
         std::to_string(d.workers) + " workers");
+  if (cfg_.queue_backend == "postgres") {  // a farm: the jobs live in the database (farm.cpp)
+    farm_start();
+    return;
+  }
   // Journal: results back in memory, unfinished jobs run again.
   journal_ = std::make_unique<Journal>(cfg_.journal);
   const uint64_t now = unix_ms();
@@ -173,7 +112,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   pruner_ = std::thread([this] { prune_loop(); });
 }
 
-Service::~Service() { shutdown(0); }
+
 
 // Hands a journaled job to the engine and starts its reaper. Not under mu_.
 void Service::start(std::shared_ptr<Job> j) {
@@ -348,16 +287,8 @@ v1::SubmitProofResponse Service::same_request(const v1::SubmitProofRequest& req,
   return resp;
 }
 
-v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
-  v1::SubmitProofResponse resp;
-  {
-    std::lock_guard lk(mu_);
-    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
-    if (!req.request_id().empty()) {
-      auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) return same_request(req, *jobs_.at(it->second));
-    }
-  }
+// Everything that can be checked of a request before it is accepted. Returns its witness bytes.
+size_t Service::validate(const v1::SubmitProofRequest& req) {
   const size_t size = req.ByteSizeLong();
   if (size > cfg_.max_request_bytes)
     throw Rejected(Rejected::InvalidArgument, "the request is " + std::to_string(size) +
@@ -397,6 +328,21 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
       throw Rejected(Rejected::InvalidArgument, m.rfind(name, 0) == 0 ? m : name + ": " + m);
     }
   }
+  return bytes;
+}
+
+v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
+  v1::SubmitProofResponse resp;
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
+    if (!req.request_id().empty() && !farm_) {
+      auto it = by_request_.find(req.request_id());
+      if (it != by_request_.end()) return same_request(req, *jobs_.at(it->second));
+    }
+  }
+  const size_t bytes = validate(req);
+  if (farm_) return farm_submit(req, digest(req));
   std::lock_guard accept(submit_mu_);
   {
     std::lock_guard lk(mu_);
@@ -450,6 +396,7 @@ std::shared_ptr<Service::Job> Service::find(const std::string& job_id, const std
 }
 
 v1::JobResult Service::await(const v1::AwaitProofRequest& req) {
+  if (farm_) return farm_await(req);
   std::unique_lock lk(mu_);
   auto j = find(req.job_id(), req.request_id());
   const uint64_t timeout = std::min<uint64_t>(req.timeout_ms(), uint64_t(24) * 3600 * 1000);
@@ -483,6 +430,7 @@ v1::JobResult Service::await(const v1::AwaitProofRequest& req) {
 }
 
 v1::CancelProofResponse Service::cancel(const v1::CancelProofRequest& req) {
+  if (farm_) return farm_cancel(req);
   std::unique_lock lk(mu_);
   auto j = find(req.job_id(), req.request_id());
   v1::CancelProofResponse resp;
@@ -551,6 +499,8 @@ v1::GetStatusResponse Service::status() {
   *s.mutable_counters() = counters_;
   s.mutable_counters()->set_partitions_retried(es.partitions_retried);
   s.mutable_counters()->set_partitions_done(es.partitions_done);  // as each partition ends
+  s.set_queue_backend(cfg_.queue_backend);
+  if (farm_) farm_status(s);
   return s;
 }
 
@@ -610,6 +560,32 @@ std::string Service::status_json() {
   c.add("partitions_retried", jint(k.partitions_retried()));
   c.add("requests_rejected", jint(k.requests_rejected()));
   o.add("counters", c);
+  o.add("queue_backend", JsonValue::string(s.queue_backend()));
+  if (s.has_farm()) {
+    const auto& f = s.farm();
+    JsonValue fj = JsonValue::object();
+    fj.add("host_id", JsonValue::string(f.host_id()));
+    JsonValue hosts = JsonValue::array();
+    for (auto& h : f.hosts()) {
+      JsonValue x = JsonValue::object();
+      x.add("host_id", JsonValue::string(h.host_id()));
+      x.add("devices", JsonValue::string(h.devices()));
+      x.add("circuits", JsonValue::string(h.circuits()));
+      x.add("heartbeat_age_s", jnum(h.heartbeat_age_s()));
+      x.add("claims", jint(h.claims()));
+      hosts.items.push_back(x);
+    }
+    fj.add("hosts", hosts);
+    fj.add("jobs_queued", jint(f.jobs_queued()));
+    fj.add("jobs_running", jint(f.jobs_running()));
+    fj.add("partitions_queued", jint(f.partitions_queued()));
+    fj.add("partitions_claimed", jint(f.partitions_claimed()));
+    fj.add("partitions_expired", jint(f.partitions_expired()));
+    fj.add("completed_here", jint(f.completed_here()));
+    fj.add("refused_here", jint(f.refused_here()));
+    fj.add("released_here", jint(f.released_here()));
+    o.add("farm", fj);
+  }
   return io::to_json(o);
 }
 
@@ -671,6 +647,22 @@ std::string Service::metrics_text() {
   family("cuzk_device_resident_keys", "gauge", "Proving keys resident on the device.");
   for (auto& d : s.devices())
     sample("cuzk_device_resident_keys", "device=\"" + esc(d.name()) + "\"", double(d.resident_keys_size()));
+  if (s.has_farm()) {
+    const auto& f = s.farm();
+    family("cuzk_farm_hosts", "gauge", "Daemons of the farm that have sent a heartbeat, by age of the last one.");
+    int fresh = 0, stale = 0;
+    for (auto& h : f.hosts()) (h.heartbeat_age_s() < 3 * cfg_.lease_s ? fresh : stale) += 1;
+    sample("cuzk_farm_hosts", "heartbeat=\"recent\"", fresh);
+    sample("cuzk_farm_hosts", "heartbeat=\"old\"", stale);
+    family("cuzk_farm_partitions", "gauge", "Partitions of unfinished jobs in the shared queue, by state.");
+    sample("cuzk_farm_partitions", "state=\"queued\"", f.partitions_queued());
+    sample("cuzk_farm_partitions", "state=\"claimed\"", f.partitions_claimed());
+    sample("cuzk_farm_partitions", "state=\"expired\"", f.partitions_expired());
+    family("cuzk_farm_results_total", "counter", "Partitions this daemon finished, by what the queue made of the result.");
+    sample("cuzk_farm_results_total", "outcome=\"completed\"", double(f.completed_here()));
+    sample("cuzk_farm_results_total", "outcome=\"refused\"", double(f.refused_here()));
+    sample("cuzk_farm_results_total", "outcome=\"released\"", double(f.released_here()));
+  }
   return out;
 }
 
@@ -723,6 +715,10 @@ void Service::prune_loop() {
 }
 
 void Service::shutdown(double grace_s) {
+  if (farm_) {
+    farm_stop(grace_s);
+    return;
+  }
   {
     std::unique_lock lk(mu_);
     if (stopped_) return;

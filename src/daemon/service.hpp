@@ -53,6 +53,19 @@ class Service {
  private:
   struct Job;
   v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, const Job& j);
+  size_t validate(const v1::SubmitProofRequest& req);
+  // The farm mode (queue.backend = "postgres"; farm.cpp).
+  struct Farm;
+  struct FarmDeleter {
+    void operator()(Farm* f) const;  // farm.cpp, where Farm is complete
+  };
+  std::unique_ptr<Farm, FarmDeleter> farm_;
+  void farm_start();
+  void farm_stop(double grace_s);
+  v1::SubmitProofResponse farm_submit(const v1::SubmitProofRequest& req, uint64_t digest);
+  v1::JobResult farm_await(const v1::AwaitProofRequest& req);
+  v1::CancelProofResponse farm_cancel(const v1::CancelProofRequest& req);
+  void farm_status(v1::GetStatusResponse& s);
   std::shared_ptr<Job> find(const std::string& job_id, const std::string& request_id);
   void start(std::shared_ptr<Job> j);
   void reap(std::shared_ptr<Job> j);

@@ -1,0 +1,81 @@
+// Helpers shared by the daemon's local and farm modes (service.cpp, farm.cpp).
+#pragma once
+#include <sys/random.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "cuzk/prove.hpp"
+#include "cuzk/v1/engine.pb.h"
+#include "engine/engine.hpp"
+
+namespace cuzk::daemon::detail {
+
+
+inline uint64_t unix_ms() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count());
+}
+
+inline std::string new_job_id() {
+  uint8_t b[8];
+  size_t got = 0;
+  while (got < sizeof b) {
+    ssize_t k = ::getrandom(b + got, sizeof b - got, 0);
+    if (k > 0) got += size_t(k);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string s = "j-";
+  for (uint8_t x : b) s += hex[x >> 4], s += hex[x & 15];
+  return s;
+}
+
+inline engine::Priority to_engine(v1::Priority p) {
+  switch (p) {
+    case v1::LOW: return engine::Priority::Low;
+    case v1::HIGH: return engine::Priority::High;
+    case v1::CRITICAL: return engine::Priority::Critical;
+    default: return engine::Priority::Normal;
+  }
+}
+
+inline v1::JobState to_proto(engine::JobState s) {
+  switch (s) {
+    case engine::JobState::Queued: return v1::QUEUED;
+    case engine::JobState::Running: return v1::RUNNING;
+    case engine::JobState::Done: return v1::DONE;
+    case engine::JobState::Failed: return v1::FAILED;
+    default: return v1::CANCELLED;
+  }
+}
+
+inline const char* state_name(v1::JobState s) {
+  switch (s) {
+    case v1::QUEUED: return "queued";
+    case v1::RUNNING: return "running";
+    case v1::DONE: return "done";
+    case v1::FAILED: return "failed";
+    case v1::CANCELLED: return "cancelled";
+    default: return "unknown";
+  }
+}
+
+// What a request asks for, so that a request_id reused for something else is refused.
+inline uint64_t digest(const v1::SubmitProofRequest& q) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const std::string& b) {
+    for (unsigned char c : b) h = (h ^ c) * 1099511628211ull;
+    for (int i = 0; i < 8; ++i) h = (h ^ ((b.size() >> (8 * i)) & 0xff)) * 1099511628211ull;
+  };
+  mix(q.circuit_id());
+  mix(std::to_string(int(q.priority() == v1::PRIORITY_UNSPECIFIED ? v1::NORMAL : q.priority())));
+  for (auto& w : q.partitions()) mix(w);
+  return h | 1;  // never 0 (0: a journal entry that has none)
+}
+
+inline std::string version_line() { return std::string(version_string()) + " (commit " + git_commit() + ")"; }
+
+
+}  // namespace cuzk::daemon::detail
