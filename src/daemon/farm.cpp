@@ -160,8 +160,17 @@ void Service::farm_start() {
   } catch (const PgError& e) {
     throw Error(std::string("queue: ") + e.what());
   }
-  for (auto& [id, c] : circuits_) f.circuits.push_back(id);
   auto devs = engine_->device_records();
+  // Only circuits that one of this daemon's devices can hold (at worst with the key streamed).
+  for (auto& [id, c] : circuits_) {
+    const size_t need = c->working_set_bytes(engine::EngineConfig().stream_chunk_points);
+    bool fits = false;
+    for (auto& d : devs) fits |= need <= d.budget_bytes;
+    if (fits) f.circuits.push_back(id);
+    else if (log_)
+      log_("farm: not claiming circuit " + id + ": it needs " + std::to_string(need >> 20) +
+           " MiB of device memory even streamed, more than any device here has");
+  }
   f.devices_json = "[";
   for (size_t i = 0; i < devs.size(); ++i) f.devices_json += (i ? ",\"" : "\"") + devs[i].name + "\"";
   f.devices_json += "]";
