@@ -129,6 +129,17 @@ void check(Config& c, const std::string& file) {
         c.status_listen.find_first_not_of("0123456789", colon + 1) != std::string::npos)
       fail("daemon.status_listen", "expected HOST:PORT, got '" + c.status_listen + "'");
   }
+  if (!up.empty() && up.size() > 100) fail("daemon.listen", "the socket path is longer than 100 bytes");
+  auto port_ok = [](const std::string& a) {
+    const auto colon = a.rfind(':');
+    const std::string p = a.substr(colon + 1);
+    return p.size() <= 5 && std::stol(p) <= 65535;
+  };
+  if (up.empty() && !port_ok(c.listen)) fail("daemon.listen", "port out of range in '" + c.listen + "'");
+  if (!c.status_listen.empty() && !port_ok(c.status_listen))
+    fail("daemon.status_listen", "port out of range in '" + c.status_listen + "'");
+  if (!(c.keep_results_s >= 0 && c.keep_results_s <= 10 * 365 * 86400.0)) fail("daemon.keep_results", "out of range");
+  if (!(c.shutdown_grace_s >= 0 && c.shutdown_grace_s <= 86400)) fail("daemon.shutdown_grace", "out of range");
   if (c.journal.empty()) fail("daemon.journal", "missing");
   if (c.devices.empty()) fail("devices.list", "empty");
   std::set<std::string> ids;
@@ -171,7 +182,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     c.workers_per_device = int(r.integer(*t, "devices", "workers_per_device", c.workers_per_device, 1, 16));
     c.memory = r.strings(*t, "devices", "memory");
     c.sim_kernel_ms = r.number(*t, "devices", "sim_kernel_ms", 0);
-    if (c.sim_kernel_ms < 0) r.fail("devices.sim_kernel_ms", "must be >= 0");
+    if (!(c.sim_kernel_ms >= 0 && c.sim_kernel_ms <= 3.6e6)) r.fail("devices.sim_kernel_ms", "must be 0..3600000");
   }
   if (auto t = sub(root, "synthesis", r)) {
     r.known(*t, "synthesis", {"threads"});

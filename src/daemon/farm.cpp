@@ -334,7 +334,7 @@ void Service::farm_stop(double grace_s) {
     stopped_ = true;
     cv_.notify_all();
   }
-  engine_.reset();
+  // The engine goes with the Service, after the servers stopped calling into it.
 }
 
 v1::SubmitProofResponse Service::farm_submit(const v1::SubmitProofRequest& req, uint64_t d) {
@@ -519,6 +519,9 @@ void Service::farm_status(v1::GetStatusResponse&) {}
 
 void Service::FarmDeleter::operator()(Farm* f) const { delete f; }
 
-Service::~Service() { shutdown(0); }
+Service::~Service() {
+  shutdown(0);
+  engine_.reset();
+}
 
 }  // namespace cuzk::daemon

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,6 +41,15 @@ Journal::Journal(std::string dir) : dir_(std::move(dir)) {
   std::filesystem::create_directories(dir_, ec);
   if (ec || !std::filesystem::is_directory(dir_))
     throw Error("journal " + dir_ + ": cannot create the directory" + (ec ? ": " + ec.message() : ""));
+  // One daemon per journal: a lock held for the process's life (released by the kernel when it
+  // dies, also by kill -9).
+  lock_fd_ = ::open((dir_ + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) throw Error("journal " + dir_ + ": cannot open its lock file: " + errno_text());
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw Error("journal " + dir_ + " is in use by another cuzk daemon");
+  }
   const std::string probe = dir_ + "/.cuzk-probe";
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw Error("journal " + dir_ + ": not writable: " + errno_text());
@@ -96,9 +106,14 @@ void Journal::finish(const cuzk::v1::JournalJob& job, const cuzk::v1::JournalOut
   write_atomic(job.job_id() + ".job", bytes);
 }
 
+Journal::~Journal() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
 void Journal::remove(const std::string& job_id) {
-  ::unlink((dir_ + "/" + job_id + ".done").c_str());
+  // The job first: a crash in between leaves a result without its job, which load() drops.
   ::unlink((dir_ + "/" + job_id + ".job").c_str());
+  ::unlink((dir_ + "/" + job_id + ".done").c_str());
 }
 
 std::vector<Journal::Entry> Journal::load(const std::function<void(const std::string&)>& warn) const {
@@ -110,10 +125,17 @@ std::vector<Journal::Entry> Journal::load(const std::function<void(const std::st
       std::filesystem::remove(de.path(), ec);
       continue;
     }
+    if (name.size() > 5 && name.ends_with(".done")) {  // a result whose job was removed
+      std::error_code e2;
+      if (!std::filesystem::exists(dir_ + "/" + name.substr(0, name.size() - 5) + ".job", e2))
+        std::filesystem::remove(de.path(), e2);
+      continue;
+    }
     if (!name.ends_with(".job")) continue;
     std::string bytes;
     Entry e;
-    if (!read_file(de.path().string(), bytes) || !e.job.ParseFromString(bytes) || e.job.job_id().empty()) {
+    if (!read_file(de.path().string(), bytes) || !e.job.ParseFromString(bytes) || e.job.job_id().empty() ||
+        e.job.job_id() + ".job" != name) {
       if (warn) warn("journal: skipping unreadable " + de.path().string());
       continue;
     }

@@ -2,6 +2,7 @@
 // written and synced before SubmitProof answers) and one per finished job (its result). After a
 // crash the jobs without a result run again; results are kept until they expire.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,9 @@ class Journal {
  public:
   // Creates the directory if missing; throws Error naming it when it cannot be used.
   explicit Journal(std::string dir);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
 
   struct Entry {
     cuzk::v1::JournalJob job;
@@ -32,6 +36,7 @@ class Journal {
  private:
   void write_atomic(const std::string& name, const std::string& bytes);
   std::string dir_;
+  int lock_fd_ = -1;
 };
 
 }  // namespace cuzk::daemon

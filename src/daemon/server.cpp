@@ -27,7 +27,8 @@ namespace {
 void log_line(const std::string& s) {
   char ts[32];
   std::time_t t = std::time(nullptr);
-  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::tm tm{};
+  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
   std::fprintf(stderr, "%s cuzk: %s\n", ts, s.c_str());
   std::fflush(stderr);
 }
@@ -82,7 +83,8 @@ class Rpc final : public v1::ProvingEngine::Service {
  private:
   // Waits in slices so that a client that goes away frees its thread.
   v1::JobResult await(grpc::ServerContext* c, const v1::AwaitProofRequest& q) {
-    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.timeout_ms());
+    const uint64_t timeout = std::min<uint64_t>(q.timeout_ms(), uint64_t(24) * 3600 * 1000);
+    auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
     for (;;) {
       v1::AwaitProofRequest slice = q;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
@@ -222,12 +224,14 @@ int cmd_daemon(int argc, char** argv) {
   int sig = 0;
   sigwait(&sigs, &sig);
   log_line(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + ": no new jobs; finishing those in flight");
-  svc->shutdown(cfg.shutdown_grace_s);
+  svc->shutdown(cfg.shutdown_grace_s);  // the engine stays until nothing can call into it
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (http_thread.joinable()) {
     http.stop();
     http_thread.join();
   }
+  server.reset();
+  svc.reset();
   if (!upath.empty()) ::unlink(upath.c_str());
   log_line("stopped");
   return 0;

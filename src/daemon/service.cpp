@@ -83,7 +83,11 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   journal_ = std::make_unique<Journal>(cfg_.journal);
   const uint64_t now = unix_ms();
   size_t kept = 0, expired = 0;
-  for (auto& e : journal_->load(log_)) {
+  auto entries = journal_->load(log_);
+  std::stable_sort(entries.begin(), entries.end(), [](const Journal::Entry& a, const Journal::Entry& b) {
+    return a.job.accepted_unix_ms() < b.job.accepted_unix_ms();  // the order they were accepted in
+  });
+  for (auto& e : entries) {
     auto j = std::make_shared<Job>();
     j->job = std::move(e.job);
     j->partitions = uint32_t(j->job.partitions_size());
@@ -142,20 +146,18 @@ void Service::start(std::shared_ptr<Job> j) {
     std::lock_guard lk0(mu_);
     join_reaped();
     reapers_[j->job.job_id()] = std::thread([this, j, r] {
-      std::unique_lock lk(mu_);
-      j->result = result_of(*j, r);
-      j->ended = true;
-      j->ended_unix_ms = unix_ms();
-      lk.unlock();
       v1::JournalOutcome o;
-      *o.mutable_result() = j->result;
-      o.set_ended_unix_ms(j->ended_unix_ms);
+      *o.mutable_result() = result_of(*j, r);
+      o.set_ended_unix_ms(unix_ms());
       try {
-        journal_->finish(j->job, o);
+        journal_->finish(j->job, o);  // durable before anyone sees it ended
       } catch (const std::exception& e) {
         if (log_) log_(e.what());
       }
-      lk.lock();
+      std::unique_lock lk(mu_);
+      j->result = o.result();
+      j->ended = true;
+      j->ended_unix_ms = o.ended_unix_ms();
       j->job.clear_partitions();
       --active_;
       witness_bytes_ -= j->witness_bytes;
@@ -165,8 +167,9 @@ void Service::start(std::shared_ptr<Job> j) {
     });
     return;
   }
-  j->engine_id = engine_->submit(std::move(req), j->job.job_id());
+  const uint64_t eid = engine_->submit(std::move(req), j->job.job_id());
   std::lock_guard lk(mu_);
+  j->engine_id = eid;
   j->job.clear_partitions();  // the engine holds them now; the journal has them on disk
   join_reaped();
   reapers_[j->job.job_id()] = std::thread([this, j] { reap(j); });
@@ -351,6 +354,10 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
       auto it = by_request_.find(req.request_id());
       if (it != by_request_.end()) return same_request(req, *jobs_.at(it->second));
     }
+    if (bytes > cfg_.host_budget)
+      throw Rejected(Rejected::InvalidArgument, "the job's witnesses are " + std::to_string(bytes) +
+                                                    " bytes, more than the host budget (" +
+                                                    std::to_string(cfg_.host_budget) + ")");
     if (witness_bytes_ + bytes > cfg_.host_budget)
       throw Rejected(Rejected::ResourceExhausted,
                      "host budget: unfinished jobs hold " + std::to_string(witness_bytes_) + " bytes of witnesses, this job " +
@@ -402,6 +409,9 @@ v1::JobResult Service::await(const v1::AwaitProofRequest& req) {
   const uint64_t timeout = std::min<uint64_t>(req.timeout_ms(), uint64_t(24) * 3600 * 1000);
   cv_.wait_for(lk, std::chrono::milliseconds(timeout), [&] { return j->ended || stopped_; });
   if (j->ended) return j->result;
+  if (stopped_)
+    throw Rejected(Rejected::Unavailable, "the daemon is stopping; job " + j->job.job_id() +
+                                              " stays journaled and runs again at the next start");
   v1::JobResult out;
   out.set_job_id(j->job.job_id());
   out.set_request_id(j->job.request_id());
@@ -421,7 +431,8 @@ v1::JobResult Service::await(const v1::AwaitProofRequest& req) {
     uint32_t done = 0;
     for (auto& rec : r.records) done += rec.ok ? 1 : 0;
     out.set_partitions_done(done);
-    out.set_state(to_proto(r.state) == v1::DONE ? v1::RUNNING : to_proto(r.state));  // DONE once journaled
+    // Ended only once journaled: until then any end the engine reports is still "running".
+    out.set_state(r.state == engine::JobState::Queued ? v1::QUEUED : v1::RUNNING);
     out.set_wall_ms(r.wall_ms);
   } else {
     out.set_state(v1::QUEUED);
@@ -720,9 +731,15 @@ void Service::shutdown(double grace_s) {
     return;
   }
   {
-    std::unique_lock lk(mu_);
+    std::lock_guard lk(mu_);
     if (stopped_) return;
     stopping_ = true;
+  }
+  // An acceptance in progress (journaling, handing to the engine) finishes first; every later
+  // one sees stopping_ under submit_mu_.
+  { std::lock_guard drain(submit_mu_); }
+  {
+    std::unique_lock lk(mu_);
     cv_.notify_all();
     if (grace_s > 0 && active_ > 0) {
       if (log_) log_("stopping: waiting up to " + std::to_string(int(grace_s)) + " s for " + std::to_string(active_) + " job(s)");
@@ -740,10 +757,14 @@ void Service::shutdown(double grace_s) {
   }
   if (log_ && !running.empty()) log_("stopping: " + std::to_string(running.size()) + " job(s) stay journaled for the next start");
   for (uint64_t id : running) engine_->cancel(id);
-  for (auto& [id, t] : reapers_) t.join();
-  reapers_.clear();
+  std::map<std::string, std::thread> rs;
+  {
+    std::lock_guard lk(mu_);
+    rs.swap(reapers_);
+  }
+  for (auto& [id, t] : rs) t.join();
   if (pruner_.joinable()) pruner_.join();
-  engine_.reset();
+  // The engine itself goes with the Service, after the servers stopped calling into it.
 }
 
 }  // namespace cuzk::daemon

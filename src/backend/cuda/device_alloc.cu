@@ -46,21 +46,32 @@ struct Staging {
   ~Staging() {
     if (ordinal < 0) return;
     DeviceScope s(DeviceId{ordinal}, std::nothrow);
+    release();
+  }
+  void release() {
     if (stream) cudaStreamSynchronize(stream);
     for (int i = 0; i < 2; ++i) {
       if (buf[i]) cudaFreeHost(buf[i]);
       if (done[i]) cudaEventDestroy(done[i]);
+      buf[i] = nullptr, done[i] = nullptr, pending[i] = false;
     }
     if (stream) cudaStreamDestroy(stream);
+    stream = nullptr;
   }
+  // All or nothing: `ordinal` is set only once every resource exists.
   void init(DeviceId dev) {
-    ordinal = dev.ordinal;
-    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), dev, "cudaStreamCreate (staging)");
-    for (int i = 0; i < 2; ++i) {
-      check(cudaHostAlloc(&buf[i], kChunk, cudaHostAllocPortable), dev, "cudaHostAlloc (staging)",
-            std::to_string(kChunk) + " bytes");
-      check(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming), dev, "cudaEventCreate (staging)");
+    try {
+      check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), dev, "cudaStreamCreate (staging)");
+      for (int i = 0; i < 2; ++i) {
+        check(cudaHostAlloc(&buf[i], kChunk, cudaHostAllocPortable), dev, "cudaHostAlloc (staging)",
+              std::to_string(kChunk) + " bytes");
+        check(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming), dev, "cudaEventCreate (staging)");
+      }
+    } catch (...) {
+      release();
+      throw;
     }
+    ordinal = dev.ordinal;
   }
 };
 thread_local std::map<int, Staging> t_staging;
@@ -73,16 +84,22 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
   if (st.ordinal < 0) st.init(dev);
   const std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
   int i = 0;
-  for (size_t off = 0; off < bytes; off += Staging::kChunk, i ^= 1) {
-    const size_t len = bytes - off < Staging::kChunk ? bytes - off : Staging::kChunk;
-    if (st.pending[i]) check(cudaEventSynchronize(st.done[i]), dev, "copy to device (staging)", detail);
-    std::memcpy(st.buf[i], static_cast<const char*>(src) + off, len);
-    check(cudaMemcpyAsync(static_cast<char*>(dst) + off, st.buf[i], len, cudaMemcpyHostToDevice, st.stream), dev,
-          "copy to device (staging)", detail);
-    check(cudaEventRecord(st.done[i], st.stream), dev, "copy to device (staging)", detail);
-    st.pending[i] = true;
+  try {
+    for (size_t off = 0; off < bytes; off += Staging::kChunk, i ^= 1) {
+      const size_t len = bytes - off < Staging::kChunk ? bytes - off : Staging::kChunk;
+      if (st.pending[i]) check(cudaEventSynchronize(st.done[i]), dev, "copy to device (staging)", detail);
+      std::memcpy(st.buf[i], static_cast<const char*>(src) + off, len);
+      check(cudaMemcpyAsync(static_cast<char*>(dst) + off, st.buf[i], len, cudaMemcpyHostToDevice, st.stream), dev,
+            "copy to device (staging)", detail);
+      check(cudaEventRecord(st.done[i], st.stream), dev, "copy to device (staging)", detail);
+      st.pending[i] = true;
+    }
+    check(cudaStreamSynchronize(st.stream), dev, "copy to device (staging)", detail);
+  } catch (...) {
+    cudaStreamSynchronize(st.stream);  // nothing of this call still lands in `dst` afterwards
+    st.pending[0] = st.pending[1] = false;
+    throw;
   }
-  check(cudaStreamSynchronize(st.stream), dev, "copy to device (staging)", detail);
   st.pending[0] = st.pending[1] = false;
 }
 
