@@ -70,7 +70,12 @@ CUZK_TEST(pg_schema_migrates_once_under_concurrency) {
   for (auto& t : ts) t.join();
   CHECK_EQ(ok.load(), 4);
   PgQueue q(dsn());
-  CHECK_EQ(q.migrate(), 1);
+  CHECK_EQ(q.migrate(), 2);
+  // An older schema is upgraded in place.
+  q.exec("ALTER TABLE cuzk_partitions DROP COLUMN witness_oid");
+  q.exec("DELETE FROM cuzk_schema WHERE version = 2");
+  CHECK_EQ(q.migrate(), 2);
+  q.exec("SELECT witness_oid FROM cuzk_partitions LIMIT 1");
   q.exec("INSERT INTO cuzk_schema (version) VALUES (99)");
   CHECK_THROWS_WITH(q.migrate(), PgError, "newer than this cuzk's");
   q.exec("DELETE FROM cuzk_schema WHERE version = 99");
@@ -279,4 +284,37 @@ CUZK_TEST(pg_server_crash_loses_nothing_acknowledged) {
   CHECK_EQ(v->results[a[0].index].proof_json, proof_of(a[0], "h").proof_json);
   // The other claim survived too, and can still be completed with its token.
   CHECK(q->complete(a[1], proof_of(a[1], "h")));
+}
+
+// Witnesses above the threshold travel as large objects, come back byte for byte, and are
+// removed with the partition's result, a cancel or a prune.
+CUZK_TEST(pg_large_witnesses_as_large_objects) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  q->set_large_object_bytes(1000);
+  const std::string count = "SELECT count(*) FROM pg_largeobject_metadata";
+  const int64_t before = q->scalar(count);
+  PgQueue::NewJob j = job("j-big", "c1", 3);
+  std::string big(3 << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = char((i * 2654435761u) >> 13);
+  j.witnesses[1] = big;
+  q->submit(j);
+  PgQueue::NewJob k = job("j-big-cancelled", "c1", 1);
+  k.witnesses[0] = big.substr(0, 5000);
+  q->submit(k);
+  CHECK_EQ(q->scalar(count), before + 2);
+  auto got = q->claim("h", {"c1"}, 3, 30);
+  CHECK_EQ(got.size(), size_t(3));
+  for (auto& c : got) {
+    if (c.index == 1) CHECK_MSG(c.witness == big, "large witness differs (" << c.witness.size() << " bytes)");
+    else CHECK_EQ(c.witness, c.job_id + "/witness " + std::to_string(c.index) + std::string(1, '\0') + "end");
+  }
+  for (auto& c : got) CHECK(q->complete(c, proof_of(c, "h")));
+  CHECK_EQ(q->job("j-big", "", false)->state, std::string("done"));
+  CHECK_EQ(q->scalar(count), before + 1);  // the done partition's object is gone
+  CHECK(q->cancel("j-big-cancelled"));
+  CHECK_EQ(q->scalar(count), before);      // and the cancelled job's
+  CHECK_EQ(q->prune(0), 2);
+  CHECK(!q->job("j-big", "", false).has_value());
+  CHECK_EQ(q->scalar("SELECT count(*) FROM cuzk_partitions"), int64_t(0));
 }

@@ -277,6 +277,7 @@ void Service::farm_start() {
   f.beater = std::thread([this] {
     Farm& f = *farm_;
     const auto period = std::chrono::duration<double>(cfg_.lease_s / 3);
+    auto last_prune = std::chrono::steady_clock::now() - std::chrono::hours(1);
     for (;;) {
       std::vector<int64_t> tokens;
       {
@@ -289,6 +290,12 @@ void Service::farm_start() {
         auto q = f.pool->get();
         q->renew(tokens, cfg_.lease_s);
         q->heartbeat(f.host, f.devices_json, f.circuits);
+        // Results older than keep_results go (any daemon may do it; SKIP LOCKED shares the work).
+        if (std::chrono::steady_clock::now() - last_prune > std::chrono::seconds(60)) {
+          last_prune = std::chrono::steady_clock::now();
+          if (int n = q->prune(cfg_.keep_results_s); n > 0 && log_)
+            log_("farm: removed " + std::to_string(n) + " job(s) ended more than keep_results ago");
+        }
       } catch (const PgError& e) {
         if (log_) log_(std::string("farm: heartbeat: ") + e.what());
       }

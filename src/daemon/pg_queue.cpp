@@ -1,6 +1,7 @@
 #include "daemon/pg_queue.hpp"
 
 #include <libpq-fe.h>
+#include <libpq/libpq-fs.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -126,6 +127,10 @@ PgQueue::PgQueue(const std::string& dsn) : c_(std::make_unique<Conn>()) {
 PgQueue::~PgQueue() = default;
 
 void PgQueue::exec(const std::string& sql) { c_->q(sql); }
+int64_t PgQueue::scalar(const std::string& sql) {
+  Result r = c_->q(sql);
+  return r.rows() > 0 ? r.i64(0, 0) : 0;
+}
 
 int PgQueue::migrate() {
   return c_->tx([&] {
@@ -169,6 +174,11 @@ int PgQueue::migrate() {
       c_->q("INSERT INTO cuzk_schema (version) VALUES (1)");
       version = 1;
     }
+    if (version < 2) {  // witnesses above a size in large objects
+      c_->q("ALTER TABLE cuzk_partitions ADD COLUMN witness_oid oid");
+      c_->q("INSERT INTO cuzk_schema (version) VALUES (2)");
+      version = 2;
+    }
     return version;
   });
 }
@@ -193,9 +203,27 @@ PgQueue::Submitted PgQueue::submit(const NewJob& j) {
     c_->q("INSERT INTO cuzk_jobs (job_id, request_id, request_digest, circuit_id, priority, n_partitions) "
           "VALUES ($1, $2, $3, $4, $5, $6)",
           ps);
-    for (size_t i = 0; i < j.witnesses.size(); ++i)
-      c_->q("INSERT INTO cuzk_partitions (job_id, idx, witness) VALUES ($1, $2, $3)",
-            {text(j.job_id), integer(int64_t(i)), bytes(j.witnesses[i])});
+    for (size_t i = 0; i < j.witnesses.size(); ++i) {
+      const std::string& w = j.witnesses[i];
+      if (w.size() <= lo_bytes_) {
+        c_->q("INSERT INTO cuzk_partitions (job_id, idx, witness) VALUES ($1, $2, $3)",
+              {text(j.job_id), integer(int64_t(i)), bytes(w)});
+        continue;
+      }
+      const Oid oid = lo_creat(c_->pg, INV_READ | INV_WRITE);
+      if (oid == InvalidOid) c_->fail("creating a large object");
+      const int fd = lo_open(c_->pg, oid, INV_WRITE);
+      if (fd < 0) c_->fail("opening a large object");
+      for (size_t off = 0; off < w.size();) {
+        const size_t n = std::min<size_t>(w.size() - off, size_t(16) << 20);
+        const int k = lo_write(c_->pg, fd, w.data() + off, n);
+        if (k <= 0) c_->fail("writing a large object");
+        off += size_t(k);
+      }
+      if (lo_close(c_->pg, fd) != 0) c_->fail("closing a large object");
+      c_->q("INSERT INTO cuzk_partitions (job_id, idx, witness_oid) VALUES ($1, $2, $3)",
+            {text(j.job_id), integer(int64_t(i)), integer(int64_t(oid))});
+    }
     out.job_id = j.job_id;
     return out;
   });
@@ -217,7 +245,7 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
         SET state = 'claimed', claim_token = nextval('cuzk_claim_tokens'), claimed_by = $3,
             lease_until = clock_timestamp() + make_interval(secs => $4), attempts = p.attempts + 1
       FROM c WHERE p.job_id = c.job_id AND p.idx = c.idx
-      RETURNING p.job_id, p.idx, p.claim_token, p.attempts, p.witness)",
+      RETURNING p.job_id, p.idx, p.claim_token, p.attempts, p.witness, p.witness_oid)",
                      {text_array(circuits), integer(max), text(host), num(lease_s)});
     std::vector<Claim> out;
     std::vector<std::string> jobs;
@@ -227,7 +255,19 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
       c.index = int(r.i64(i, 1));
       c.token = r.i64(i, 2);
       c.attempts = int(r.i64(i, 3));
-      c.witness = r.bytea(i, 4);
+      if (!r.null(i, 5)) {  // a large object, read in this transaction
+        const Oid oid = Oid(r.i64(i, 5));
+        const int fd = lo_open(c_->pg, oid, INV_READ);
+        if (fd < 0) c_->fail("opening a witness's large object");
+        char buf[1 << 16];
+        for (int k; (k = lo_read(c_->pg, fd, buf, sizeof buf)) != 0;) {
+          if (k < 0) c_->fail("reading a witness's large object");
+          c.witness.append(buf, size_t(k));
+        }
+        lo_close(c_->pg, fd);
+      } else {
+        c.witness = r.bytea(i, 4);
+      }
       jobs.push_back(c.job_id);
       out.push_back(std::move(c));
     }
@@ -265,6 +305,7 @@ bool PgQueue::complete(const Claim& c, const Proof& p) {
                      {text(c.job_id), integer(c.index), integer(c.token), text(p.device), text(p.timings_json),
                       text(p.proof_json), text(p.public_json), bytes(p.compressed)});
     if (r.rows() == 0) return false;
+    drop_witness_objects(c.job_id, c.index);
     c_->q("UPDATE cuzk_jobs SET state = 'done', ended_at = clock_timestamp() WHERE job_id = $1 "
           "AND state IN ('queued', 'running') AND NOT EXISTS "
           "(SELECT 1 FROM cuzk_partitions WHERE job_id = $1 AND state <> 'done')",
@@ -285,6 +326,7 @@ bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts
       c_->q("UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
             "AND state IN ('queued', 'running')",
             {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
+      drop_witness_objects(c.job_id, -1);
       return true;
     }
     c_->q("UPDATE cuzk_partitions SET state = 'queued', error = $3, claim_token = NULL, claimed_by = NULL, "
@@ -303,15 +345,41 @@ bool PgQueue::fail(const Claim& c, const std::string& error) {
     c_->q("UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
           "AND state IN ('queued', 'running')",
           {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
+    drop_witness_objects(c.job_id, -1);
     return true;
   });
 }
 
 bool PgQueue::cancel(const std::string& job_id) {
-  Result r = c_->q("UPDATE cuzk_jobs SET state = 'cancelled', ended_at = clock_timestamp() WHERE job_id = $1 "
-                   "AND state IN ('queued', 'running') RETURNING job_id",
-                   {text(job_id)});
-  return r.rows() > 0;
+  return c_->tx([&] {
+    Result r = c_->q("UPDATE cuzk_jobs SET state = 'cancelled', ended_at = clock_timestamp() WHERE job_id = $1 "
+                     "AND state IN ('queued', 'running') RETURNING job_id",
+                     {text(job_id)});
+    if (r.rows() > 0) drop_witness_objects(job_id, -1);
+    return r.rows() > 0;
+  });
+}
+
+// Inside a transaction: unlinks the large objects of a job's witnesses (one partition, or all).
+void PgQueue::drop_witness_objects(const std::string& job_id, int index) {
+  c_->q("SELECT lo_unlink(witness_oid) FROM cuzk_partitions WHERE job_id = $1 AND ($2 < 0 OR idx = $2) "
+        "AND witness_oid IS NOT NULL",
+        {text(job_id), integer(index)});
+  c_->q("UPDATE cuzk_partitions SET witness_oid = NULL, witness = NULL WHERE job_id = $1 AND ($2 < 0 OR idx = $2)",
+        {text(job_id), integer(index)});
+}
+
+int PgQueue::prune(double keep_s) {
+  return c_->tx([&] {
+    Result r = c_->q("SELECT job_id FROM cuzk_jobs WHERE ended_at < clock_timestamp() - make_interval(secs => $1) "
+                     "FOR UPDATE SKIP LOCKED",
+                     {num(keep_s)});
+    for (int i = 0; i < r.rows(); ++i) {
+      drop_witness_objects(r.str(i, 0), -1);
+      c_->q("DELETE FROM cuzk_jobs WHERE job_id = $1", {text(r.str(i, 0))});
+    }
+    return r.rows();
+  });
 }
 
 std::optional<PgQueue::JobView> PgQueue::job(const std::string& job_id, const std::string& request_id,

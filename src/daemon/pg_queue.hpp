@@ -20,7 +20,7 @@ struct PgError : std::runtime_error {
 
 class PgQueue {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  // 1: tables; 2: large objects for big witnesses
 
   // Connects (throws PgError naming the server's message). One connection per PgQueue: use one
   // per thread that talks to the database.
@@ -32,6 +32,8 @@ class PgQueue {
   // Creates or upgrades the tables; returns the schema version now in the database. Safe to
   // run from several daemons at once.
   int migrate();
+  // Witnesses larger than this go into large objects (bytea holds at most 1 GB); default 64 MiB.
+  void set_large_object_bytes(size_t n) { lo_bytes_ = n; }
 
   struct NewJob {
     std::string job_id, request_id, circuit_id;
@@ -73,6 +75,9 @@ class PgQueue {
   // The partition's input is bad: the job fails with `error`.
   bool fail(const Claim& c, const std::string& error);
   bool cancel(const std::string& job_id);
+  // Deletes jobs that ended more than `keep_s` seconds ago (and their partitions and large
+  // objects); returns how many.
+  int prune(double keep_s);
 
   struct PartitionResult {
     int index = 0;
@@ -100,12 +105,15 @@ class PgQueue {
   };
   Depths depths();
 
-  // Runs a statement (tests, maintenance).
+  // Runs a statement (tests, maintenance); scalar: the first column of the first row (0 if none).
   void exec(const std::string& sql);
+  int64_t scalar(const std::string& sql);
 
  private:
   struct Conn;
   std::unique_ptr<Conn> c_;
+  size_t lo_bytes_ = size_t(64) << 20;
+  void drop_witness_objects(const std::string& job_id, int index);  // index < 0: every partition
 };
 
 }  // namespace cuzk::daemon
