@@ -318,3 +318,25 @@ CUZK_TEST(pg_large_witnesses_as_large_objects) {
   CHECK(!q->job("j-big", "", false).has_value());
   CHECK_EQ(q->scalar("SELECT count(*) FROM cuzk_partitions"), int64_t(0));
 }
+
+// Many partitions of one job completed at once by many hosts: the job always ends done.
+CUZK_TEST(pg_concurrent_last_completions_end_the_job) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  for (int round = 0; round < 20; ++round) {
+    const std::string id = "j-race-" + std::to_string(round);
+    q->submit(job(id, "c1", 8));
+    auto got = q->claim("h", {"c1"}, 8, 30);
+    CHECK_EQ(got.size(), size_t(8));
+    std::vector<std::thread> ts;
+    std::atomic<int> ok{0};
+    for (auto& c : got)
+      ts.emplace_back([&, c] {
+        PgQueue w(dsn());
+        if (w.complete(c, proof_of(c, "h"))) ++ok;
+      });
+    for (auto& t : ts) t.join();
+    CHECK_EQ(ok.load(), 8);
+    CHECK_EQ(q->job(id, "", false)->state, std::string("done"));
+  }
+}

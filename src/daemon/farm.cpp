@@ -372,24 +372,34 @@ v1::SubmitProofResponse Service::farm_submit(const v1::SubmitProofRequest& req, 
   return r;
 }
 
+// A read of the job from the database; a connection that broke since its last use (the server
+// restarted) is re-established and the read tried once more.
+static std::optional<PgQueue::JobView> read_job(ConnPool& pool, const std::string& job_id, const std::string& request_id,
+                                                bool with_results) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return pool.get()->job(job_id, request_id, with_results);
+    } catch (const PgError& e) {
+      if (attempt == 1) throw Rejected(Rejected::Unavailable, std::string("the job queue is unavailable: ") + e.what());
+    }
+  }
+}
+
 v1::JobResult Service::farm_await(const v1::AwaitProofRequest& req) {
   if (req.job_id().empty() && req.request_id().empty())
     throw Rejected(Rejected::InvalidArgument, "give a job_id or a request_id");
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(req.timeout_ms());
+  const uint64_t timeout = std::min<uint64_t>(req.timeout_ms(), uint64_t(24) * 3600 * 1000);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
   for (;;) {
-    std::optional<PgQueue::JobView> v;
-    try {
-      v = farm_->pool->get()->job(req.job_id(), req.request_id(), false);
-    } catch (const PgError& e) {
-      throw Rejected(Rejected::Unavailable, std::string("the job queue is unavailable: ") + e.what());
-    }
+    std::optional<PgQueue::JobView> v = read_job(*farm_->pool, req.job_id(), req.request_id(), false);
     if (!v)
       throw Rejected(Rejected::NotFound, req.job_id().empty() ? "unknown request_id '" + req.request_id() + "'"
                                                                : "unknown job '" + req.job_id() + "'");
     const v1::JobState st = state_of(v->state);
     const bool ended = st == v1::DONE || st == v1::FAILED || st == v1::CANCELLED;
     if (ended || std::chrono::steady_clock::now() >= end || stopped()) {
-      if (ended && st == v1::DONE) v = farm_->pool->get()->job(v->job_id, "", true);
+      if (ended && st == v1::DONE) v = read_job(*farm_->pool, v->job_id, "", true);
+      if (!v) throw Rejected(Rejected::NotFound, "job " + req.job_id() + req.request_id() + " was removed");
       v1::JobResult out;
       out.set_job_id(v->job_id);
       out.set_request_id(v->request_id);
@@ -458,11 +468,14 @@ v1::JobResult Service::farm_await(const v1::AwaitProofRequest& req) {
 }
 
 v1::CancelProofResponse Service::farm_cancel(const v1::CancelProofRequest& req) {
-  auto q = farm_->pool->get();
-  auto v = q->job(req.job_id(), req.request_id(), false);
+  auto v = read_job(*farm_->pool, req.job_id(), req.request_id(), false);
   if (!v) throw Rejected(Rejected::NotFound, "unknown job '" + req.job_id() + req.request_id() + "'");
   v1::CancelProofResponse r;
-  r.set_cancelled(q->cancel(v->job_id));
+  try {
+    r.set_cancelled(farm_->pool->get()->cancel(v->job_id));
+  } catch (const PgError& e) {
+    throw Rejected(Rejected::Unavailable, std::string("the job queue is unavailable: ") + e.what());
+  }
   r.set_state(r.cancelled() ? v1::CANCELLED : state_of(v->state));
   // Partitions of it running here stop; elsewhere their results are refused (the job ended).
   std::vector<uint64_t> ids;

@@ -295,6 +295,9 @@ int PgQueue::renew(const std::vector<int64_t>& tokens, double lease_s) {
 
 bool PgQueue::complete(const Claim& c, const Proof& p) {
   return c_->tx([&] {
+    // The job's row first: completions of one job take turns, so the last one always sees every
+    // other partition done (two concurrent last completions could otherwise each miss the other's).
+    c_->q("SELECT 1 FROM cuzk_jobs WHERE job_id = $1 FOR UPDATE", {text(c.job_id)});
     Result r = c_->q(R"(UPDATE cuzk_partitions p
         SET state = 'done', device = $4, timings = $5, proof_json = $6, public_json = $7, proof_compressed = $8,
             witness = NULL, claim_token = NULL, lease_until = NULL, done_at = clock_timestamp()
