@@ -783,3 +783,55 @@ CUZK_TEST(engine_forgets_ended_jobs_only) {
   CHECK_THROWS_WITH(eng.await(slow, 0.0), InvalidArgument, "unknown job");
   CHECK(!eng.forget(12345));
 }
+
+// Eight devices keep the properties of two: every device takes work, faster ones more; kernels
+// never overlap on one device but run on many devices at once; staging overlaps kernels; the
+// throughput grows with the devices (kernels bound here, not the CPU).
+CUZK_TEST(engine_eight_devices_same_properties) {
+  auto& f = fixture<ec::Bn254>(9);
+  auto run = [&](std::vector<DeviceConfig> devs, uint64_t first, std::vector<JobResult>& out) {
+    Engine eng(config(std::move(devs), 2));
+    eng.register_circuit("c", f.circuit);
+    auto t0 = std::chrono::steady_clock::now();
+    const uint64_t a = eng.submit({"c", Priority::Normal, f.witnesses(16, first)});
+    const uint64_t b = eng.submit({"c", Priority::Normal, f.witnesses(16, first + 16)});
+    out.push_back(eng.await(a, 60000.0));
+    out.push_back(eng.await(b, 60000.0));
+    return ms_since(t0);
+  };
+  std::vector<DeviceConfig> eight;
+  for (int i = 0; i < 8; ++i) eight.push_back(sim(i, 80, 10, i < 4 ? 1.0 : 2.0));
+  std::vector<JobResult> r8, r1;
+  const double ms8 = run(eight, 100, r8);
+  const double ms1 = run({sim(0, 80, 10)}, 100, r1);
+  check_proofs(f, r8[0], 100, 16);
+  check_proofs(f, r8[1], 116, 16);
+  check_proofs(f, r1[0], 100, 16);
+  std::vector<PartitionRecord> all;
+  for (auto& r : r8) all.insert(all.end(), r.records.begin(), r.records.end());
+  std::map<std::string, size_t> per;
+  for (auto& rec : all) ++per[rec.device];
+  CHECK_EQ(per.size(), size_t(8));
+  size_t slow = 0, fast = 0;
+  for (auto& [d, n] : per) (d < "sim:4" ? slow : fast) += n;
+  CHECK_MSG(fast > slow, "fast devices took " << fast << ", slow " << slow);
+  bool stage_under_kernels = false;
+  for (size_t i = 0; i < all.size(); ++i)
+    for (size_t k = 0; k < all.size(); ++k)
+      if (i != k && all[i].device == all[k].device) {
+        CHECK_MSG(!overlap(all[i].kernels, all[k].kernels), "kernels at once on " << all[i].device);
+        stage_under_kernels |= overlap(all[i].stage, all[k].kernels);
+      }
+  CHECK(stage_under_kernels);
+  // The most devices in kernels at one moment.
+  std::vector<std::pair<double, int>> ev;
+  for (auto& rec : all) ev.push_back({rec.kernels.start_ms, 1}), ev.push_back({rec.kernels.end_ms, -1});
+  std::sort(ev.begin(), ev.end());
+  int cur = 0, most = 0;
+  for (auto& [t, d] : ev) most = std::max(most, cur += d);
+  CHECK_MSG(most >= 5, "at most " << most << " devices ran kernels at once");
+  const double speedup = ms1 / ms8;
+  std::printf("    8 devices: %.0f ms, 1 device: %.0f ms for 32 partitions (%.1fx); up to %d devices in kernels at once\n",
+              ms8, ms1, speedup, most);
+  CHECK_MSG(speedup >= 4.0, "8 devices only " << speedup << "x one");
+}
