@@ -310,7 +310,13 @@ int do_loadgen(const Opts& o, const std::string& addr, const std::string& token)
         grpc::Status st = c.stub->Prove(&ctx, q, &r);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
         std::string err = !st.ok() ? RpcError(st).what() : r.state() != v1::DONE ? std::string(state_name(r.state())) + ": " + r.error() : "";
-        if (err.empty() && !out.empty()) write_outputs(r, out + "/job_" + std::to_string(i));
+        if (err.empty() && !out.empty()) {
+          try {
+            write_outputs(r, out + "/job_" + std::to_string(i));
+          } catch (const std::exception& e) {
+            err = e.what();
+          }
+        }
         std::lock_guard lk(mu);
         if (err.empty()) lat.push_back(ms);
         else if (++failed == 1) first_error = err;

@@ -38,7 +38,10 @@ bool read_file(const std::string& path, std::string& out) {
 
 Journal::Journal(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
+  const bool existed = std::filesystem::exists(dir_, ec);
   std::filesystem::create_directories(dir_, ec);
+  if (!existed && !ec)  // witnesses are private: a journal cuzk creates is its owner's alone
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
   if (ec || !std::filesystem::is_directory(dir_))
     throw Error("journal " + dir_ + ": cannot create the directory" + (ec ? ": " + ec.message() : ""));
   // One daemon per journal: a lock held for the process's life (released by the kernel when it

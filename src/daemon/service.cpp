@@ -26,6 +26,7 @@ struct Service::Job {
   size_t witness_bytes = 0;
   uint64_t engine_id = 0;
   bool ended = false;
+  bool client_cancelled = false;  // a CancelProof, not a shutdown, stopped it
   v1::JobResult result;  // when ended
   uint64_t ended_unix_ms = 0;
 };
@@ -101,6 +102,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
       j->result = e.outcome->result();
       j->partitions = j->result.partitions();
       j->ended_unix_ms = e.outcome->ended_unix_ms();
+      j->job.clear_partitions();  // a crash between the two journal writes may have left them
       jobs_[j->job.job_id()] = j;
       if (!j->job.request_id().empty()) by_request_[j->job.request_id()] = j->job.job_id();
       ++kept;
@@ -189,7 +191,7 @@ void Service::reap(std::shared_ptr<Job> j) {
   engine::JobResult r = engine_->await(j->engine_id);
   {
     std::lock_guard lk(mu_);
-    if (stopping_ && r.state == engine::JobState::Cancelled && stopped_) {
+    if (stopping_ && r.state == engine::JobState::Cancelled && stopped_ && !j->client_cancelled) {
       // Stopped by the shutdown, not by a client: no result; it runs again after a restart.
       --active_;
       witness_bytes_ -= j->witness_bytes;
@@ -278,9 +280,9 @@ v1::JobResult Service::result_of(const Job& j, const engine::JobResult& r) {
 }
 
 // A request_id seen before: the job it has, if the request is the same one (under mu_).
-v1::SubmitProofResponse Service::same_request(const v1::SubmitProofRequest& req, const Job& j) {
+v1::SubmitProofResponse Service::same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j) {
   const uint64_t d = j.job.request_digest();
-  if (d != 0 && d != digest(req))
+  if (d != 0 && d != req_digest)
     throw Rejected(Rejected::InvalidArgument, "request_id '" + req.request_id() + "' was used for another request (job " +
                                                   j.job.job_id() + ", circuit '" + j.job.circuit_id() + "', " +
                                                   std::to_string(j.partitions) + " partitions)");
@@ -336,23 +338,24 @@ size_t Service::validate(const v1::SubmitProofRequest& req) {
 
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   v1::SubmitProofResponse resp;
+  const uint64_t req_digest = digest(req);  // hashed outside the lock (witnesses may be large)
   {
     std::lock_guard lk(mu_);
     if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
     if (!req.request_id().empty() && !farm_) {
       auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) return same_request(req, *jobs_.at(it->second));
+      if (it != by_request_.end()) return same_request(req, req_digest, *jobs_.at(it->second));
     }
   }
   const size_t bytes = validate(req);
-  if (farm_) return farm_submit(req, digest(req));
+  if (farm_) return farm_submit(req, req_digest);
   std::lock_guard accept(submit_mu_);
   {
     std::lock_guard lk(mu_);
     if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
     if (!req.request_id().empty()) {  // raced with the same request_id
       auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) return same_request(req, *jobs_.at(it->second));
+      if (it != by_request_.end()) return same_request(req, req_digest, *jobs_.at(it->second));
     }
     if (bytes > cfg_.host_budget)
       throw Rejected(Rejected::InvalidArgument, "the job's witnesses are " + std::to_string(bytes) +
@@ -370,7 +373,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   j->job.set_priority(req.priority());
   for (auto& w : req.partitions()) j->job.add_partitions(w);
   j->job.set_accepted_unix_ms(unix_ms());
-  j->job.set_request_digest(digest(req));
+  j->job.set_request_digest(req_digest);
   j->partitions = uint32_t(req.partitions_size());
   try {
     journal_->accept(j->job);  // durable before the answer
@@ -451,6 +454,7 @@ v1::CancelProofResponse Service::cancel(const v1::CancelProofRequest& req) {
     return resp;
   }
   const uint64_t eid = j->engine_id;
+  j->client_cancelled = true;
   lk.unlock();
   resp.set_cancelled(engine_->cancel(eid));
   lk.lock();

@@ -52,7 +52,7 @@ class Service {
 
  private:
   struct Job;
-  v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, const Job& j);
+  v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j);
   size_t validate(const v1::SubmitProofRequest& req);
   // The farm mode (queue.backend = "postgres"; farm.cpp).
   struct Farm;
