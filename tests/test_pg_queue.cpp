@@ -70,12 +70,14 @@ CUZK_TEST(pg_schema_migrates_once_under_concurrency) {
   for (auto& t : ts) t.join();
   CHECK_EQ(ok.load(), 4);
   PgQueue q(dsn());
-  CHECK_EQ(q.migrate(), 2);
-  // An older schema is upgraded in place.
-  q.exec("ALTER TABLE cuzk_partitions DROP COLUMN witness_oid");
-  q.exec("DELETE FROM cuzk_schema WHERE version = 2");
-  CHECK_EQ(q.migrate(), 2);
-  q.exec("SELECT witness_oid FROM cuzk_partitions LIMIT 1");
+  CHECK_EQ(q.migrate(), 3);
+  // An older schema (version 1) is upgraded in place.
+  q.exec("ALTER TABLE cuzk_partitions DROP COLUMN witness_oid, DROP COLUMN failures");
+  q.exec("ALTER TABLE cuzk_jobs DROP COLUMN circuit_key");
+  q.exec("DELETE FROM cuzk_schema WHERE version > 1");
+  CHECK_EQ(q.migrate(), 3);
+  q.exec("SELECT witness_oid, failures FROM cuzk_partitions LIMIT 1");
+  q.exec("SELECT circuit_key FROM cuzk_jobs LIMIT 1");
   q.exec("INSERT INTO cuzk_schema (version) VALUES (99)");
   CHECK_THROWS_WITH(q.migrate(), PgError, "newer than this cuzk's");
   q.exec("DELETE FROM cuzk_schema WHERE version = 99");
@@ -207,13 +209,14 @@ CUZK_TEST(pg_renewed_leases_hold) {
   CHECK_EQ(a.size(), size_t(1));
   for (int i = 0; i < 8; ++i) {
     sleep_s(0.1);
-    CHECK_EQ(h1.renew({a[0].token}, 0.4), 1);
+    CHECK(h1.renew({a[0].token}, 0.4).empty());
     CHECK(h2.claim("h2", {"c1"}, 1, 30).empty());
   }
   sleep_s(0.7);  // no more heartbeats
   auto b = h2.claim("h2", {"c1"}, 1, 30);
   CHECK_EQ(b.size(), size_t(1));
-  CHECK_EQ(h1.renew({a[0].token}, 0.4), 0);  // its claim is gone
+  auto lost = h1.renew({a[0].token}, 0.4);  // its claim is gone
+  CHECK_EQ(lost.size(), size_t(1));
 }
 
 CUZK_TEST(pg_cancel_fail_release) {
@@ -235,6 +238,15 @@ CUZK_TEST(pg_cancel_fail_release) {
   CHECK_EQ(v->error, std::string("partition 0: the witness does not satisfy constraint 7"));
   CHECK(q->claim("h", {"c1"}, 5, 30).empty());
 
+  // Releases of a stopping daemon do not count as failures: after five, the job still runs.
+  q->submit(job("j-s", "c1", 1));
+  for (int i = 0; i < 5; ++i) {
+    auto x = q->claim("h", {"c1"}, 1, 30);
+    CHECK_EQ(x.size(), size_t(1));
+    CHECK(q->release(x[0], "host h stopped", 3, false));
+  }
+  CHECK_EQ(q->job("j-s", "", false)->state, std::string("running"));
+  CHECK(q->cancel("j-s"));
   q->submit(job("j-d", "c1", 1));
   for (int attempt = 1; attempt <= 3; ++attempt) {
     auto d = q->claim("h", {"c1"}, 1, 30);
@@ -339,4 +351,24 @@ CUZK_TEST(pg_concurrent_last_completions_end_the_job) {
     CHECK_EQ(ok.load(), 8);
     CHECK_EQ(q->job(id, "", false)->state, std::string("done"));
   }
+}
+
+// A host claims only jobs accepted for the key it has under that circuit id; a job that ends
+// (cancelled) makes its claims' renewals report them lost.
+CUZK_TEST(pg_claims_match_the_key_and_renewals_report_lost_claims) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  PgQueue::NewJob j = job("j-k1", "c1", 2);
+  j.circuit_key = "key-1";
+  q->submit(j);
+  CHECK(q->claim("h2", {"c1"}, 5, 30, {"key-2"}).empty());
+  CHECK(q->claim("h0", {"c1"}, 5, 30).empty());  // no key given: only jobs accepted with none
+  auto got = q->claim("h1", {"c1"}, 5, 30, {"key-1"});
+  CHECK_EQ(got.size(), size_t(2));
+  CHECK(q->renew({got[0].token, got[1].token}, 30).empty());
+  CHECK(q->cancel("j-k1"));
+  auto lost = q->renew({got[0].token, got[1].token}, 30);
+  CHECK_EQ(lost.size(), size_t(2));
+  CHECK_EQ(q->depths().partitions_claimed, 0);
+  CHECK(!q->complete(got[0], proof_of(got[0], "h1")));
 }

@@ -126,6 +126,7 @@ struct Service::Farm {
   struct Held {
     PgQueue::Claim claim;
     uint64_t engine_id = 0;
+    bool lost = false;  // its claim was taken over or its job ended: the work stopped
   };
   std::map<int64_t, std::shared_ptr<Held>> held;  // by claim token
   std::map<int64_t, std::thread> reapers;
@@ -133,7 +134,7 @@ struct Service::Farm {
   std::thread claimer, beater;
   bool stop = false, draining = false;
   uint64_t completed = 0, refused = 0, released = 0;
-  std::vector<std::string> circuits;  // what this daemon serves
+  std::vector<std::string> circuits, keys;  // what this daemon serves, and its key digests
   std::string devices_json;
   int target = 2;                      // claims held at once (keeps every worker fed)
   std::string last_error;
@@ -166,7 +167,7 @@ void Service::farm_start() {
     const size_t need = c->working_set_bytes(engine::EngineConfig().stream_chunk_points);
     bool fits = false;
     for (auto& d : devs) fits |= need <= d.budget_bytes;
-    if (fits) f.circuits.push_back(id);
+    if (fits) f.circuits.push_back(id), f.keys.push_back(c->key_digest());
     else if (log_)
       log_("farm: not claiming circuit " + id + ": it needs " + std::to_string(need >> 20) +
            " MiB of device memory even streamed, more than any device here has");
@@ -194,7 +195,7 @@ void Service::farm_start() {
       std::vector<PgQueue::Claim> got;
       if (want > 0) {
         try {
-          got = f.pool->get()->claim(f.host, f.circuits, want, cfg_.lease_s);
+          got = f.pool->get()->claim(f.host, f.circuits, want, cfg_.lease_s, f.keys);
           std::lock_guard lk(f.mu);
           f.last_error.clear();
         } catch (const PgError& e) {
@@ -226,12 +227,12 @@ void Service::farm_start() {
             std::lock_guard lk(f.mu);
             stopping = f.stop;
           }
-          // Writes the outcome, retrying while the database is away (the lease decides later
-          // whether it still counts).
-          for (int attempt = 0;; ++attempt) {
+          // Writes the outcome, retrying while the database is away (about 20 s; after that the
+          // lease has run out and another host proves the partition again).
+          bool completed = false, refused = false, released = false;
+          for (int attempt = 0; attempt < 40; ++attempt) {
             try {
               auto q = f.pool->get();
-              std::lock_guard lk0(f.mu);
               if (r.state == engine::JobState::Done) {
                 PgQueue::Proof p;
                 const auto& rec = r.records.at(0);
@@ -240,13 +241,11 @@ void Service::farm_start() {
                 p.proof_json = r.proofs[0].proof_json;
                 p.public_json = r.proofs[0].public_json;
                 p.compressed.assign(r.proofs[0].compressed.begin(), r.proofs[0].compressed.end());
-                if (q->complete(h->claim, p)) ++f.completed;
-                else ++f.refused;
-              } else {
-                // Failed here, or stopped with the daemon: back to the queue (a failure counts
-                // towards max_attempts; a stop does not end the job).
+                (q->complete(h->claim, p) ? completed : refused) = true;
+              } else if (!h->lost) {
+                // Failed here (counts towards max_attempts), or stopped with the daemon (does not).
                 const std::string why = stopping ? "host " + f.host + " stopped" : f.host + ": " + r.error;
-                if (q->release(h->claim, why, stopping ? 1 << 30 : cfg_.max_attempts)) ++f.released;
+                released = q->release(h->claim, why, cfg_.max_attempts, !stopping);
               }
               break;
             } catch (const PgError& e) {
@@ -259,6 +258,12 @@ void Service::farm_start() {
               if (quit) break;
               std::this_thread::sleep_for(std::chrono::milliseconds(500));
             }
+          }
+          {
+            std::lock_guard lk(f.mu);
+            f.completed += completed;
+            f.refused += refused;
+            f.released += released;
           }
           std::lock_guard lk(f.mu);
           f.held.erase(h->claim.token);
@@ -288,7 +293,17 @@ void Service::farm_start() {
       }
       try {
         auto q = f.pool->get();
-        q->renew(tokens, cfg_.lease_s);
+        const auto lost = q->renew(tokens, cfg_.lease_s);
+        std::vector<uint64_t> stop_ids;
+        {
+          std::lock_guard lk(f.mu);
+          for (auto t : lost)
+            if (auto it = f.held.find(t); it != f.held.end() && !it->second->lost) {
+              it->second->lost = true;
+              stop_ids.push_back(it->second->engine_id);
+            }
+        }
+        for (auto id : stop_ids) engine_->cancel(id);  // cancelled, or proved again elsewhere
         q->heartbeat(f.host, f.devices_json, f.circuits);
         // Results older than keep_results go (any daemon may do it; SKIP LOCKED shares the work).
         if (std::chrono::steady_clock::now() - last_prune > std::chrono::seconds(60)) {
@@ -351,6 +366,7 @@ v1::SubmitProofResponse Service::farm_submit(const v1::SubmitProofRequest& req, 
   j.circuit_id = req.circuit_id();
   j.priority = req.priority() == v1::PRIORITY_UNSPECIFIED ? int(v1::NORMAL) : int(req.priority());
   j.request_digest = d;
+  j.circuit_key = circuits_.at(req.circuit_id())->key_digest();
   for (auto& w : req.partitions()) j.witnesses.push_back(w);
   PgQueue::Submitted s;
   try {

@@ -3,8 +3,10 @@
 #include <libpq-fe.h>
 #include <libpq/libpq-fs.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 namespace cuzk::daemon {
 
@@ -77,15 +79,16 @@ struct PgQueue::Conn {
     if (r) PQclear(r);
     throw PgError("postgres: " + what + ": " + m);
   }
-  Result q(const std::string& sql, const std::vector<Param>& ps = {}) {
-    // A connection lost earlier (the server restarted) is re-established here; if the server is
-    // still away the statement fails with the connection's error.
-    if (PQstatus(pg) != CONNECTION_OK) {
-      PQreset(pg);
-      if (PQstatus(pg) != CONNECTION_OK) fail("reconnecting");
-      PGresult* r = PQexec(pg, "SET client_min_messages = warning");
+  bool in_tx = false;
+  void session_setup() {
+    // Bounded waits: a statement or a lock that hangs fails instead of freezing its caller.
+    for (const char* s : {"SET client_min_messages = warning", "SET statement_timeout = '120s'",
+                          "SET lock_timeout = '20s'"}) {
+      PGresult* r = PQexec(pg, s);
       if (r) PQclear(r);
     }
+  }
+  PGresult* run(const std::string& sql, const std::vector<Param>& ps) {
     std::vector<const char*> vals;
     std::vector<int> lens, fmts;
     for (auto& p : ps) {
@@ -93,9 +96,29 @@ struct PgQueue::Conn {
       lens.push_back(int(p.value.size()));
       fmts.push_back(p.binary ? 1 : 0);
     }
-    PGresult* r = PQexecParams(pg, sql.c_str(), int(ps.size()), nullptr, vals.data(), lens.data(), fmts.data(), 0);
-    const auto st = PQresultStatus(r);
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    return PQexecParams(pg, sql.c_str(), int(ps.size()), nullptr, vals.data(), lens.data(), fmts.data(), 0);
+  }
+  Result q(const std::string& sql, const std::vector<Param>& ps = {}) {
+    // A connection lost since its last use (the server restarted) is re-established, but never
+    // inside a transaction: the rest of it would run on a new session without it.
+    if (PQstatus(pg) != CONNECTION_OK) {
+      if (in_tx) fail("the connection was lost inside a transaction");
+      PQreset(pg);
+      if (PQstatus(pg) != CONNECTION_OK) fail("reconnecting");
+      session_setup();
+    }
+    PGresult* r = run(sql, ps);
+    auto ok = [&] { return PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK; };
+    if (!ok() && !in_tx && PQstatus(pg) == CONNECTION_BAD) {
+      // Nothing of it took effect (a single statement, or the BEGIN of a transaction, on a
+      // connection that had died while idle): once more on a fresh one.
+      PQclear(r);
+      PQreset(pg);
+      if (PQstatus(pg) != CONNECTION_OK) fail("reconnecting");
+      session_setup();
+      r = run(sql, ps);
+    }
+    if (!ok()) {
       std::string what = sql.substr(0, 60);
       for (char& ch : what)
         if (ch == '\n') ch = ' ';
@@ -107,22 +130,35 @@ struct PgQueue::Conn {
   template <class F>
   auto tx(F f) {
     q("BEGIN");
+    in_tx = true;
     try {
       auto out = f();
       q("COMMIT");
+      in_tx = false;
       return out;
     } catch (...) {
-      PGresult* r = PQexec(pg, "ROLLBACK");
-      if (r) PQclear(r);
+      in_tx = false;
+      if (PQstatus(pg) == CONNECTION_OK) {
+        PGresult* r = PQexec(pg, "ROLLBACK");
+        if (r) PQclear(r);
+      }
       throw;
     }
   }
 };
 
 PgQueue::PgQueue(const std::string& dsn) : c_(std::make_unique<Conn>()) {
-  c_->pg = PQconnectdb(dsn.c_str());
+  // TCP keepalives and a user timeout, unless the DSN says otherwise: a database host that
+  // vanishes is noticed in about half a minute instead of never.
+  std::string full = dsn;
+  for (const char* kv : {"keepalives=1", "keepalives_idle=10", "keepalives_interval=5", "keepalives_count=3",
+                         "tcp_user_timeout=30000"}) {
+    const std::string key = std::string(kv).substr(0, std::string(kv).find('='));
+    if (dsn.find(key + "=") == std::string::npos && dsn.find("://") == std::string::npos) full += std::string(" ") + kv;
+  }
+  c_->pg = PQconnectdb(full.c_str());
   if (PQstatus(c_->pg) != CONNECTION_OK) c_->fail("cannot connect");
-  c_->q("SET client_min_messages = warning");
+  c_->session_setup();
 }
 PgQueue::~PgQueue() = default;
 
@@ -179,6 +215,15 @@ int PgQueue::migrate() {
       c_->q("INSERT INTO cuzk_schema (version) VALUES (2)");
       version = 2;
     }
+    if (version < 3) {
+      // Failures counted apart from claims (a stop or an expired lease is not one); the key each
+      // job was accepted for (a host with another key under the same id does not claim it).
+      c_->q("ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS failures integer NOT NULL DEFAULT 0");
+      c_->q("ALTER TABLE cuzk_jobs ADD COLUMN IF NOT EXISTS circuit_key text NOT NULL DEFAULT ''");
+      c_->q("CREATE INDEX IF NOT EXISTS cuzk_partitions_token ON cuzk_partitions (claim_token)");
+      c_->q("INSERT INTO cuzk_schema (version) VALUES (3)");
+      version = 3;
+    }
     return version;
   });
 }
@@ -199,9 +244,9 @@ PgQueue::Submitted PgQueue::submit(const NewJob& j) {
     }
     std::vector<Param> ps = {text(j.job_id), j.request_id.empty() ? Param{"", false, true} : text(j.request_id),
                              integer(int64_t(j.request_digest)), text(j.circuit_id), integer(j.priority),
-                             integer(int64_t(j.witnesses.size()))};
-    c_->q("INSERT INTO cuzk_jobs (job_id, request_id, request_digest, circuit_id, priority, n_partitions) "
-          "VALUES ($1, $2, $3, $4, $5, $6)",
+                             integer(int64_t(j.witnesses.size())), text(j.circuit_key)};
+    c_->q("INSERT INTO cuzk_jobs (job_id, request_id, request_digest, circuit_id, priority, n_partitions, circuit_key) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7)",
           ps);
     for (size_t i = 0; i < j.witnesses.size(); ++i) {
       const std::string& w = j.witnesses[i];
@@ -230,13 +275,16 @@ PgQueue::Submitted PgQueue::submit(const NewJob& j) {
 }
 
 std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::vector<std::string>& circuits, int max,
-                                           double lease_s) {
+                                           double lease_s, const std::vector<std::string>& keys) {
   if (circuits.empty() || max <= 0) return {};
+  std::vector<std::string> ks = keys;
+  if (ks.size() != circuits.size()) ks.assign(circuits.size(), "");
   return c_->tx([&] {
     Result r = c_->q(R"(
       WITH c AS (
         SELECT p.job_id, p.idx FROM cuzk_partitions p JOIN cuzk_jobs j ON j.job_id = p.job_id
-        WHERE j.state IN ('queued', 'running') AND j.circuit_id = ANY($1::text[])
+        WHERE j.state IN ('queued', 'running')
+          AND (j.circuit_id, j.circuit_key) IN (SELECT * FROM unnest($1::text[], $5::text[]))
           AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_until < clock_timestamp()))
         ORDER BY j.priority DESC, j.submitted_at, j.job_id, p.idx
         LIMIT $2
@@ -246,7 +294,7 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
             lease_until = clock_timestamp() + make_interval(secs => $4), attempts = p.attempts + 1
       FROM c WHERE p.job_id = c.job_id AND p.idx = c.idx
       RETURNING p.job_id, p.idx, p.claim_token, p.attempts, p.witness, p.witness_oid)",
-                     {text_array(circuits), integer(max), text(host), num(lease_s)});
+                     {text_array(circuits), integer(max), text(host), num(lease_s), text_array(ks)});
     std::vector<Claim> out;
     std::vector<std::string> jobs;
     for (int i = 0; i < r.rows(); ++i) {
@@ -264,7 +312,7 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
           if (k < 0) c_->fail("reading a witness's large object");
           c.witness.append(buf, size_t(k));
         }
-        lo_close(c_->pg, fd);
+        if (lo_close(c_->pg, fd) != 0) c_->fail("closing a witness's large object");
       } else {
         c.witness = r.bytea(i, 4);
       }
@@ -272,7 +320,10 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
       out.push_back(std::move(c));
     }
     if (!out.empty()) {
-      Result m = c_->q("UPDATE cuzk_jobs SET state = 'running' WHERE job_id = ANY($1::text[]) AND state = 'queued'",
+      // Never waits for a job row (a cancel may hold it while it waits for these partitions):
+      // a job whose row is busy is marked running by a later claim or ends anyway.
+      Result m = c_->q("UPDATE cuzk_jobs SET state = 'running' WHERE job_id IN (SELECT job_id FROM cuzk_jobs "
+                       "WHERE job_id = ANY($1::text[]) AND state = 'queued' FOR UPDATE SKIP LOCKED)",
                        {text_array(jobs)});
       Result info = c_->q("SELECT job_id, circuit_id, priority FROM cuzk_jobs WHERE job_id = ANY($1::text[])",
                           {text_array(jobs)});
@@ -280,17 +331,25 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
         for (auto& c : out)
           if (c.job_id == info.str(i, 0)) c.circuit_id = info.str(i, 1), c.priority = int(info.i64(i, 2));
     }
-    // Highest priority first, then job age (as selected), within what was claimed.
+    std::stable_sort(out.begin(), out.end(), [](const Claim& a, const Claim& b) {  // RETURNING has no order
+      return a.priority != b.priority ? a.priority > b.priority : a.job_id != b.job_id ? false : a.index < b.index;
+    });
     return out;
   });
 }
 
-int PgQueue::renew(const std::vector<int64_t>& tokens, double lease_s) {
-  if (tokens.empty()) return 0;
-  Result r = c_->q("UPDATE cuzk_partitions SET lease_until = clock_timestamp() + make_interval(secs => $2) "
-                   "WHERE claim_token = ANY($1::bigint[]) AND state = 'claimed' RETURNING idx",
+std::vector<int64_t> PgQueue::renew(const std::vector<int64_t>& tokens, double lease_s) {
+  if (tokens.empty()) return {};
+  Result r = c_->q("UPDATE cuzk_partitions p SET lease_until = clock_timestamp() + make_interval(secs => $2) "
+                   "FROM cuzk_jobs j WHERE p.claim_token = ANY($1::bigint[]) AND p.state = 'claimed' "
+                   "AND j.job_id = p.job_id AND j.state IN ('queued', 'running') RETURNING p.claim_token",
                    {int_array(tokens), num(lease_s)});
-  return r.rows();
+  std::set<int64_t> live;
+  for (int i = 0; i < r.rows(); ++i) live.insert(r.i64(i, 0));
+  std::vector<int64_t> lost;
+  for (auto t : tokens)
+    if (!live.count(t)) lost.push_back(t);
+  return lost;
 }
 
 bool PgQueue::complete(const Claim& c, const Proof& p) {
@@ -317,13 +376,14 @@ bool PgQueue::complete(const Claim& c, const Proof& p) {
   });
 }
 
-bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts) {
+bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts, bool failure) {
   return c_->tx([&] {
-    Result r = c_->q("SELECT attempts FROM cuzk_partitions WHERE job_id = $1 AND idx = $2 AND claim_token = $3 "
-                     "AND state = 'claimed' FOR UPDATE",
-                     {text(c.job_id), integer(c.index), integer(c.token)});
+    c_->q("SELECT 1 FROM cuzk_jobs WHERE job_id = $1 FOR UPDATE", {text(c.job_id)});  // job row first, always
+    Result r = c_->q("UPDATE cuzk_partitions SET failures = failures + $4 WHERE job_id = $1 AND idx = $2 "
+                     "AND claim_token = $3 AND state = 'claimed' RETURNING failures",
+                     {text(c.job_id), integer(c.index), integer(c.token), integer(failure ? 1 : 0)});
     if (r.rows() == 0) return false;
-    if (r.i64(0, 0) >= max_attempts) {
+    if (failure && r.i64(0, 0) >= max_attempts) {
       c_->q("UPDATE cuzk_partitions SET state = 'failed', error = $3, claim_token = NULL WHERE job_id = $1 AND idx = $2",
             {text(c.job_id), integer(c.index), text(error)});
       c_->q("UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
@@ -341,6 +401,7 @@ bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts
 
 bool PgQueue::fail(const Claim& c, const std::string& error) {
   return c_->tx([&] {
+    c_->q("SELECT 1 FROM cuzk_jobs WHERE job_id = $1 FOR UPDATE", {text(c.job_id)});  // job row first, always
     Result r = c_->q("UPDATE cuzk_partitions SET state = 'failed', error = $4, claim_token = NULL, witness = NULL "
                      "WHERE job_id = $1 AND idx = $2 AND claim_token = $3 AND state = 'claimed' RETURNING idx",
                      {text(c.job_id), integer(c.index), integer(c.token), text(error)});
@@ -370,6 +431,10 @@ void PgQueue::drop_witness_objects(const std::string& job_id, int index) {
         {text(job_id), integer(index)});
   c_->q("UPDATE cuzk_partitions SET witness_oid = NULL, witness = NULL WHERE job_id = $1 AND ($2 < 0 OR idx = $2)",
         {text(job_id), integer(index)});
+  if (index < 0)  // the job ended: its open partitions are nobody's claim any more
+    c_->q("UPDATE cuzk_partitions SET state = 'ended', claim_token = NULL, lease_until = NULL "
+          "WHERE job_id = $1 AND state IN ('queued', 'claimed')",
+          {text(job_id)});
 }
 
 int PgQueue::prune(double keep_s) {

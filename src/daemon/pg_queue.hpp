@@ -4,7 +4,8 @@
 // job and partition order, only for the circuits they serve; a claim is a lease with a token,
 // renewed by heartbeat; a partition whose lease expired is claimed again elsewhere; a result is
 // written only with the claim's current token, so a stale writer is refused and a partition is
-// proved at most once to completion. Witnesses travel as bytea.
+// proved at most once to completion. Witnesses travel as bytea, or as large objects above a
+// size. Every transaction that touches a job and its partitions locks the job's row first.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,7 +21,7 @@ struct PgError : std::runtime_error {
 
 class PgQueue {
  public:
-  static constexpr int kSchemaVersion = 2;  // 1: tables; 2: large objects for big witnesses
+  static constexpr int kSchemaVersion = 3;  // 1: tables; 2: large objects; 3: failures apart from claims
 
   // Connects (throws PgError naming the server's message). One connection per PgQueue: use one
   // per thread that talks to the database.
@@ -37,6 +38,7 @@ class PgQueue {
 
   struct NewJob {
     std::string job_id, request_id, circuit_id;
+    std::string circuit_key;  // Circuit::key_digest of the accepting daemon ("" = any)
     int priority = 2;  // 1 low .. 4 critical
     uint64_t request_digest = 0;
     std::vector<std::string> witnesses;
@@ -59,9 +61,13 @@ class PgQueue {
   };
   // Up to `max` partitions of jobs for `circuits`, queued or with an expired lease, leased to
   // `host` for `lease_s` seconds.
-  std::vector<Claim> claim(const std::string& host, const std::vector<std::string>& circuits, int max, double lease_s);
-  // Extends the leases of these claims (those still held); returns how many were extended.
-  int renew(const std::vector<int64_t>& tokens, double lease_s);
+  // `keys[i]` is the key digest this host has for `circuits[i]`; only jobs accepted for that
+  // key are claimed (without keys: jobs accepted with none).
+  std::vector<Claim> claim(const std::string& host, const std::vector<std::string>& circuits, int max, double lease_s,
+                           const std::vector<std::string>& keys = {});
+  // Extends the leases of these claims; returns the tokens that no longer hold their partition
+  // (claimed again elsewhere, or the job ended): their work can stop.
+  std::vector<int64_t> renew(const std::vector<int64_t>& tokens, double lease_s);
 
   struct Proof {
     std::string device, timings_json, proof_json, public_json, compressed;
@@ -69,9 +75,10 @@ class PgQueue {
   // Writes the result if `token` still holds the claim; false if it does not (stale: the
   // partition was claimed again elsewhere, or the job ended). Ends the job when it was the last.
   bool complete(const Claim& c, const Proof& p);
-  // The claim gives the partition back (a device failed it): queued again for anyone, unless it
-  // has been attempted `max_attempts` times, then the job fails with `error`.
-  bool release(const Claim& c, const std::string& error, int max_attempts);
+  // The claim gives the partition back: queued again for anyone. With `failure` (a device failed
+  // it) the partition's failures count; at `max_attempts` failures the job fails with `error`.
+  // Without (the daemon stops) nothing counts against it.
+  bool release(const Claim& c, const std::string& error, int max_attempts, bool failure = true);
   // The partition's input is bad: the job fails with `error`.
   bool fail(const Claim& c, const std::string& error);
   bool cancel(const std::string& job_id);

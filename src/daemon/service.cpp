@@ -509,13 +509,13 @@ v1::GetStatusResponse Service::status() {
   s.set_queued_synthesis(es.queued_synthesis);
   s.set_queued_ready(es.queued_ready);
   s.set_running_partitions(es.running);
+  if (farm_) farm_status(s);  // database reads: never under mu_
   std::lock_guard lk(mu_);
   s.set_jobs_active(active_);
   *s.mutable_counters() = counters_;
   s.mutable_counters()->set_partitions_retried(es.partitions_retried);
   s.mutable_counters()->set_partitions_done(es.partitions_done);  // as each partition ends
   s.set_queue_backend(cfg_.queue_backend);
-  if (farm_) farm_status(s);
   return s;
 }
 

@@ -2,6 +2,7 @@
 // partition does with it. The engine core (engine.cpp) sees only CircuitOps.
 #pragma once
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -106,6 +107,22 @@ class CircuitT final : public CircuitOps {
   uint32_t n_public() const override { return pk_.n_public; }
   int log_n() const override { return pk_.log_n; }
   bool has_r1cs() const override { return bool(rows_.row); }
+  std::string key_digest() const override {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](const void* p, size_t n) {
+      for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+    };
+    const uint64_t shape[] = {uint64_t(E::id), pk_.n_vars, pk_.n_public, uint64_t(pk_.log_n)};
+    mix(shape, sizeof shape);
+    mix(&vk_.alpha, sizeof vk_.alpha);
+    mix(&vk_.beta, sizeof vk_.beta);
+    mix(&vk_.gamma, sizeof vk_.gamma);
+    mix(&vk_.delta, sizeof vk_.delta);
+    for (auto& p : vk_.ic) mix(&p, sizeof p);
+    char b[17];
+    std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+    return b;
+  }
 
   size_t key_bytes() const override {
     auto r = [](size_t b) { return (b + 255) & ~size_t(255); };

@@ -112,6 +112,9 @@ class Circuit {
   // resident key; otherwise besides nothing (the key's points pass through in chunks of at most
   // that many points).
   virtual size_t working_set_bytes(size_t stream_chunk_points) const = 0;
+  // An identity of the key (a hash of its verifying part and its shape): two hosts with the same
+  // digest prove against the same key.
+  virtual std::string key_digest() const = 0;
 };
 
 // A .zkey (and .r1cs for checks / CUZK_DISABLE_PCE) read into memory once.
