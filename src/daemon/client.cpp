@@ -31,7 +31,9 @@ const char* kUsage = R"(  daemon [--config cuzk.toml]
         journaled before they are acknowledged. Without --config: the bundled examples on every
         visible GPU (else the CPU). SIGTERM: finishes or journals the jobs in flight and exits.
   submit --daemon ADDR --circuit ID --partitions w0.wtns,w1.wtns,... [--priority P] [--request-id R]
-        Prints the job id as the last line. The same --request-id returns the same job.
+        Prints the job id as the last line. The same --request-id returns the same job. Witnesses
+        over 32 MiB in all (or with --stream 1) go in pieces (SubmitProofStream): a job is then not
+        bounded by one message.
   await --daemon ADDR (JOB | --request-id R) --out DIR [--timeout SECONDS]
         Waits (progress on a terminal; retries while the daemon restarts), then writes the files
         of `prove --out`: proof_<i>.json, public_<i>.json, proofs.bin, summary.json, timeline.svg.
@@ -186,7 +188,55 @@ v1::SubmitProofRequest submit_request(const Opts& o) {
   return q;
 }
 
+// The witnesses in pieces (SubmitProofStream): no file is held whole in memory, and a job is not
+// bounded by one gRPC message.
+v1::SubmitProofResponse submit_streamed(Client& c, const Opts& o) {
+  v1::SubmitChunk head;
+  auto* h = head.mutable_header();
+  h->set_circuit_id(o.need("--circuit"));
+  h->set_request_id(o.get("--request-id"));
+  h->set_priority(priority_of(o.get("--priority")));
+  h->set_kind(v1::GROTH16);
+  auto paths = split(o.need("--partitions"));
+  if (paths.empty()) throw Usage("--partitions: no witness files");
+  head.set_partitions(uint32_t(paths.size()));
+  grpc::ClientContext ctx;
+  c.prepare(ctx, 3600);
+  v1::SubmitProofResponse r;
+  auto w = c.stub->SubmitProofStream(&ctx, &r);
+  bool ok = w->Write(head);
+  std::vector<char> buf(size_t(4) << 20);
+  for (size_t i = 0; ok && i < paths.size(); ++i) {
+    std::ifstream f(paths[i], std::ios::binary);
+    if (!f) throw Error("cannot read " + paths[i]);
+    bool any = false;
+    while (ok && (f.read(buf.data(), std::streamsize(buf.size())), f.gcount() > 0 || !any)) {
+      v1::SubmitChunk ch;
+      ch.set_index(uint32_t(i));
+      ch.set_data(buf.data(), size_t(f.gcount()));
+      ok = w->Write(ch);
+      any = true;
+      if (f.gcount() < std::streamsize(buf.size())) break;
+    }
+  }
+  w->WritesDone();
+  ok_or_throw(w->Finish());
+  return r;
+}
+
 int do_submit(Client& c, const Opts& o) {
+  size_t total = 0;
+  for (auto& p : split(o.need("--partitions"))) {
+    std::error_code ec;
+    total += size_t(std::filesystem::file_size(p, ec));
+  }
+  if (o.get("--stream") == "1" || total > (size_t(32) << 20)) {
+    auto r = submit_streamed(c, o);
+    if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", o.get("--request-id").c_str());
+    else std::fprintf(stderr, "cuzk: job accepted (%zu bytes of witnesses streamed)\n", total);
+    std::printf("%s\n", r.job_id().c_str());
+    return 0;
+  }
   auto q = submit_request(o);
   grpc::ClientContext ctx;
   c.prepare(ctx, 600);
@@ -348,7 +398,7 @@ int cmd_client(int argc, char** argv) {
   try {
     Opts o = parse(argc, argv,
                    {"--daemon", "--token", "--circuit", "--partitions", "--priority", "--request-id", "--out", "--timeout",
-                    "--device", "--jobs", "--clients"});
+                    "--device", "--jobs", "--clients", "--stream"});
     const std::string addr = o.need("--daemon");
     std::string token = o.get("--token");
     if (token.empty())

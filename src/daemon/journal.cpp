@@ -13,6 +13,15 @@
 
 namespace cuzk::daemon {
 
+// A job's witness files: <job>.p<i>.wtns.
+static void remove_witness_files(const std::string& dir, const std::string& job_id) {
+  std::error_code ec;
+  for (auto& de : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string n = de.path().filename().string();
+    if (n.rfind(job_id + ".p", 0) == 0 && n.ends_with(".wtns")) std::filesystem::remove(de.path(), ec);
+  }
+}
+
 namespace {
 std::string errno_text() { return std::strerror(errno); }
 
@@ -105,8 +114,32 @@ void Journal::finish(const cuzk::v1::JournalJob& job, const cuzk::v1::JournalOut
   write_atomic(job.job_id() + ".done", bytes);
   cuzk::v1::JournalJob light = job;
   light.clear_partitions();
+  light.clear_partition_files();
   if (!light.SerializeToString(&bytes)) throw Error("journal: cannot encode job " + job.job_id());
   write_atomic(job.job_id() + ".job", bytes);
+  remove_witness_files(dir_, job.job_id());
+}
+
+std::vector<std::string> Journal::adopt(const std::string& job_id, const std::vector<std::string>& files) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string name = job_id + ".p" + std::to_string(i) + ".wtns";
+    int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      if (fd >= 0) ::close(fd);
+      throw Error("journal: cannot sync " + files[i] + ": " + errno_text());
+    }
+    ::close(fd);
+    if (::rename(files[i].c_str(), (dir_ + "/" + name).c_str()) != 0)
+      throw Error("journal: cannot move " + files[i] + " into " + dir_ + ": " + errno_text());
+    names.push_back(name);
+  }
+  int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return names;
 }
 
 Journal::~Journal() {
@@ -117,11 +150,14 @@ void Journal::remove(const std::string& job_id) {
   // The job first: a crash in between leaves a result without its job, which load() drops.
   ::unlink((dir_ + "/" + job_id + ".job").c_str());
   ::unlink((dir_ + "/" + job_id + ".done").c_str());
+  remove_witness_files(dir_, job_id);
 }
 
 std::vector<Journal::Entry> Journal::load(const std::function<void(const std::string&)>& warn) const {
   std::vector<Entry> out;
   std::error_code ec;
+  std::filesystem::remove_all(dir_ + "/incoming", ec);  // uploads that were never acknowledged
+  ec.clear();
   for (auto& de : std::filesystem::directory_iterator(dir_, ec)) {
     const std::string name = de.path().filename().string();
     if (name.size() > 4 && name.ends_with(".tmp")) {  // an interrupted write: never acknowledged

@@ -31,6 +31,8 @@ class Journal {
   // Writes the result, then drops the witnesses from the job's file (they are not needed again).
   void finish(const cuzk::v1::JournalJob& job, const cuzk::v1::JournalOutcome& outcome);
   void remove(const std::string& job_id);
+  // Moves a job's witness files into the journal (<job>.p<i>.wtns, synced); returns their names.
+  std::vector<std::string> adopt(const std::string& job_id, const std::vector<std::string>& files);
   const std::string& dir() const { return dir_; }
 
  private:

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -18,6 +19,7 @@
 #include "cuzk/v1/engine.grpc.pb.h"
 #include "daemon/commands.hpp"
 #include "daemon/service.hpp"
+#include "daemon/service_util.hpp"
 #include "util/error.hpp"
 
 namespace cuzk::daemon {
@@ -49,12 +51,90 @@ grpc::StatusCode code_of(Rejected::Code c) {
   }
 }
 
+// The files of one streamed upload, in a directory of its own under `root`; removed unless the
+// journal took them (moved them away).
+class Upload {
+ public:
+  explicit Upload(const std::string& root) {
+    std::filesystem::create_directories(root);
+    dir_ = root + "/" + detail::new_job_id();
+    if (::mkdir(dir_.c_str(), 0700) != 0) throw Error("cannot create " + dir_);
+  }
+  ~Upload() {
+    close();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  void open(int i) {
+    files_.push_back(dir_ + "/p" + std::to_string(i) + ".wtns");
+    f_ = std::fopen(files_.back().c_str(), "wb");
+    if (!f_) throw Error("cannot write " + files_.back());
+  }
+  void write(const std::string& b) {
+    if (std::fwrite(b.data(), 1, b.size(), f_) != b.size()) throw Error("cannot write " + files_.back());
+  }
+  void close() {
+    if (f_ && std::fclose(f_) != 0) {
+      f_ = nullptr;
+      throw Error("cannot write " + files_.back());
+    }
+    f_ = nullptr;
+  }
+  const std::vector<std::string>& files() const { return files_; }
+
+ private:
+  std::string dir_;
+  std::vector<std::string> files_;
+  FILE* f_ = nullptr;
+};
+
 class Rpc final : public v1::ProvingEngine::Service {
  public:
   Rpc(daemon::Service& s, std::string token) : s_(s), token_(std::move(token)) {}
 
   grpc::Status SubmitProof(grpc::ServerContext* c, const v1::SubmitProofRequest* q, v1::SubmitProofResponse* r) override {
     return guard(c, [&] { *r = s_.submit(*q); });
+  }
+  grpc::Status SubmitProofStream(grpc::ServerContext* c, grpc::ServerReader<v1::SubmitChunk>* in,
+                                 v1::SubmitProofResponse* r) override {
+    return guard(c, [&] {
+      v1::SubmitChunk ch;
+      if (!in->Read(&ch) || !ch.has_header())
+        throw Rejected(Rejected::InvalidArgument, "the first message of SubmitProofStream must carry the header");
+      const v1::SubmitProofRequest head = ch.header();
+      const uint32_t n = ch.partitions();
+      if (head.partitions_size() != 0)
+        throw Rejected(Rejected::InvalidArgument, "a streamed header carries no witnesses; they follow in pieces");
+      if (n == 0) throw Rejected(Rejected::InvalidArgument, "a job needs at least one partition");
+      if (n > s_.config().max_partitions)
+        throw Rejected(Rejected::InvalidArgument, std::to_string(n) + " partitions, more than max_partitions (" +
+                                                      std::to_string(s_.config().max_partitions) + ")");
+      // The pieces go to files of this upload; whatever is not adopted by the journal is removed.
+      Upload up(s_.incoming_dir());
+      detail::RequestDigest d;
+      d.head(head);
+      int cur = -1;
+      size_t size = 0;
+      while (in->Read(&ch)) {
+        if (int(ch.index()) != cur) {
+          if (int(ch.index()) != cur + 1 || ch.index() >= n)
+            throw Rejected(Rejected::InvalidArgument, "piece of witness " + std::to_string(ch.index()) +
+                                                          " out of order (witness " + std::to_string(cur) + " was last)");
+          if (cur >= 0) d.end(size), up.close();
+          cur = int(ch.index());
+          size = 0;
+          up.open(cur);
+        }
+        d.bytes(ch.data().data(), ch.data().size());
+        up.write(ch.data());
+        size += ch.data().size();
+      }
+      if (cur >= 0) d.end(size), up.close();
+      if (uint32_t(cur + 1) != n)
+        throw Rejected(Rejected::InvalidArgument, "the stream ended after " + std::to_string(cur + 1) + " of " +
+                                                      std::to_string(n) + " witnesses");
+      *r = s_.submit_files(head, up.files(), d.value());
+    });
   }
   grpc::Status AwaitProof(grpc::ServerContext* c, const v1::AwaitProofRequest* q, v1::JobResult* r) override {
     return guard(c, [&] { *r = await(c, *q); });

@@ -91,7 +91,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   for (auto& e : entries) {
     auto j = std::make_shared<Job>();
     j->job = std::move(e.job);
-    j->partitions = uint32_t(j->job.partitions_size());
+    j->partitions = uint32_t(j->job.partitions_size() + j->job.partition_files_size());
     if (e.outcome) {
       if (e.outcome->ended_unix_ms() + uint64_t(cfg_.keep_results_s * 1000) < now) {
         journal_->remove(j->job.job_id());
@@ -127,6 +127,8 @@ void Service::start(std::shared_ptr<Job> j) {
   req.circuit = j->job.circuit_id();
   req.priority = to_engine(j->job.priority());
   size_t bytes = 0;
+  for (int i = 0; i < j->job.partition_files_size(); ++i)
+    req.partitions.push_back(engine::Witness::file(journal_->dir() + "/" + j->job.partition_files(i)));
   for (int i = 0; i < j->job.partitions_size(); ++i) {
     const std::string& w = j->job.partitions(i);
     bytes += w.size();
@@ -292,6 +294,40 @@ v1::SubmitProofResponse Service::same_request(const v1::SubmitProofRequest& req,
   return resp;
 }
 
+// What can be checked of a request but its witnesses: kind, priority, circuit, count.
+void Service::validate_head(const v1::SubmitProofRequest& req, size_t partitions) {
+  if (req.kind() != v1::PROOF_KIND_UNSPECIFIED && req.kind() != v1::GROTH16)
+    throw Rejected(Rejected::InvalidArgument, "unknown proof kind " + std::to_string(int(req.kind())));
+  if (!v1::Priority_IsValid(req.priority()))
+    throw Rejected(Rejected::InvalidArgument, "unknown priority " + std::to_string(int(req.priority())));
+  if (circuits_.find(req.circuit_id()) == circuits_.end()) {
+    std::string known;
+    for (auto& [id, c] : circuits_) known += (known.empty() ? "" : ", ") + id;
+    throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "' (this daemon has: " + known + ")");
+  }
+  if (partitions == 0) throw Rejected(Rejected::InvalidArgument, "a job needs at least one partition");
+  if (partitions > cfg_.max_partitions)
+    throw Rejected(Rejected::InvalidArgument, std::to_string(partitions) + " partitions, more than max_partitions (" +
+                                                  std::to_string(cfg_.max_partitions) + ")");
+}
+
+// One witness against the circuit: its format, curve and number of values.
+void Service::check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit) {
+  const engine::Circuit& c = *circuits_.at(circuit);
+  try {
+    io::Wtns wt = io::parse_wtns(fb);
+    if (wt.curve != c.curve())
+      throw InvalidArgument(name + ": the witness is for " + curve_name(wt.curve) + ", circuit '" + circuit + "' is " +
+                            curve_name(c.curve()));
+    if (wt.n_witness != c.n_vars())
+      throw InvalidArgument(name + ": the witness has " + std::to_string(wt.n_witness) + " values, circuit '" + circuit +
+                            "' has " + std::to_string(c.n_vars()) + " wires");
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    throw Rejected(Rejected::InvalidArgument, m.rfind(name, 0) == 0 ? m : name + ": " + m);
+  }
+}
+
 // Everything that can be checked of a request before it is accepted. Returns its witness bytes.
 size_t Service::validate(const v1::SubmitProofRequest& req) {
   const size_t size = req.ByteSizeLong();
@@ -299,42 +335,83 @@ size_t Service::validate(const v1::SubmitProofRequest& req) {
     throw Rejected(Rejected::InvalidArgument, "the request is " + std::to_string(size) +
                                                   " bytes, more than max_request_bytes (" +
                                                   std::to_string(cfg_.max_request_bytes) + ")");
-  if (req.kind() != v1::PROOF_KIND_UNSPECIFIED && req.kind() != v1::GROTH16)
-    throw Rejected(Rejected::InvalidArgument, "unknown proof kind " + std::to_string(int(req.kind())));
-  if (!v1::Priority_IsValid(req.priority()))
-    throw Rejected(Rejected::InvalidArgument, "unknown priority " + std::to_string(int(req.priority())));
-  auto cit = circuits_.find(req.circuit_id());
-  if (cit == circuits_.end()) {
-    std::string known;
-    for (auto& [id, c] : circuits_) known += (known.empty() ? "" : ", ") + id;
-    throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "' (this daemon has: " + known + ")");
-  }
-  if (req.partitions_size() == 0) throw Rejected(Rejected::InvalidArgument, "a job needs at least one partition");
-  if (uint32_t(req.partitions_size()) > cfg_.max_partitions)
-    throw Rejected(Rejected::InvalidArgument, std::to_string(req.partitions_size()) + " partitions, more than max_partitions (" +
-                                                  std::to_string(cfg_.max_partitions) + ")");
-  const engine::Circuit& c = *cit->second;
+  validate_head(req, size_t(req.partitions_size()));
   size_t bytes = 0;
   for (int i = 0; i < req.partitions_size(); ++i) {
     const std::string& w = req.partitions(i);
     bytes += w.size();
-    const std::string name = "partition " + std::to_string(i);
-    try {
-      auto fb = io::FileBytes::from_buffer(name, std::vector<uint8_t>(w.begin(), w.end()));
-      io::Wtns wt = io::parse_wtns(fb);
-      if (wt.curve != c.curve())
-        throw InvalidArgument(name + ": the witness is for " + curve_name(wt.curve) + ", circuit '" + req.circuit_id() +
-                              "' is " + curve_name(c.curve()));
-      if (wt.n_witness != c.n_vars())
-        throw InvalidArgument(name + ": the witness has " + std::to_string(wt.n_witness) + " values, circuit '" +
-                              req.circuit_id() + "' has " + std::to_string(c.n_vars()) + " wires");
-    } catch (const Error& e) {
-      const std::string m = e.what();
-      throw Rejected(Rejected::InvalidArgument, m.rfind(name, 0) == 0 ? m : name + ": " + m);
-    }
+    check_witness("partition " + std::to_string(i),
+                  io::FileBytes::from_buffer("partition " + std::to_string(i), std::vector<uint8_t>(w.begin(), w.end())),
+                  req.circuit_id());
   }
   return bytes;
 }
+
+// A streamed submission: the witnesses are files (written by the server under incoming_dir());
+// they move into the journal, and the engine reads them from there.
+v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head, const std::vector<std::string>& files,
+                                              uint64_t req_digest) {
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
+  }
+  validate_head(head, files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::shared_ptr<io::FileBytes> fb;
+    try {
+      fb = io::FileBytes::map(files[i]);
+    } catch (const Error& e) {
+      throw Rejected(Rejected::Unavailable, e.what());
+    }
+    check_witness("partition " + std::to_string(i), fb, head.circuit_id());
+  }
+  if (farm_) {  // the farm keeps witnesses in the database
+    v1::SubmitProofRequest req = head;
+    req.clear_partitions();
+    for (auto& f : files) {
+      auto fb = io::FileBytes::map(f);
+      auto b = fb->bytes();
+      req.add_partitions(std::string(reinterpret_cast<const char*>(b.data()), b.size()));
+    }
+    return farm_submit(req, req_digest);
+  }
+  std::lock_guard accept(submit_mu_);
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
+    if (!head.request_id().empty()) {
+      auto it = by_request_.find(head.request_id());
+      if (it != by_request_.end()) return same_request(head, req_digest, *jobs_.at(it->second));
+    }
+  }
+  auto j = std::make_shared<Job>();
+  j->job.set_job_id(new_job_id());
+  j->job.set_request_id(head.request_id());
+  j->job.set_circuit_id(head.circuit_id());
+  j->job.set_priority(head.priority());
+  j->job.set_accepted_unix_ms(unix_ms());
+  j->job.set_request_digest(req_digest);
+  j->partitions = uint32_t(files.size());
+  try {
+    for (auto& name : journal_->adopt(j->job.job_id(), files)) j->job.add_partition_files(name);
+    journal_->accept(j->job);  // durable before the answer
+  } catch (const std::exception& e) {
+    journal_->remove(j->job.job_id());
+    throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
+  }
+  {
+    std::lock_guard lk(mu_);
+    jobs_[j->job.job_id()] = j;
+    if (!head.request_id().empty()) by_request_[head.request_id()] = j->job.job_id();
+    counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
+  }
+  start(j);
+  v1::SubmitProofResponse resp;
+  resp.set_job_id(j->job.job_id());
+  return resp;
+}
+
+std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   v1::SubmitProofResponse resp;

@@ -16,6 +16,7 @@
 #include "daemon/config.hpp"
 #include "daemon/journal.hpp"
 #include "engine/engine.hpp"
+#include "io/binfile.hpp"
 
 namespace cuzk::daemon {
 
@@ -35,6 +36,11 @@ class Service {
   ~Service();  // shutdown(0) if not done
 
   v1::SubmitProofResponse submit(const v1::SubmitProofRequest& req);
+  // A streamed submission whose witnesses the server wrote to `files` (under incoming_dir());
+  // they are taken (moved into the journal) whether it is accepted or not.
+  v1::SubmitProofResponse submit_files(const v1::SubmitProofRequest& head, const std::vector<std::string>& files,
+                                       uint64_t req_digest);
+  std::string incoming_dir() const;
   v1::JobResult await(const v1::AwaitProofRequest& req);
   v1::CancelProofResponse cancel(const v1::CancelProofRequest& req);
   v1::GetStatusResponse status();
@@ -54,6 +60,8 @@ class Service {
   struct Job;
   v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j);
   size_t validate(const v1::SubmitProofRequest& req);
+  void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
+  void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit);
   // The farm mode (queue.backend = "postgres"; farm.cpp).
   struct Farm;
   struct FarmDeleter {

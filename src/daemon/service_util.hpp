@@ -62,17 +62,32 @@ inline const char* state_name(v1::JobState s) {
   }
 }
 
-// What a request asks for, so that a request_id reused for something else is refused.
-inline uint64_t digest(const v1::SubmitProofRequest& q) {
+// What a request asks for, so that a request_id reused for something else is refused. Fed
+// piece by piece (streamed submissions) it gives the same value as for the whole request.
+struct RequestDigest {
   uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const std::string& b) {
-    for (unsigned char c : b) h = (h ^ c) * 1099511628211ull;
-    for (int i = 0; i < 8; ++i) h = (h ^ ((b.size() >> (8 * i)) & 0xff)) * 1099511628211ull;
-  };
-  mix(q.circuit_id());
-  mix(std::to_string(int(q.priority() == v1::PRIORITY_UNSPECIFIED ? v1::NORMAL : q.priority())));
-  for (auto& w : q.partitions()) mix(w);
-  return h | 1;  // never 0 (0: a journal entry that has none)
+  void bytes(const void* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+  }
+  void end(size_t n) {  // closes a field of n bytes
+    for (int i = 0; i < 8; ++i) h = (h ^ ((n >> (8 * i)) & 0xff)) * 1099511628211ull;
+  }
+  void field(const std::string& b) {
+    bytes(b.data(), b.size());
+    end(b.size());
+  }
+  void head(const v1::SubmitProofRequest& q) {
+    field(q.circuit_id());
+    field(std::to_string(int(q.priority() == v1::PRIORITY_UNSPECIFIED ? v1::NORMAL : q.priority())));
+  }
+  uint64_t value() const { return h | 1; }  // never 0 (0: a journal entry that has none)
+};
+
+inline uint64_t digest(const v1::SubmitProofRequest& q) {
+  RequestDigest d;
+  d.head(q);
+  for (auto& w : q.partitions()) d.field(w);
+  return d.value();
 }
 
 inline std::string version_line() { return std::string(version_string()) + " (commit " + git_commit() + ")"; }

@@ -60,14 +60,17 @@ TOML
 st() { "$CUZK" status --daemon "unix://$T/$1.sock" 2> /dev/null; }
 jv() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-# submit_jobs N TAG: N jobs of 10 partitions, submitted to a, b, c in turn (in parallel); ids in $T/TAG.ids
+# submit_jobs N TAG: N jobs of 10 partitions, submitted to a, b, c in turn (in parallel; every
+# other one streamed in pieces); ids in $T/TAG.ids
 submit_jobs() {
   local n=$1 tag=$2 i hs=(a b c)
   : > "$T/$tag.ids"
   for ((i = 0; i < n; i++)); do
     local h=${hs[$((i % 3))]}
     [ -S "$T/$h.sock" ] || h=a
-    ( "$CUZK" submit --daemon "unix://$T/$h.sock" --circuit porep --partitions "$W" --request-id "$tag-$i" 2> /dev/null |
+    local stream=()
+    [ $((i % 2)) = 0 ] && stream=(--stream 1)  # every other job's witnesses in pieces
+    ( "$CUZK" submit --daemon "unix://$T/$h.sock" --circuit porep --partitions "$W" --request-id "$tag-$i" "${stream[@]}" 2> /dev/null |
         tail -n 1 > "$T/$tag.$i.id" ) &
   done
   wait $(jobs -p | grep -v -w -e "${PID[a]:-x}" -e "${PID[b]:-x}" -e "${PID[c]:-x}") 2> /dev/null
