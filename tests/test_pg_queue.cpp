@@ -275,6 +275,12 @@ CUZK_TEST(pg_hosts_heartbeat) {
   q->heartbeat("host-a", "[\"sim:0\",\"sim:1\"]", {"c1"});
   auto again = q->hosts();
   CHECK_EQ(again[0].devices_json, std::string("[\"sim:0\",\"sim:1\"]"));
+  // A host silent for longer than the results are kept leaves the farm's list.
+  q->exec("UPDATE cuzk_hosts SET heartbeat_at = clock_timestamp() - interval '2 hours' WHERE host_id = 'host-a'");
+  q->prune(3600);
+  auto left = q->hosts();
+  CHECK_EQ(left.size(), size_t(1));
+  CHECK_EQ(left[0].host, std::string("host-b"));
 }
 
 // Last: the server crashes and comes back; what was acknowledged is there.

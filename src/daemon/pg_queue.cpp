@@ -446,6 +446,8 @@ int PgQueue::prune(double keep_s) {
       drop_witness_objects(r.str(i, 0), -1);
       c_->q("DELETE FROM cuzk_jobs WHERE job_id = $1", {text(r.str(i, 0))});
     }
+    // Hosts silent for as long (restarted under another id, or gone) leave the farm's status.
+    c_->q("DELETE FROM cuzk_hosts WHERE heartbeat_at < clock_timestamp() - make_interval(secs => $1)", {num(keep_s)});
     return r.rows();
   });
 }

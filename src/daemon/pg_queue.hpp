@@ -83,7 +83,7 @@ class PgQueue {
   bool fail(const Claim& c, const std::string& error);
   bool cancel(const std::string& job_id);
   // Deletes jobs that ended more than `keep_s` seconds ago (and their partitions and large
-  // objects); returns how many.
+  // objects), and hosts silent as long; returns how many jobs.
   int prune(double keep_s);
 
   struct PartitionResult {
