@@ -422,10 +422,17 @@ reject "no token" b "$B" "$JB" "$TOK" UNAUTHENTICATED "token" -- \
 # 10. The same ten witnesses in pieces (SubmitProofStream) are not bounded by max_request_bytes:
 # accepted, proved, every public input that of its witness; the journal keeps them as files
 # until the job ends; a bad witness in a stream is refused like in one message.
-client submit --daemon "$B" --token "$TOK" --circuit porep-bls --partitions "$all10" --stream 1 \
+client submit --daemon "$B" --token "$TOK" --circuit porep-bls --partitions "$all10" --stream 1 --request-id streamed \
   > "$T/stream.out" 2> "$T/stream.err" || note "streamed submit failed: $(cat "$T/stream.err")"
 js=$(tail -n 1 "$T/stream.out")
 [[ $js =~ ^j- ]] || note "streamed submit printed no job id: $(cat "$T/stream.out")"
+# The same request in pieces again, and the same request id for other witnesses.
+client submit --daemon "$B" --token "$TOK" --circuit porep-bls --partitions "$all10" --stream 1 --request-id streamed \
+  > "$T/stream2.out" 2> /dev/null
+eq "$(tail -n 1 "$T/stream2.out")" "$js" "job id of the same streamed request again"
+client submit --daemon "$B" --token "$TOK" --circuit porep-bls --partitions "$(wlist "$BLS" 3)" --stream 1 \
+  --request-id streamed > /dev/null 2> "$T/stream3.err" && note "a reused request id with other witnesses was accepted"
+has "$T/stream3.err" "was used for another request (job $js" "streamed request id reused for other witnesses"
 CUZK_TOKEN=$TOK client await --daemon "$B" "$js" --out "$T/streamed" > "$T/stream-await.out" 2>&1 ||
   note "await of the streamed job failed: $(tail -n 2 "$T/stream-await.out")"
 check_dir "$T/streamed" bls 0 1 2 3 4 5 6 7 8 9 > "$T/pairs-stream"
@@ -436,7 +443,7 @@ client submit --daemon "$B" --token "$TOK" --circuit porep-bls --stream 1 \
   --partitions "$(wlist "$BLS" 0),$ROOT/tests/fixtures/bls12-381/mulchain/witness.wtns" > /dev/null 2> "$T/stream-bad.err" &&
   note "a streamed bad witness was accepted"
 has "$T/stream-bad.err" "INVALID_ARGUMENT: partition 1: the witness has 1003 values" "streamed bad witness"
-verdict "10 ten witnesses ($wbytes bytes > max_request_bytes) streamed in pieces: accepted, 10 proofs valid, journal files gone after the job; a bad streamed witness refused" b
+verdict "10 ten witnesses ($wbytes bytes > max_request_bytes) streamed in pieces: accepted, idempotent, 10 proofs valid, journal files gone after the job; a bad streamed witness refused" b
 stop_daemon "$BPID"
 eq "$STOP_RC" 0 "exit status of daemon B after SIGTERM"
 verdict "daemon B stops with status 0 on SIGTERM" b
