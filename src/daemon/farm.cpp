@@ -127,6 +127,7 @@ struct Service::Farm {
     PgQueue::Claim claim;
     uint64_t engine_id = 0;
     bool lost = false;  // its claim was taken over or its job ended: the work stopped
+    size_t bytes = 0;   // its witness
   };
   std::map<int64_t, std::shared_ptr<Held>> held;  // by claim token
   std::map<int64_t, std::thread> reapers;
@@ -137,6 +138,8 @@ struct Service::Farm {
   std::vector<std::string> circuits, keys;  // what this daemon serves, and its key digests
   std::string devices_json;
   int target = 2;                      // claims held at once (keeps every worker fed)
+  size_t held_bytes = 0;               // witness bytes of the claims held (host_budget bounds it)
+  size_t last_witness = 0;             // size of the last witness claimed (the next one's estimate)
   std::string last_error;
   void join_reaped() {
     for (auto t : reaped) {
@@ -191,6 +194,14 @@ void Service::farm_start() {
         if (f.stop || f.draining) return;
         f.join_reaped();
         want = f.target - int(f.held.size());
+        // Within the host budget: as many more as witnesses of the last size fit (always one
+        // when nothing is held, so a witness larger than the budget still runs, alone).
+        if (f.last_witness > 0 && !f.held.empty()) {
+          const size_t room = cfg_.host_budget > f.held_bytes ? cfg_.host_budget - f.held_bytes : 0;
+          want = std::min(want, int(std::min<size_t>(room / f.last_witness, size_t(1) << 20)));
+        } else if (f.held.empty()) {
+          want = std::min(want, f.last_witness > 0 ? std::max(1, int(std::min<size_t>(cfg_.host_budget / f.last_witness, size_t(1) << 20))) : 1);
+        }
       }
       std::vector<PgQueue::Claim> got;
       if (want > 0) {
@@ -212,11 +223,14 @@ void Service::farm_start() {
         req.priority = to_engine(v1::Priority(h->claim.priority));
         const std::string name = h->claim.job_id + " partition " + std::to_string(h->claim.index);
         std::string w = std::move(h->claim.witness);
+        h->bytes = w.size();
         h->claim.witness.clear();
         req.partitions.push_back(engine::Witness::bytes(name, std::vector<uint8_t>(w.begin(), w.end())));
         h->engine_id = engine_->submit(std::move(req), h->claim.job_id + "/" + std::to_string(h->claim.index));
         std::lock_guard lk(f.mu);
         f.held[h->claim.token] = h;
+        f.held_bytes += h->bytes;
+        f.last_witness = std::max<size_t>(1, h->bytes);
         f.reapers[h->claim.token] = std::thread([this, h] {
           Farm& f = *farm_;
           engine::JobResult r = engine_->await(h->engine_id);
@@ -267,6 +281,7 @@ void Service::farm_start() {
           }
           std::lock_guard lk(f.mu);
           f.held.erase(h->claim.token);
+          f.held_bytes -= h->bytes;
           f.reaped.push_back(h->claim.token);
           f.cv.notify_all();
         });

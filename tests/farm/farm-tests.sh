@@ -27,7 +27,7 @@ W=$(ls "$EX"/witness_*.wtns | sort -V | paste -sd,)
 
 # daemon NAME DEVICES: starts it (appending to $T/NAME.log); waits until it answers.
 daemon() {
-  local h=$1 devs=$2
+  local h=$1 devs=$2 extra=${3:-}
   cat > "$T/$h.toml" <<TOML
 [daemon]
 listen = "unix://$T/$h.sock"
@@ -48,6 +48,7 @@ host_id = "host-$h"
 [[circuits]]
 id = "porep"
 zkey = "$EX/circuit.zkey"
+$extra
 TOML
   "$CUZK" daemon --config "$T/$h.toml" >> "$T/$h.log" 2>&1 &
   PID[$h]=$!
@@ -175,14 +176,30 @@ else
   bad "4 database restart: acknowledged $acked, done/valid '$r'"
 fi
 
-# The daemons stop cleanly.
+# 5. host_budget bounds the witnesses a daemon holds: with room for one, one claim at a time.
 rcs=""
-for h in a b c; do
-  kill -TERM "${PID[$h]}"
-  wait "${PID[$h]}"
-  rcs+="$? "
-  unset "PID[$h]"
+for h in a b c; do kill -TERM "${PID[$h]}"; wait "${PID[$h]}"; rcs+="$? "; unset "PID[$h]"; done
+daemon d "sim:1" $'[memory]\nhost_budget = "40KiB"' || bad "5 daemon d did not start"
+id=$("$CUZK" submit --daemon "unix://$T/d.sock" --circuit porep --partitions "$W" 2> /dev/null | tail -n 1)
+most=0
+for _ in $(seq 40); do
+  n=$(sql "SELECT count(*) FROM cuzk_partitions WHERE state = 'claimed' AND claimed_by = 'host-d'")
+  [ "${n:-0}" -gt "$most" ] && most=$n
+  sleep 0.02
 done
-[ "$rcs" = "0 0 0 " ] && ok "the three daemons stop with status 0 on SIGTERM" || bad "exit statuses on SIGTERM: $rcs"
+if timeout 60 "$CUZK" await --daemon "unix://$T/d.sock" "$id" --out "$T/out-d" > /dev/null 2>&1 && [ "$most" = 1 ]; then
+  ok "5 host_budget 40KiB (one 32 KB witness): at most $most claim held at once, the job done"
+else
+  bad "5 host_budget: at most $most claims held (expected 1), or the job did not finish"
+fi
+PID[a]=${PID[d]}
+unset 'PID[d]'
+
+# The daemons stop cleanly.
+kill -TERM "${PID[a]}"
+wait "${PID[a]}"
+rcs+="$?"
+unset 'PID[a]'
+[ "$rcs" = "0 0 0 0" ] && ok "the four daemons stop with status 0 on SIGTERM" || bad "exit statuses on SIGTERM: $rcs"
 echo "farm tests: $passed passed, $failed failed"
 [ "$failed" = 0 ]
