@@ -21,6 +21,7 @@
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/engine.grpc.pb.h"
 #include "daemon/commands.hpp"
+#include "daemon/service_util.hpp"
 #include "util/error.hpp"
 
 namespace cuzk::daemon {
@@ -139,16 +140,7 @@ void ok_or_throw(const grpc::Status& s) {
   if (!s.ok()) throw RpcError(s);
 }
 
-const char* state_name(v1::JobState s) {
-  switch (s) {
-    case v1::QUEUED: return "queued";
-    case v1::RUNNING: return "running";
-    case v1::DONE: return "done";
-    case v1::FAILED: return "failed";
-    case v1::CANCELLED: return "cancelled";
-    default: return "unknown";
-  }
-}
+using detail::state_name;
 
 v1::Priority priority_of(const std::string& p) {
   std::string s;

@@ -453,27 +453,8 @@ v1::JobResult Service::farm_await(const v1::AwaitProofRequest& req) {
         rec.attempts = p.attempts;
         if (rec.queued.start_ms >= 0) t0 = std::min(t0, rec.queued.start_ms);
         recs.push_back(rec);
-        auto* r = out.add_results();
-        r->set_index(uint32_t(p.index));
-        r->set_device(rec.device);
-        r->set_worker(rec.worker);
-        r->set_attempts(p.attempts);
-        auto* t = r->mutable_timings();
-        t->set_queued_ms(rec.queued.ms());
-        t->set_synthesis_ms(rec.synth.ms());
-        t->set_stage_ms(rec.stage.ms());
-        t->set_lock_wait_ms(rec.lock_wait.ms());
-        t->set_kernels_ms(rec.kernels.ms());
-        t->set_ntt_h_ms(rec.ntt_h_ms);
-        t->set_msm_a_ms(rec.msm_a_ms);
-        t->set_msm_b1_ms(rec.msm_b1_ms);
-        t->set_msm_b2_ms(rec.msm_b2_ms);
-        t->set_msm_c_ms(rec.msm_c_ms);
-        t->set_msm_h_ms(rec.msm_h_ms);
-        t->set_finish_ms(rec.finish.ms());
-        r->set_proof_json(p.proof_json);
-        r->set_public_json(p.public_json);
-        r->set_proof_compressed(p.compressed);
+        fill_partition_result(out.add_results(), rec, uint32_t(p.index), p.attempts, p.proof_json, p.public_json,
+                              p.compressed);
       }
       // One time axis from the job's first partition; a device per host and device.
       for (auto& rec : recs) {

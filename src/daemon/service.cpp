@@ -242,30 +242,10 @@ v1::JobResult Service::result_of(const Job& j, const engine::JobResult& r) {
   for (auto& rec : r.records) done += rec.ok ? 1 : 0;
   out.set_partitions_done(done);
   if (r.state != engine::JobState::Done) return out;
-  for (size_t i = 0; i < r.proofs.size(); ++i) {
-    const auto& rec = r.records[i];
-    auto* p = out.add_results();
-    p->set_index(uint32_t(i));
-    p->set_device(rec.device);
-    p->set_worker(rec.worker);
-    p->set_attempts(rec.attempts);
-    auto* t = p->mutable_timings();
-    t->set_queued_ms(rec.queued.ms());
-    t->set_synthesis_ms(rec.synth.ms());
-    t->set_stage_ms(rec.stage.ms());
-    t->set_lock_wait_ms(rec.lock_wait.ms());
-    t->set_kernels_ms(rec.kernels.ms());
-    t->set_ntt_h_ms(rec.ntt_h_ms);
-    t->set_msm_a_ms(rec.msm_a_ms);
-    t->set_msm_b1_ms(rec.msm_b1_ms);
-    t->set_msm_b2_ms(rec.msm_b2_ms);
-    t->set_msm_c_ms(rec.msm_c_ms);
-    t->set_msm_h_ms(rec.msm_h_ms);
-    t->set_finish_ms(rec.finish.ms());
-    p->set_proof_json(r.proofs[i].proof_json);
-    p->set_public_json(r.proofs[i].public_json);
-    p->set_proof_compressed(std::string(r.proofs[i].compressed.begin(), r.proofs[i].compressed.end()));
-  }
+  for (size_t i = 0; i < r.proofs.size(); ++i)
+    fill_partition_result(out.add_results(), r.records[i], uint32_t(i), r.records[i].attempts, r.proofs[i].proof_json,
+                          r.proofs[i].public_json,
+                          std::string(r.proofs[i].compressed.begin(), r.proofs[i].compressed.end()));
   // This job's share of each device (the engine's records are for its whole life).
   auto devs = engine_->device_records();
   for (auto& d : devs) {
@@ -384,14 +364,7 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
       if (it != by_request_.end()) return same_request(head, req_digest, *jobs_.at(it->second));
     }
   }
-  auto j = std::make_shared<Job>();
-  j->job.set_job_id(new_job_id());
-  j->job.set_request_id(head.request_id());
-  j->job.set_circuit_id(head.circuit_id());
-  j->job.set_priority(head.priority());
-  j->job.set_accepted_unix_ms(unix_ms());
-  j->job.set_request_digest(req_digest);
-  j->partitions = uint32_t(files.size());
+  auto j = new_job(head, req_digest, uint32_t(files.size()));
   try {
     for (auto& name : journal_->adopt(j->job.job_id(), files)) j->job.add_partition_files(name);
     journal_->accept(j->job);  // durable before the answer
@@ -399,22 +372,12 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
     journal_->remove(j->job.job_id());
     throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
   }
-  {
-    std::lock_guard lk(mu_);
-    jobs_[j->job.job_id()] = j;
-    if (!head.request_id().empty()) by_request_[head.request_id()] = j->job.job_id();
-    counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
-  }
-  start(j);
-  v1::SubmitProofResponse resp;
-  resp.set_job_id(j->job.job_id());
-  return resp;
+  return run_accepted(j);
 }
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
-  v1::SubmitProofResponse resp;
   const uint64_t req_digest = digest(req);  // hashed outside the lock (witnesses may be large)
   {
     std::lock_guard lk(mu_);
@@ -443,27 +406,40 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
                      "host budget: unfinished jobs hold " + std::to_string(witness_bytes_) + " bytes of witnesses, this job " +
                          std::to_string(bytes) + ", the budget is " + std::to_string(cfg_.host_budget) + "; retry later");
   }
-  auto j = std::make_shared<Job>();
-  j->job.set_job_id(new_job_id());
-  j->job.set_request_id(req.request_id());
-  j->job.set_circuit_id(req.circuit_id());
-  j->job.set_priority(req.priority());
+  auto j = new_job(req, req_digest, uint32_t(req.partitions_size()));
   for (auto& w : req.partitions()) j->job.add_partitions(w);
-  j->job.set_accepted_unix_ms(unix_ms());
-  j->job.set_request_digest(req_digest);
-  j->partitions = uint32_t(req.partitions_size());
   try {
     journal_->accept(j->job);  // durable before the answer
   } catch (const std::exception& e) {
     throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
   }
+  return run_accepted(j);
+}
+
+// A job of this request, not yet journaled.
+std::shared_ptr<Service::Job> Service::new_job(const v1::SubmitProofRequest& head, uint64_t req_digest,
+                                               uint32_t partitions) {
+  auto j = std::make_shared<Job>();
+  j->job.set_job_id(new_job_id());
+  j->job.set_request_id(head.request_id());
+  j->job.set_circuit_id(head.circuit_id());
+  j->job.set_priority(head.priority());
+  j->job.set_accepted_unix_ms(unix_ms());
+  j->job.set_request_digest(req_digest);
+  j->partitions = partitions;
+  return j;
+}
+
+// A journaled job: known by its ids from now on, and handed to the engine.
+v1::SubmitProofResponse Service::run_accepted(std::shared_ptr<Job> j) {
   {
     std::lock_guard lk(mu_);
     jobs_[j->job.job_id()] = j;
-    if (!req.request_id().empty()) by_request_[req.request_id()] = j->job.job_id();
+    if (!j->job.request_id().empty()) by_request_[j->job.request_id()] = j->job.job_id();
     counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
   }
   start(j);
+  v1::SubmitProofResponse resp;
   resp.set_job_id(j->job.job_id());
   return resp;
 }

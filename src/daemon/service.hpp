@@ -60,6 +60,8 @@ class Service {
   struct Job;
   v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j);
   size_t validate(const v1::SubmitProofRequest& req);
+  std::shared_ptr<Job> new_job(const v1::SubmitProofRequest& head, uint64_t req_digest, uint32_t partitions);
+  v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
   void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
   void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit);
   // The farm mode (queue.backend = "postgres"; farm.cpp).

@@ -9,6 +9,7 @@
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/engine.pb.h"
 #include "engine/engine.hpp"
+#include "engine/record.hpp"
 
 namespace cuzk::daemon::detail {
 
@@ -88,6 +89,32 @@ inline uint64_t digest(const v1::SubmitProofRequest& q) {
   d.head(q);
   for (auto& w : q.partitions()) d.field(w);
   return d.value();
+}
+
+// One partition's result as the protocol carries it: where it ran, its phases, its proof.
+inline void fill_partition_result(v1::PartitionResult* p, const engine::PartitionRecord& rec, uint32_t index,
+                                  int attempts, const std::string& proof_json, const std::string& public_json,
+                                  std::string compressed) {
+  p->set_index(index);
+  p->set_device(rec.device);
+  p->set_worker(rec.worker);
+  p->set_attempts(attempts);
+  auto* t = p->mutable_timings();
+  t->set_queued_ms(rec.queued.ms());
+  t->set_synthesis_ms(rec.synth.ms());
+  t->set_stage_ms(rec.stage.ms());
+  t->set_lock_wait_ms(rec.lock_wait.ms());
+  t->set_kernels_ms(rec.kernels.ms());
+  t->set_ntt_h_ms(rec.ntt_h_ms);
+  t->set_msm_a_ms(rec.msm_a_ms);
+  t->set_msm_b1_ms(rec.msm_b1_ms);
+  t->set_msm_b2_ms(rec.msm_b2_ms);
+  t->set_msm_c_ms(rec.msm_c_ms);
+  t->set_msm_h_ms(rec.msm_h_ms);
+  t->set_finish_ms(rec.finish.ms());
+  p->set_proof_json(proof_json);
+  p->set_public_json(public_json);
+  p->set_proof_compressed(std::move(compressed));
 }
 
 inline std::string version_line() { return std::string(version_string()) + " (commit " + git_commit() + ")"; }
