@@ -482,9 +482,14 @@ jc=$(tail -n 1 "$T/c.out")
 wait_running "$S" "$pd0"
 # While it runs, the device names the job by the id clients know, and partitions_done counts
 # the partitions proved so far.
-status "$S" "$T/s3-running.json"
-cur=$(jv "$T/s3-running.json" "d['devices'][0]['current']")
-[ -z "$cur" ] || [[ $cur == "job $jc partition "* ]] || note "device current '$cur' does not name job $jc"
+cur=""
+for _ in $(seq 50); do  # the device's lock is held most of the time; catch it held
+  status "$S" "$T/s3-running.json"
+  cur=$(jv "$T/s3-running.json" "d['devices'][0]['current']")
+  [ -n "$cur" ] && break
+  sleep 0.02
+done
+[[ $cur == "job $jc partition "* ]] || note "device current '$cur' does not name job $jc"
 pdr=$(jv "$T/s3-running.json" "d['counters']['partitions_done']") pd0c=$(jv "$T/s3-before.json" "d['counters']['partitions_done']")
 [ "${pdr:-0}" -gt "${pd0c:-0}" ] || note "partitions_done did not grow while the job ran ($pd0c -> $pdr)"
 client cancel --daemon "$S" "$jc" > "$T/cancel1.out" 2>&1
