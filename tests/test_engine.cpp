@@ -295,6 +295,15 @@ CUZK_TEST(engine_budgets_per_device) {
   bool staged_early = false;
   for (size_t i = 1; i < d1.size(); ++i) staged_early |= d1[i].stage.end_ms < d1[i - 1].kernels.end_ms;
   CHECK_MSG(staged_early, "sim:1 never staged a partition beside another's kernels");
+  // The wait for the budget is recorded inside the stage: on sim:0 a partition whose worker was
+  // ready before the previous kernels ended waited for them (30 ms of simulated kernels).
+  double waited = 0;
+  for (auto& rec : r.records) {
+    CHECK_MSG(rec.budget_wait_ms >= 0 && rec.budget_wait_ms <= rec.stage.ms() + 1e-6,
+              "partition " << rec.index << ": budget wait " << rec.budget_wait_ms << " ms, stage " << rec.stage.ms());
+    if (rec.device == "sim:0") waited = std::max(waited, rec.budget_wait_ms);
+  }
+  CHECK_MSG(waited >= 10, "no partition on sim:0 waited for its budget (longest wait " << waited << " ms)");
 }
 
 // ------------------------------------------------------------------ 5. streamed key

@@ -64,6 +64,7 @@ Fixture make_fixture() {
     p.synth = {s0, s0 + 80.45678};
     p.stage.start_ms = std::max(p.synth.end_ms, worker_free[d][w]);
     p.stage.end_ms = p.stage.start_ms + 12.3456;
+    p.budget_wait_ms = 1.5 + 0.25 * i;
     const double k0 = std::max(p.stage.end_ms, lock_free[d]);
     if (k0 > p.stage.end_ms) p.lock_wait = {p.stage.end_ms, k0};
     p.kernels = {k0, k0 + 60.78912 + i};
@@ -293,10 +294,10 @@ CUZK_TEST(summary_json_fields_and_values) {
 
     const io::Json& t = member(o, "timings_ms");
     CHECK_EQ(join(keys(t)),
-             std::string("queue,synthesis,stage,lock_wait,kernels,ntt_h,msm_a,msm_b1,msm_b2,msm_c,msm_h,finish"));
+             std::string("queue,synthesis,stage,budget_wait,lock_wait,kernels,ntt_h,msm_a,msm_b1,msm_b2,msm_c,msm_h,finish"));
     const std::pair<const char*, double> want_t[] = {
         {"queue", p.queued.ms()},   {"synthesis", p.synth.ms()}, {"stage", p.stage.ms()},
-        {"lock_wait", p.lock_wait.ms()}, {"kernels", p.kernels.ms()}, {"ntt_h", p.ntt_h_ms},
+        {"budget_wait", p.budget_wait_ms}, {"lock_wait", p.lock_wait.ms()}, {"kernels", p.kernels.ms()}, {"ntt_h", p.ntt_h_ms},
         {"msm_a", p.msm_a_ms},      {"msm_b1", p.msm_b1_ms},     {"msm_b2", p.msm_b2_ms},
         {"msm_c", p.msm_c_ms},      {"msm_h", p.msm_h_ms},       {"finish", p.finish.ms()}};
     for (auto& [k, v] : want_t) {

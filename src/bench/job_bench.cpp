@@ -152,11 +152,14 @@ int run(const JobBenchOptions& o) {
     std::printf("\n");
     if (!results.empty() && results[0].state == engine::JobState::Done) {
       const auto& r0 = results[0];
-      double lock_wait = 0, stage = 0, kernels = 0;
-      for (auto& p : r0.records) lock_wait += p.lock_wait.ms(), stage += p.stage.ms(), kernels += p.kernels.ms();
-      std::printf("  first job: %.2f s; per partition: stage %.0f ms, lock wait %.0f ms, kernels %.0f ms\n",
-                  r0.wall_ms / 1000, stage / r0.records.size(), lock_wait / r0.records.size(),
-                  kernels / r0.records.size());
+      double lock_wait = 0, stage = 0, budget_wait = 0, kernels = 0;
+      for (auto& p : r0.records)
+        lock_wait += p.lock_wait.ms(), stage += p.stage.ms(), budget_wait += p.budget_wait_ms, kernels += p.kernels.ms();
+      const double k = r0.records.size();
+      std::printf("  first job: %.2f s; per partition: stage %.0f ms (of which waiting for the memory budget %.0f ms),"
+                  " lock wait %.0f ms, kernels %.0f ms; working set %.2f GiB\n",
+                  r0.wall_ms / 1000, stage / k, budget_wait / k, lock_wait / k, kernels / k,
+                  r0.records.empty() ? 0.0 : r0.records[0].reserved_bytes / double(size_t(1) << 30));
       if (check) {
         const bool same = cpu_proof == r0.proofs[0].proof_json;
         std::printf("  partition 0 of the first job: %s proof %s the CPU's (same r, s)\n",

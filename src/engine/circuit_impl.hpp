@@ -132,8 +132,10 @@ class CircuitT final : public CircuitOps {
     return r(pk_.a.size() * sizeof(A1)) + r(pk_.b1.size() * sizeof(A1)) + r(pk_.b2.size() * sizeof(A2)) +
            r(pk_.c.size() * sizeof(A1)) + r(pk_.h.size() * sizeof(A1)) + csr(pk_.A) + csr(pk_.B);
   }
-  // Mirrors the GPU prover's workspace: witness, a, b, c, and the larger of the H and MSM
-  // scratch (MSM: scalars, signed digits of ~17 windows, sort keys/values, buckets).
+  // Mirrors the GPU prover's working set (groth16::gpu_working_set_bytes) from above: witness,
+  // a, b, c, then the larger of H's scratch (here n scalars; the GPU's needs n/2) and what the
+  // largest MSM needs beyond b and c, which are dead once H is done (MSM: scalars, signed digits
+  // of ~17 windows, sort keys/values, buckets).
   size_t working_set_bytes(size_t stream_chunk_points) const override {
     const size_t n = pk_.domain_size, m = pk_.n_vars;
     auto msm = [](size_t cnt, size_t point_bytes) {
@@ -141,12 +143,12 @@ class CircuitT final : public CircuitOps {
       return cnt * (32 + windows * 16) + windows * buckets * point_bytes * 4 / 3 + (size_t(64) << 20);
     };
     const size_t g1 = sizeof(typename E::G1Affine), g2 = sizeof(typename E::G2Affine);
-    size_t fixed = m * 32 + 3 * n * 32;
-    size_t scratch = std::max({size_t(2) * n * 32, msm(std::max(n, m), g1 * 2), msm(m, g2 * 2)});
-    if (stream_chunk_points == 0) return fixed + scratch;
+    const size_t fixed = m * 32 + 3 * n * 32, h = n * 32, dead_bc = 2 * n * 32;
+    auto after_c = [&](size_t msm_bytes) { return std::max(h, msm_bytes > dead_bc ? msm_bytes - dead_bc : 0); };
+    if (stream_chunk_points == 0) return fixed + after_c(std::max(msm(std::max(n, m), g1 * 2), msm(m, g2 * 2)));
     // Streamed: a chunk of points passes through (the largest: G2), the matrices stay on the host.
     const size_t chunk = std::min(std::max(n, m), stream_chunk_points);
-    return fixed + std::max(size_t(2) * n * 32, msm(chunk, g2 * 2)) + chunk * g2;
+    return fixed + after_c(msm(chunk, g2 * 2) + chunk * g2);
   }
 
   std::unique_ptr<PartitionWork> synthesize(const Witness& wit, bool pce, ThreadPool& pool) const override {

@@ -497,6 +497,7 @@ struct Engine::Impl {
         res = reserve(d, cid, c, lk);
         reserved = true;
       }
+      rec.budget_wait_ms = now() - rec.stage.start_ms;
       rec.reserved_bytes = res.bytes;
       rec.streamed = res.streamed;
       fault(Phase::Stage, d.name, p);

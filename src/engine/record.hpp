@@ -30,6 +30,7 @@ struct PartitionRecord {
   Span queued;     // submitted -> synthesis starts
   Span synth;      // witness load and a, b, c (CPU)
   Span stage;      // outside the device lock: reservation, staging copies
+  double budget_wait_ms = 0;  // inside `stage`: waiting for the device's memory budget
   Span lock_wait;  // waiting for the device's lock
   Span kernels;    // under the device's lock: NTT/H and the MSMs
   Span finish;     // outside: assembly, self-verification, encoding

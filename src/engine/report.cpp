@@ -96,6 +96,7 @@ std::string summary_json(const std::string& version, double wall_ms, const std::
     t.add("queue", jms(p.queued.ms()));
     t.add("synthesis", jms(p.synth.ms()));
     t.add("stage", jms(p.stage.ms()));
+    t.add("budget_wait", jms(p.budget_wait_ms));
     t.add("lock_wait", jms(p.lock_wait.ms()));
     t.add("kernels", jms(p.kernels.ms()));
     t.add("ntt_h", jms(p.ntt_h_ms));

@@ -70,32 +70,38 @@ class GpuProvingKey {
   gpu::CsrView A_{}, B_{};
 };
 
-// Device memory one proof needs besides the key: witness scalars, a/b/c, and the larger of the
-// H and MSM scratch (they run one after another on the same bytes).
+// The working set of one proof, in this order: witness scalars, a, b, c, then a scratch region.
+// H runs first with a, b, c live and its scratch after c; it leaves h in a. The MSMs then need
+// only the witness and h, so their scratch starts at b: b and c (2n scalars) are dead by then.
+// The scratch after c is therefore the larger of H's workspace and what the largest MSM needs
+// beyond those 2n scalars.
+inline size_t gpu_working_set_bytes(size_t n, size_t m, size_t h_scratch, size_t msm_scratch) {
+  const size_t abc = gpu::Arena::round(n * 32), dead_bc = 2 * abc;
+  const size_t after_c = std::max(h_scratch, msm_scratch > dead_bc ? msm_scratch - dead_bc : size_t(0));
+  return gpu::Arena::round(m * 32) + 3 * abc + after_c;
+}
+
+// Device memory one proof needs besides the key (the key's points resident on the device).
 template <class E>
 size_t gpu_prove_workspace_bytes(gpu::DeviceId dev, const ProvingKey<E>& pk) {
   const size_t n = pk.domain_size, m = pk.n_vars;
-  size_t fixed = gpu::Arena::round(m * 32) + 3 * gpu::Arena::round(n * 32);
-  size_t scratch = gpu::h_workspace_bytes(E::id, pk.log_n);
   auto msm_ws = [&](gpu::Group g, size_t count) {
     return gpu::msm_workspace_bytes(dev, E::id, g, count, true, true);
   };
-  scratch = std::max({scratch, msm_ws(gpu::Group::G1, m), msm_ws(gpu::Group::G2, m), msm_ws(gpu::Group::G1, n)});
-  return fixed + scratch;
+  const size_t msm = std::max({msm_ws(gpu::Group::G1, m), msm_ws(gpu::Group::G2, m), msm_ws(gpu::Group::G1, n)});
+  return gpu_working_set_bytes(n, m, gpu::h_workspace_bytes(E::id, pk.log_n), msm);
 }
 
 // Device memory for one proof with the key's points streamed from the host in chunks of at most
-// `chunk` points (the key is not resident): witness, a, b, c, and the larger of the H scratch and
-// an MSM over one chunk whose bases come from the host.
+// `chunk` points (the key is not resident): the same layout, each MSM over one chunk whose bases
+// come from the host.
 template <class E>
 size_t gpu_stream_workspace_bytes(gpu::DeviceId dev, const ProvingKey<E>& pk, size_t chunk) {
   const size_t n = pk.domain_size, m = pk.n_vars;
   chunk = std::max<size_t>(1, std::min(chunk, std::max(n, m)));
-  size_t fixed = gpu::Arena::round(m * 32) + 3 * gpu::Arena::round(n * 32);
-  size_t scratch = std::max({gpu::h_workspace_bytes(E::id, pk.log_n),
-                             gpu::msm_workspace_bytes(dev, E::id, gpu::Group::G1, chunk, false, true),
-                             gpu::msm_workspace_bytes(dev, E::id, gpu::Group::G2, chunk, false, true)});
-  return fixed + scratch;
+  const size_t msm = std::max(gpu::msm_workspace_bytes(dev, E::id, gpu::Group::G1, chunk, false, true),
+                              gpu::msm_workspace_bytes(dev, E::id, gpu::Group::G2, chunk, false, true));
+  return gpu_working_set_bytes(n, m, gpu::h_workspace_bytes(E::id, pk.log_n), msm);
 }
 
 // One partition's device buffers, carved from its working set.
@@ -104,7 +110,8 @@ struct GpuPartition {
   gpu::DeviceId dev;
   Scalar* w = nullptr;
   typename E::Fr *a = nullptr, *b = nullptr, *c = nullptr;
-  gpu::DeviceMemory scratch;
+  gpu::DeviceMemory scratch;      // after c: H's workspace
+  gpu::DeviceMemory msm_scratch;  // from b to the end: the MSMs' workspace once H is done
 };
 
 // The five MSM results before blinding.
@@ -135,6 +142,8 @@ GpuPartition<E> gpu_stage(gpu::DeviceId dev, const ProvingKey<E>& pk, const std:
   p.b = arena.take_n<Fr>(n, "b");
   p.c = arena.take_n<Fr>(n, "c");
   p.scratch = {dev, static_cast<char*>(workspace.ptr) + arena.used(), workspace.bytes - arena.used()};
+  const size_t b_off = static_cast<size_t>(reinterpret_cast<char*>(p.b) - static_cast<char*>(workspace.ptr));
+  p.msm_scratch = {dev, p.b, workspace.bytes - b_off};
   gpu::copy_to_device_staged(dev, p.w, w.data(), m * sizeof(Scalar), "witness scalars");
   if (a && b && c) {
     gpu::copy_to_device_staged(dev, p.a, a->data(), n * sizeof(Fr), "a");
@@ -162,13 +171,14 @@ MsmResults<E> gpu_kernels(const GpuProvingKey<E>* key, const ProvingKey<E>& pk, 
   t.abc_ms = detail::ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   gpu::compute_h(dev, E::id, pk.log_n, p.a, p.b, p.c, p.a, p.scratch);  // h (standard form) into a
+  p.b = p.c = nullptr;  // dead from here on: their bytes are the MSMs' scratch
   t.ntt_h_ms = detail::ms_since(t0);
 
   auto msm = [&](gpu::Group g, const void* dev_bases, const void* host_bases, size_t point_bytes, const Scalar* k,
                  size_t count, void* out, double& ms) {
     auto t1 = std::chrono::steady_clock::now();
     if (count > 0 && dev_bases) {
-      gpu::msm(dev, E::id, g, count, dev_bases, true, k, true, gpu::ScalarForm::Standard, p.scratch, out);
+      gpu::msm(dev, E::id, g, count, dev_bases, true, k, true, gpu::ScalarForm::Standard, p.msm_scratch, out);
     } else if (count > 0) {
       const size_t step = std::max<size_t>(1, chunk);
       for (size_t lo = 0; lo < count; lo += step) {
@@ -176,12 +186,12 @@ MsmResults<E> gpu_kernels(const GpuProvingKey<E>* key, const ProvingKey<E>& pk, 
         if (g == gpu::Group::G1) {
           J1 part;
           gpu::msm(dev, E::id, g, len, static_cast<const char*>(host_bases) + lo * point_bytes, false, k + lo, true,
-                   gpu::ScalarForm::Standard, p.scratch, &part);
+                   gpu::ScalarForm::Standard, p.msm_scratch, &part);
           *static_cast<J1*>(out) = *static_cast<J1*>(out) + part;
         } else {
           J2 part;
           gpu::msm(dev, E::id, g, len, static_cast<const char*>(host_bases) + lo * point_bytes, false, k + lo, true,
-                   gpu::ScalarForm::Standard, p.scratch, &part);
+                   gpu::ScalarForm::Standard, p.msm_scratch, &part);
           *static_cast<J2*>(out) = *static_cast<J2*>(out) + part;
         }
       }
