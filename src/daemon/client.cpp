@@ -282,10 +282,10 @@ int do_await(Client& c, const Opts& o) {
   for (auto& p : r.results()) {
     const auto& t = p.timings();
     std::fprintf(stderr,
-                 "cuzk: partition %u on %s worker %d: synthesis %.1f, stage %.1f, lock wait %.1f, kernels %.1f, finish "
-                 "%.1f ms\n",
-                 p.index(), p.device().c_str(), p.worker(), t.synthesis_ms(), t.stage_ms(), t.lock_wait_ms(),
-                 t.kernels_ms(), t.finish_ms());
+                 "cuzk: partition %u on %s worker %d: synthesis %.1f, stage %.1f (budget wait %.1f), lock wait %.1f, "
+                 "kernels %.1f, finish %.1f ms\n",
+                 p.index(), p.device().c_str(), p.worker(), t.synthesis_ms(), t.stage_ms(), t.budget_wait_ms(),
+                 t.lock_wait_ms(), t.kernels_ms(), t.finish_ms());
   }
   std::fprintf(stderr, "cuzk: job %s: %d proofs in %.1f ms, written to %s\n", r.job_id().c_str(), r.results_size(),
                r.wall_ms(), out.c_str());

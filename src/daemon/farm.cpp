@@ -74,7 +74,7 @@ std::string encode_record(const engine::PartitionRecord& r, const std::string& d
   o << "r1|" << device << '|' << r.worker << '|' << r.attempts << '|' << (r.streamed ? 1 : 0) << '|' << r.reserved_bytes;
   span(r.queued), span(r.synth), span(r.stage), span(r.lock_wait), span(r.kernels), span(r.finish);
   o << '|' << r.ntt_h_ms << '|' << r.msm_a_ms << '|' << r.msm_b1_ms << '|' << r.msm_b2_ms << '|' << r.msm_c_ms << '|'
-    << r.msm_h_ms;
+    << r.msm_h_ms << '|' << r.budget_wait_ms;
   return o.str();
 }
 
@@ -83,7 +83,8 @@ bool decode_record(const std::string& text, engine::PartitionRecord& r) {
   std::stringstream ss(text);
   std::string x;
   while (std::getline(ss, x, '|')) f.push_back(x);
-  if (f.size() != 18 || f[0] != "r1") return false;
+  // 18 fields, or 19 with the budget wait (records written by earlier daemons have 18).
+  if ((f.size() != 18 && f.size() != 19) || f[0] != "r1") return false;
   r.device = f[1];
   r.worker = std::atoi(f[2].c_str());
   r.attempts = std::atoi(f[3].c_str());
@@ -98,6 +99,7 @@ bool decode_record(const std::string& text, engine::PartitionRecord& r) {
   }
   double* ms[] = {&r.ntt_h_ms, &r.msm_a_ms, &r.msm_b1_ms, &r.msm_b2_ms, &r.msm_c_ms, &r.msm_h_ms};
   for (int i = 0; i < 6; ++i) *ms[i] = std::strtod(f[12 + i].c_str(), nullptr);
+  r.budget_wait_ms = f.size() == 19 ? std::strtod(f[18].c_str(), nullptr) : 0;
   return true;
 }
 

@@ -103,6 +103,7 @@ inline void fill_partition_result(v1::PartitionResult* p, const engine::Partitio
   t->set_queued_ms(rec.queued.ms());
   t->set_synthesis_ms(rec.synth.ms());
   t->set_stage_ms(rec.stage.ms());
+  t->set_budget_wait_ms(rec.budget_wait_ms);
   t->set_lock_wait_ms(rec.lock_wait.ms());
   t->set_kernels_ms(rec.kernels.ms());
   t->set_ntt_h_ms(rec.ntt_h_ms);
