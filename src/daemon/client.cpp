@@ -42,7 +42,8 @@ const char* kUsage = R"(  daemon [--config cuzk.toml]
   cancel --daemon ADDR (JOB | --request-id R)
   preload|evict --daemon ADDR --circuit ID [--device D]
   loadgen --daemon ADDR --circuit ID --partitions w0.wtns,... --jobs N [--clients C] [--out DIR]
-        N jobs over C connections (default 4), each a Prove call: jobs/s and latency p50/p99.
+        N jobs over C connections (default 4), each a Prove call, or with witnesses over 32 MiB
+        (or --stream 1) SubmitProofStream then AwaitProof: jobs/s and latency p50/p99.
         With --out, each job's files go to DIR/job_<k>/.
         Every client command takes --token T (or CUZK_TOKEN) for a TCP daemon.
 )";
@@ -216,13 +217,20 @@ v1::SubmitProofResponse submit_streamed(Client& c, const Opts& o) {
   return r;
 }
 
-int do_submit(Client& c, const Opts& o) {
+// The witness files' bytes in all, and whether they go in pieces: over 32 MiB, or with --stream 1.
+size_t witness_bytes(const Opts& o) {
   size_t total = 0;
   for (auto& p : split(o.need("--partitions"))) {
     std::error_code ec;
     total += size_t(std::filesystem::file_size(p, ec));
   }
-  if (o.get("--stream") == "1" || total > (size_t(32) << 20)) {
+  return total;
+}
+bool streams(const Opts& o, size_t total) { return o.get("--stream") == "1" || total > (size_t(32) << 20); }
+
+int do_submit(Client& c, const Opts& o) {
+  const size_t total = witness_bytes(o);
+  if (streams(o, total)) {
     auto r = submit_streamed(c, o);
     if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", o.get("--request-id").c_str());
     else std::fprintf(stderr, "cuzk: job accepted (%zu bytes of witnesses streamed)\n", total);
@@ -240,14 +248,10 @@ int do_submit(Client& c, const Opts& o) {
   return 0;
 }
 
-int do_await(Client& c, const Opts& o) {
-  v1::AwaitProofRequest q;
-  if (!o.pos.empty()) q.set_job_id(o.pos[0]);
-  q.set_request_id(o.get("--request-id"));
-  if (q.job_id().empty() == q.request_id().empty()) throw Usage("await takes a job id or --request-id R");
-  const std::string out = o.need("--out");
-  const double timeout_s = std::atof(o.get("--timeout", "0").c_str());
-  const bool tty = ::isatty(2);
+// Polls AwaitProof until the job ends (done, failed or cancelled), retrying while the daemon is
+// not answering (a restart); an error after timeout_s seconds (0: none). Progress on stderr when
+// `progress`; `notes` says once that the daemon is not answering.
+v1::JobResult wait_for_end(Client& c, v1::AwaitProofRequest q, double timeout_s, bool progress, bool notes) {
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   bool said_unavailable = false;
@@ -260,13 +264,14 @@ int do_await(Client& c, const Opts& o) {
     if (!st.ok()) {
       if (st.error_code() != grpc::StatusCode::UNAVAILABLE && st.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED)
         throw RpcError(st);
-      if (!said_unavailable) std::fprintf(stderr, "cuzk: the daemon is not answering (%s); retrying\n", st.error_message().c_str());
+      if (notes && !said_unavailable)
+        std::fprintf(stderr, "cuzk: the daemon is not answering (%s); retrying\n", st.error_message().c_str());
       said_unavailable = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
     } else {
       said_unavailable = false;
-      if (r.state() == v1::DONE || r.state() == v1::FAILED || r.state() == v1::CANCELLED) break;
-      if (tty)
+      if (r.state() == v1::DONE || r.state() == v1::FAILED || r.state() == v1::CANCELLED) return r;
+      if (progress)
         std::fprintf(stderr, "\rcuzk: job %s: %s, %u of %u partitions done, %.1f s   ", r.job_id().c_str(),
                      state_name(r.state()), r.partitions_done(), r.partitions(), elapsed());
     }
@@ -274,6 +279,17 @@ int do_await(Client& c, const Opts& o) {
       throw Error("job " + (q.job_id().empty() ? "of request " + q.request_id() : q.job_id()) + " has not ended after " +
                   std::to_string(int(timeout_s)) + " s");
   }
+}
+
+int do_await(Client& c, const Opts& o) {
+  v1::AwaitProofRequest q;
+  if (!o.pos.empty()) q.set_job_id(o.pos[0]);
+  q.set_request_id(o.get("--request-id"));
+  if (q.job_id().empty() == q.request_id().empty()) throw Usage("await takes a job id or --request-id R");
+  const std::string out = o.need("--out");
+  const double timeout_s = std::atof(o.get("--timeout", "0").c_str());
+  const bool tty = ::isatty(2);
+  v1::JobResult r = wait_for_end(c, q, timeout_s, tty, true);
   if (tty) std::fprintf(stderr, "\n");
   if (r.state() != v1::DONE)
     throw Error("job " + r.job_id() + " " + state_name(r.state()) + (r.error().empty() ? "" : ": " + r.error()) +
@@ -328,8 +344,17 @@ int do_srs(Client& c, const Opts& o, bool preload) {
   return 0;
 }
 
+// Each job a Prove call (one message), or, when the witnesses go in pieces (see streams()),
+// SubmitProofStream then AwaitProof: the latency covers both.
 int do_loadgen(const Opts& o, const std::string& addr, const std::string& token) {
-  const v1::SubmitProofRequest base = submit_request(o);
+  const bool stream = streams(o, witness_bytes(o));
+  v1::SubmitProofRequest base;
+  if (stream) {
+    base.set_circuit_id(o.need("--circuit"));
+  } else {
+    base = submit_request(o);
+  }
+  const int parts = stream ? int(split(o.need("--partitions")).size()) : base.partitions_size();
   const int jobs = std::atoi(o.need("--jobs").c_str()), clients = std::max(1, std::atoi(o.get("--clients", "4").c_str()));
   if (jobs < 1) throw Usage("--jobs must be at least 1");
   const std::string out = o.get("--out");
@@ -343,15 +368,27 @@ int do_loadgen(const Opts& o, const std::string& addr, const std::string& token)
     ts.emplace_back([&, k] {
       Client c(addr, token);  // a connection of its own
       for (int i; (i = next++) < jobs;) {
-        v1::ProveRequest q;
-        *q.mutable_submit() = base;
         auto s0 = std::chrono::steady_clock::now();
-        grpc::ClientContext ctx;
-        c.prepare(ctx, 3600);
         v1::JobResult r;
-        grpc::Status st = c.stub->Prove(&ctx, q, &r);
+        std::string err;
+        if (stream) {
+          try {
+            v1::AwaitProofRequest aq;
+            aq.set_job_id(submit_streamed(c, o).job_id());
+            r = wait_for_end(c, aq, 0, false, false);
+          } catch (const std::exception& e) {
+            err = e.what();
+          }
+        } else {
+          v1::ProveRequest q;
+          *q.mutable_submit() = base;
+          grpc::ClientContext ctx;
+          c.prepare(ctx, 3600);
+          grpc::Status st = c.stub->Prove(&ctx, q, &r);
+          if (!st.ok()) err = RpcError(st).what();
+        }
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
-        std::string err = !st.ok() ? RpcError(st).what() : r.state() != v1::DONE ? std::string(state_name(r.state())) + ": " + r.error() : "";
+        if (err.empty() && r.state() != v1::DONE) err = std::string(state_name(r.state())) + ": " + r.error();
         if (err.empty() && !out.empty()) {
           try {
             write_outputs(r, out + "/job_" + std::to_string(i));
@@ -371,7 +408,7 @@ int do_loadgen(const Opts& o, const std::string& addr, const std::string& token)
   auto pct = [&](double p) { return lat.empty() ? 0.0 : lat[std::min(lat.size() - 1, size_t(p * double(lat.size() - 1) + 0.5))]; };
   std::printf("loadgen: %d jobs x %d partitions of %s over %d connections: %zu done, %d failed in %.2f s = %.2f jobs/s; "
               "latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-              jobs, base.partitions_size(), base.circuit_id().c_str(), clients, lat.size(), failed.load(), wall,
+              jobs, parts, base.circuit_id().c_str(), clients, lat.size(), failed.load(), wall,
               double(lat.size()) / wall, pct(0.5), pct(0.99), lat.empty() ? 0.0 : lat.back());
   if (failed) std::printf("loadgen: first failure: %s\n", first_error.c_str());
   return failed ? 1 : 0;

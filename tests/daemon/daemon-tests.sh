@@ -444,6 +444,17 @@ client submit --daemon "$B" --token "$TOK" --circuit porep-bls --stream 1 \
   note "a streamed bad witness was accepted"
 has "$T/stream-bad.err" "INVALID_ARGUMENT: partition 1: the witness has 1003 values" "streamed bad witness"
 verdict "10 ten witnesses ($wbytes bytes > max_request_bytes) streamed in pieces: accepted, idempotent, 10 proofs valid, journal files gone after the job; a bad streamed witness refused" b
+# loadgen streams too: over max_request_bytes its Prove calls are refused, in pieces its jobs run.
+CUZK_TOKEN=$TOK client loadgen --daemon "$B" --circuit porep-bls --partitions "$all10" --jobs 2 --clients 2 \
+  > "$T/lg-one.out" 2>&1 && note "loadgen over max_request_bytes in one message succeeded"
+has "$T/lg-one.out" "0 done, 2 failed" "loadgen summary, one message over max_request_bytes"
+CUZK_TOKEN=$TOK client loadgen --daemon "$B" --circuit porep-bls --partitions "$all10" --stream 1 --jobs 3 \
+  --clients 2 --out "$T/lgs" > "$T/lg-stream.out" 2>&1 || note "streamed loadgen failed: $(tail -n 2 "$T/lg-stream.out")"
+has "$T/lg-stream.out" "3 jobs x 10 partitions of porep-bls over 2 connections: 3 done, 0 failed" "streamed loadgen summary"
+: > "$T/pairs-lgs"
+for ((j = 0; j < 3; j++)); do check_dir "$T/lgs/job_$j" bls 0 1 2 3 4 5 6 7 8 9 >> "$T/pairs-lgs"; done
+verify_pairs "$BLS/verification_key.json" "$T/pairs-lgs" 30
+verdict "10 loadgen of ten witnesses over max_request_bytes: one message refused, in pieces 3 jobs done, 30 proofs valid" b
 stop_daemon "$BPID"
 eq "$STOP_RC" 0 "exit status of daemon B after SIGTERM"
 verdict "daemon B stops with status 0 on SIGTERM" b
