@@ -21,6 +21,7 @@ keep_results = "2h"
 shutdown_grace = "90s"
 max_request_bytes = "64MiB"
 max_partitions = 16
+witness_dirs = ["/data/wtns", "/scratch"]
 [devices]
 list = ["gpu:0", "gpu:1"]
 workers_per_device = 3
@@ -51,6 +52,8 @@ CUZK_TEST(daemon_config_reads_every_key) {
   CHECK_EQ(c.shutdown_grace_s, 90.0);
   CHECK_EQ(c.max_request_bytes, size_t(64) << 20);
   CHECK_EQ(c.max_partitions, uint32_t(16));
+  CHECK_EQ(c.witness_dirs.size(), size_t(2));
+  CHECK_EQ(c.witness_dirs[1], std::string("/scratch"));
   CHECK_EQ(c.devices.size(), size_t(2));
   CHECK_EQ(c.devices[1], std::string("gpu:1"));
   CHECK_EQ(c.workers_per_device, 3);
@@ -81,6 +84,7 @@ CUZK_TEST(daemon_config_refuses_what_is_wrong) {
   bad(head + "[[circuits]]\nid = \"a\"\n", "zkey: missing");
   bad(head + "[circuit]\nid = 1\n", "circuit: unknown key");
   bad(head + "[daemon\n", "bad.toml:");
+  bad(head + "witness_dirs = [\"wtns\"]\n", "daemon.witness_dirs: 'wtns' is not an absolute path");
   bad("[daemon]\njournal = \"/tmp/j\"\nlisten = \"\"\n", "daemon.listen: missing");
 }
 

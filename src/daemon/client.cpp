@@ -32,9 +32,11 @@ const char* kUsage = R"(  daemon [--config cuzk.toml]
         journaled before they are acknowledged. Without --config: the bundled examples on every
         visible GPU (else the CPU). SIGTERM: finishes or journals the jobs in flight and exits.
   submit --daemon ADDR --circuit ID --partitions w0.wtns,w1.wtns,... [--priority P] [--request-id R]
+         [--stream 1 | --by-path 1]
         Prints the job id as the last line. The same --request-id returns the same job. Witnesses
         over 32 MiB in all (or with --stream 1) go in pieces (SubmitProofStream): a job is then not
-        bounded by one message.
+        bounded by one message. --by-path 1 sends the files' paths instead: a daemon on this host
+        reads them in place (they must be under its witness_dirs and stay until the job ends).
   await --daemon ADDR (JOB | --request-id R) --out DIR [--timeout SECONDS]
         Waits (progress on a terminal; retries while the daemon restarts), then writes the files
         of `prove --out`: proof_<i>.json, public_<i>.json, proofs.bin, summary.json, timeline.svg.
@@ -44,6 +46,7 @@ const char* kUsage = R"(  daemon [--config cuzk.toml]
   loadgen --daemon ADDR --circuit ID --partitions w0.wtns,... --jobs N [--clients C] [--out DIR]
         N jobs over C connections (default 4), each a Prove call, or with witnesses over 32 MiB
         (or --stream 1) SubmitProofStream then AwaitProof: jobs/s and latency p50/p99.
+        --by-path 1 as for submit.
         With --out, each job's files go to DIR/job_<k>/.
         Every client command takes --token T (or CUZK_TOKEN) for a TCP daemon.
 )";
@@ -169,6 +172,9 @@ void write_outputs(const v1::JobResult& r, const std::string& dir) {
   write_files_atomically(files);
 }
 
+// --by-path 1: the daemon reads the witness files in place (they must be under its witness_dirs).
+bool by_path(const Opts& o) { return o.get("--by-path") == "1"; }
+
 v1::SubmitProofRequest submit_request(const Opts& o) {
   v1::SubmitProofRequest q;
   q.set_circuit_id(o.need("--circuit"));
@@ -177,6 +183,10 @@ v1::SubmitProofRequest submit_request(const Opts& o) {
   q.set_kind(v1::GROTH16);
   auto paths = split(o.need("--partitions"));
   if (paths.empty()) throw Usage("--partitions: no witness files");
+  if (by_path(o)) {
+    for (auto& p : paths) q.add_partition_paths(std::filesystem::absolute(p).lexically_normal().string());
+    return q;
+  }
   for (auto& p : paths) q.add_partitions(read_file(p));
   return q;
 }
@@ -226,7 +236,9 @@ size_t witness_bytes(const Opts& o) {
   }
   return total;
 }
-bool streams(const Opts& o, size_t total) { return o.get("--stream") == "1" || total > (size_t(32) << 20); }
+bool streams(const Opts& o, size_t total) {
+  return !by_path(o) && (o.get("--stream") == "1" || total > (size_t(32) << 20));
+}
 
 int do_submit(Client& c, const Opts& o) {
   const size_t total = witness_bytes(o);
@@ -243,7 +255,10 @@ int do_submit(Client& c, const Opts& o) {
   v1::SubmitProofResponse r;
   ok_or_throw(c.stub->SubmitProof(&ctx, q, &r));
   if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", q.request_id().c_str());
-  else std::fprintf(stderr, "cuzk: job accepted (%d partitions of %s)\n", q.partitions_size(), q.circuit_id().c_str());
+  else
+    std::fprintf(stderr, "cuzk: job accepted (%d partitions of %s%s)\n",
+                 q.partitions_size() + q.partition_paths_size(), q.circuit_id().c_str(),
+                 q.partition_paths_size() ? ", read in place by the daemon" : "");
   std::printf("%s\n", r.job_id().c_str());
   return 0;
 }
@@ -354,7 +369,7 @@ int do_loadgen(const Opts& o, const std::string& addr, const std::string& token)
   } else {
     base = submit_request(o);
   }
-  const int parts = stream ? int(split(o.need("--partitions")).size()) : base.partitions_size();
+  const int parts = int(split(o.need("--partitions")).size());
   const int jobs = std::atoi(o.need("--jobs").c_str()), clients = std::max(1, std::atoi(o.get("--clients", "4").c_str()));
   if (jobs < 1) throw Usage("--jobs must be at least 1");
   const std::string out = o.get("--out");
@@ -427,7 +442,7 @@ int cmd_client(int argc, char** argv) {
   try {
     Opts o = parse(argc, argv,
                    {"--daemon", "--token", "--circuit", "--partitions", "--priority", "--request-id", "--out", "--timeout",
-                    "--device", "--jobs", "--clients", "--stream"});
+                    "--device", "--jobs", "--clients", "--stream", "--by-path"});
     const std::string addr = o.need("--daemon");
     std::string token = o.get("--token");
     if (token.empty())

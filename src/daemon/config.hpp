@@ -21,6 +21,9 @@ struct Config {
   double shutdown_grace_s = 30;       // SIGTERM: running jobs get this long to finish
   size_t max_request_bytes = size_t(256) << 20;  // a SubmitProof larger than this is refused
   uint32_t max_partitions = 256;
+  // Directories whose .wtns files a request may name instead of sending their bytes (read in
+  // place; absolute, existing). Empty: witness paths are refused.
+  std::vector<std::string> witness_dirs;
   // [devices]
   std::vector<std::string> devices = {"auto"};  // "gpu:0", "all", "sim:2", "cpu", "auto"
   int workers_per_device = 2;

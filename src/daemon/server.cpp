@@ -103,7 +103,7 @@ class Rpc final : public v1::ProvingEngine::Service {
         throw Rejected(Rejected::InvalidArgument, "the first message of SubmitProofStream must carry the header");
       const v1::SubmitProofRequest head = ch.header();
       const uint32_t n = ch.partitions();
-      if (head.partitions_size() != 0)
+      if (head.partitions_size() != 0 || head.partition_paths_size() != 0)
         throw Rejected(Rejected::InvalidArgument, "a streamed header carries no witnesses; they follow in pieces");
       if (n == 0) throw Rejected(Rejected::InvalidArgument, "a job needs at least one partition");
       if (n > s_.config().max_partitions)

@@ -2,11 +2,15 @@
 #include "daemon/service_util.hpp"
 
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "backend/cuda/probe.hpp"
@@ -37,6 +41,13 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   auto say = [&](const std::string& s) {
     if (log_) log_(s);
   };
+  for (auto& d : cfg_.witness_dirs) {
+    std::error_code e;
+    auto c = std::filesystem::canonical(d, e);
+    if (e || !std::filesystem::is_directory(c, e))
+      throw InvalidArgument("daemon.witness_dirs: " + d + ": " + (e ? e.message() : "not a directory"));
+    witness_dirs_.push_back(c.string());
+  }
   // Devices.
   engine::EngineConfig ec;
   std::string list;
@@ -91,7 +102,8 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   for (auto& e : entries) {
     auto j = std::make_shared<Job>();
     j->job = std::move(e.job);
-    j->partitions = uint32_t(j->job.partitions_size() + j->job.partition_files_size());
+    j->partitions =
+        uint32_t(j->job.partitions_size() + j->job.partition_files_size() + j->job.partition_paths_size());
     if (e.outcome) {
       if (e.outcome->ended_unix_ms() + uint64_t(cfg_.keep_results_s * 1000) < now) {
         journal_->remove(j->job.job_id());
@@ -120,6 +132,27 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
 
 
 
+namespace {
+int64_t mtime_ns(const struct stat& st) { return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec; }
+
+// A witness named by path: read in place when it is proved, if it is still the file that was
+// accepted (same size and modification time).
+engine::Witness witness_in_place(const v1::WitnessPath& p) {
+  auto read = engine::Witness::file(p.path()).load;
+  return engine::Witness{p.path(), [p, read] {
+                           struct stat st;
+                           if (::stat(p.path().c_str(), &st) != 0)
+                             throw InvalidArgument(p.path() + ": " + std::strerror(errno) +
+                                                   " (a witness named by path must stay until its job ends)");
+                           if (uint64_t(st.st_size) != p.size() || mtime_ns(st) != p.mtime_ns())
+                             throw InvalidArgument(p.path() + ": changed since the job was accepted (" +
+                                                   std::to_string(p.size()) + " bytes then, " +
+                                                   std::to_string(st.st_size) + " now)");
+                           return read();
+                         }};
+}
+}  // namespace
+
 // Hands a journaled job to the engine and starts its reaper. Not under mu_.
 void Service::start(std::shared_ptr<Job> j) {
   auto cit = circuits_.find(j->job.circuit_id());
@@ -129,6 +162,7 @@ void Service::start(std::shared_ptr<Job> j) {
   size_t bytes = 0;
   for (int i = 0; i < j->job.partition_files_size(); ++i)
     req.partitions.push_back(engine::Witness::file(journal_->dir() + "/" + j->job.partition_files(i)));
+  for (auto& p : j->job.partition_paths()) req.partitions.push_back(witness_in_place(p));
   for (int i = 0; i < j->job.partitions_size(); ++i) {
     const std::string& w = j->job.partitions(i);
     bytes += w.size();
@@ -292,10 +326,11 @@ void Service::validate_head(const v1::SubmitProofRequest& req, size_t partitions
 }
 
 // One witness against the circuit: its format, curve and number of values.
-void Service::check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit) {
+void Service::check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit,
+                            bool values) {
   const engine::Circuit& c = *circuits_.at(circuit);
   try {
-    io::Wtns wt = io::parse_wtns(fb);
+    io::Wtns wt = io::parse_wtns(fb, values);
     if (wt.curve != c.curve())
       throw InvalidArgument(name + ": the witness is for " + curve_name(wt.curve) + ", circuit '" + circuit + "' is " +
                             curve_name(c.curve()));
@@ -377,6 +412,74 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
+// One witness named by path: absolute, inside one of witness_dirs once links are resolved, a
+// regular file whose headers fit the circuit (its values are checked when it is read to be
+// proved). Returns its canonical path and identity.
+v1::WitnessPath Service::witness_path(size_t index, const std::string& path, const std::string& circuit) {
+  const std::string name = "partition " + std::to_string(index);
+  if (path.empty() || path[0] != '/')
+    throw Rejected(Rejected::InvalidArgument, name + ": '" + path + "' is not an absolute path");
+  std::error_code ec;
+  const std::string canon = std::filesystem::canonical(path, ec).string();
+  if (ec) throw Rejected(Rejected::InvalidArgument, name + ": " + path + ": " + ec.message());
+  bool inside = false;
+  std::string dirs;
+  for (auto& d : witness_dirs_) {
+    inside |= canon.rfind(d == "/" ? d : d + "/", 0) == 0;
+    dirs += (dirs.empty() ? "" : ", ") + d;
+  }
+  if (!inside)
+    throw Rejected(Rejected::InvalidArgument, name + ": " + canon + " is not under the daemon's witness_dirs (" + dirs + ")");
+  struct stat st;
+  if (::stat(canon.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw Rejected(Rejected::InvalidArgument, name + ": " + canon + " is not a regular file");
+  std::shared_ptr<io::FileBytes> fb;
+  try {
+    fb = io::FileBytes::map(canon);
+  } catch (const Error& e) {
+    throw Rejected(Rejected::InvalidArgument, name + ": " + e.what());
+  }
+  check_witness(name, fb, circuit, false);
+  v1::WitnessPath w;
+  w.set_path(canon);
+  w.set_size(uint64_t(st.st_size));
+  w.set_mtime_ns(mtime_ns(st));
+  return w;
+}
+
+// Witnesses named by path (daemon.witness_dirs): nothing of them is copied; the journal keeps
+// their names and identities, and the engine reads each in place when it proves it.
+v1::SubmitProofResponse Service::submit_paths(const v1::SubmitProofRequest& req, uint64_t req_digest) {
+  if (req.partitions_size() > 0)
+    throw Rejected(Rejected::InvalidArgument, "a request gives partitions or partition_paths, not both");
+  if (farm_)
+    throw Rejected(Rejected::InvalidArgument,
+                   "a farm takes no witness paths (another host may prove the partition): send the witnesses");
+  if (witness_dirs_.empty())
+    throw Rejected(Rejected::InvalidArgument, "this daemon takes no witness paths (daemon.witness_dirs is empty)");
+  validate_head(req, size_t(req.partition_paths_size()));
+  std::vector<v1::WitnessPath> paths;
+  for (int i = 0; i < req.partition_paths_size(); ++i)
+    paths.push_back(witness_path(size_t(i), req.partition_paths(i), req.circuit_id()));
+  std::lock_guard accept(submit_mu_);
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
+    if (!req.request_id().empty()) {  // raced with the same request_id
+      auto it = by_request_.find(req.request_id());
+      if (it != by_request_.end()) return same_request(req, req_digest, *jobs_.at(it->second));
+    }
+  }
+  auto j = new_job(req, req_digest, uint32_t(paths.size()));
+  for (auto& p : paths) *j->job.add_partition_paths() = p;
+  try {
+    journal_->accept(j->job);  // durable before the answer
+  } catch (const std::exception& e) {
+    throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
+  }
+  return run_accepted(j);
+}
+
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   const uint64_t req_digest = digest(req);  // hashed outside the lock (witnesses may be large)
   {
@@ -387,6 +490,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
       if (it != by_request_.end()) return same_request(req, req_digest, *jobs_.at(it->second));
     }
   }
+  if (req.partition_paths_size() > 0) return submit_paths(req, req_digest);
   const size_t bytes = validate(req);
   if (farm_) return farm_submit(req, req_digest);
   std::lock_guard accept(submit_mu_);

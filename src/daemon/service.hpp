@@ -63,7 +63,11 @@ class Service {
   std::shared_ptr<Job> new_job(const v1::SubmitProofRequest& head, uint64_t req_digest, uint32_t partitions);
   v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
   void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
-  void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit);
+  void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit,
+                     bool values = true);
+  v1::SubmitProofResponse submit_paths(const v1::SubmitProofRequest& req, uint64_t req_digest);
+  v1::WitnessPath witness_path(size_t index, const std::string& path, const std::string& circuit);
+  std::vector<std::string> witness_dirs_;  // canonical daemon.witness_dirs
   // The farm mode (queue.backend = "postgres"; farm.cpp).
   struct Farm;
   struct FarmDeleter {

@@ -88,6 +88,7 @@ inline uint64_t digest(const v1::SubmitProofRequest& q) {
   RequestDigest d;
   d.head(q);
   for (auto& w : q.partitions()) d.field(w);
+  for (auto& p : q.partition_paths()) d.field("path:" + p);
   return d.value();
 }
 

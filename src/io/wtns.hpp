@@ -21,6 +21,8 @@ struct Wtns {
 };
 
 Wtns read_wtns(const std::string& path);
-Wtns parse_wtns(std::shared_ptr<FileBytes> file);
+// check_values = false checks the headers and sizes only (the values are then unchecked: for a
+// quick look at a file whose values are checked when it is read for proving).
+Wtns parse_wtns(std::shared_ptr<FileBytes> file, bool check_values = true);
 
 }  // namespace cuzk::io

@@ -455,6 +455,12 @@ has "$T/lg-stream.out" "3 jobs x 10 partitions of porep-bls over 2 connections: 
 for ((j = 0; j < 3; j++)); do check_dir "$T/lgs/job_$j" bls 0 1 2 3 4 5 6 7 8 9 >> "$T/pairs-lgs"; done
 verify_pairs "$BLS/verification_key.json" "$T/pairs-lgs" 30
 verdict "10 loadgen of ten witnesses over max_request_bytes: one message refused, in pieces 3 jobs done, 30 proofs valid" b
+nb=$(nfiles "$JB")
+client submit --daemon "$B" --token "$TOK" --circuit porep-bls --partitions "$(wlist "$BLS" 0)" --by-path 1 > /dev/null \
+  2> "$T/bp-none.err" && note "a daemon without witness_dirs accepted a witness path"
+has "$T/bp-none.err" "INVALID_ARGUMENT: this daemon takes no witness paths (daemon.witness_dirs is empty)" "by-path refusal"
+eq "$(nfiles "$JB")" "$nb" "journal files of daemon B after a refused by-path submit"
+verdict "5 rejected: witness paths on a daemon without witness_dirs" b
 stop_daemon "$BPID"
 eq "$STOP_RC" 0 "exit status of daemon B after SIGTERM"
 verdict "daemon B stops with status 0 on SIGTERM" b
@@ -591,6 +597,66 @@ eq "$(counter "$S" jobs_recovered)" 0 "jobs_recovered after a clean stop"
 stop_daemon "$SPID"
 eq "$STOP_RC" 0 "exit status of the idle daemon after SIGTERM"
 verdict "9 SIGTERM with job $jterm in flight ($(( pd1 - pd0 )) of 6 partitions proved): it finished, exit 0 after $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}")s, result served after restart" s
+
+############################################################################################
+# 11. Witnesses named by path (daemon.witness_dirs): read in place, nothing of them journaled;
+# outside the directories (also through a link), relative, or on a daemon without witness_dirs:
+# refused; a file changed after acceptance fails its partition, naming it.
+WD=$T/wd
+mkdir -p "$WD" "$T/outside"
+cp "$BLS"/witness_*.wtns "$WD/"
+cp "$BLS/witness_0.wtns" "$T/outside/"
+cp "$ROOT/tests/fixtures/bls12-381/mulchain/witness.wtns" "$WD/mulchain.wtns"
+ln -s "$T/outside/witness_0.wtns" "$WD/link.wtns"
+PP=$(free_port)
+SP=$T/p.sock
+P=unix://$SP
+JP=$T/journal-p
+mkdir -p "$JP"
+conf "$T/p.toml" "$P" "$JP" "$PP" "sim:1" 1 150 "witness_dirs = [\"$WD\"]"
+start_daemon p "$T/p.toml" "$P"
+PPID_=$DPID
+jsize0=$(du -sb "$JP" | cut -f1)
+client submit --daemon "$P" --circuit porep-bls --partitions "$(wlist "$WD" 0 1 2 3 4 5 6 7 8 9)" --by-path 1 \
+  --request-id bypath > "$T/bp.out" 2> "$T/bp.err" || note "submit --by-path failed: $(cat "$T/bp.err")"
+jp=$(tail -n 1 "$T/bp.out")
+has "$T/bp.err" "read in place by the daemon" "submit --by-path message"
+jsize1=$(du -sb "$JP" | cut -f1)
+[ $(( jsize1 - jsize0 )) -lt 65536 ] || note "the journal grew by $(( jsize1 - jsize0 )) bytes for a job of witness paths"
+client submit --daemon "$P" --circuit porep-bls --partitions "$(wlist "$WD" 0 1 2 3 4 5 6 7 8 9)" --by-path 1 \
+  --request-id bypath > "$T/bp2.out" 2> /dev/null
+eq "$(tail -n 1 "$T/bp2.out")" "$jp" "job id of the same by-path request again"
+client await --daemon "$P" "$jp" --out "$T/bypath" > "$T/bp-await.out" 2>&1 ||
+  note "await of the by-path job failed: $(tail -n 2 "$T/bp-await.out")"
+check_dir "$T/bypath" bls 0 1 2 3 4 5 6 7 8 9 > "$T/pairs-bypath"
+verify_pairs "$BLS/verification_key.json" "$T/pairs-bypath" 10
+[ "$(find "$WD" -name 'witness_*.wtns' | wc -l)" = 10 ] || note "witness files under witness_dirs went away"
+refuse_path() {  # refuse_path EXPECTED_TEXT ADDR PATHS: the submit fails with it, nothing journaled
+  local want=$1 addr=$2 paths=$3 before
+  before=$(nfiles "$JP")
+  client submit --daemon "$addr" --circuit porep-bls --partitions "$paths" --by-path 1 > /dev/null 2> "$T/bp-bad.err" &&
+    note "by-path submit of $paths was accepted"
+  has "$T/bp-bad.err" "$want" "by-path refusal"
+  eq "$(nfiles "$JP")" "$before" "journal files after a refused by-path submit"
+}
+refuse_path "is not under the daemon's witness_dirs ($WD)" "$P" "$T/outside/witness_0.wtns"
+refuse_path "$T/outside/witness_0.wtns is not under the daemon's witness_dirs" "$P" "$WD/link.wtns"
+refuse_path "partition 1: the witness has 1003 values" "$P" "$WD/witness_0.wtns,$WD/mulchain.wtns"
+refuse_path "No such file or directory" "$P" "$WD/witness_0.wtns,$WD/nonexistent.wtns"
+(cd "$WD" && "$CUZK" submit --daemon "$P" --circuit porep-bls --partitions witness_0.wtns --by-path 1 > /dev/null 2>&1) ||
+  note "a relative path given to the client was not made absolute"
+# A file changed after acceptance: with one simulated worker and 150 ms of kernels, partition
+# 9 is read seconds after the answer; by then its file has been rewritten.
+client submit --daemon "$P" --circuit porep-bls --partitions "$(wlist "$WD" 0 1 2 3 4 5 6 7 8 9)" --by-path 1 \
+  > "$T/bpc.out" 2> "$T/bpc.err" || note "submit --by-path (to be changed) failed: $(cat "$T/bpc.err")"
+jc=$(tail -n 1 "$T/bpc.out")
+cp "$BLS/witness_8.wtns" "$WD/witness_9.wtns.new" && printf 'x' >> "$WD/witness_9.wtns.new" &&
+  mv "$WD/witness_9.wtns.new" "$WD/witness_9.wtns"
+client await --daemon "$P" "$jc" --out "$T/bpc" > "$T/bpc-await.out" 2>&1 && note "the job with a changed witness succeeded"
+has "$T/bpc-await.out" "$WD/witness_9.wtns: changed since the job was accepted" "await of the job with a changed witness"
+stop_daemon "$PPID_"
+eq "$STOP_RC" 0 "exit status of daemon P after SIGTERM"
+verdict "11 witnesses by path: 10 proofs valid, idempotent, journal +$(( jsize1 - jsize0 )) bytes; outside witness_dirs, through a link, wrong size or missing: refused; a witness changed after acceptance fails its job" p
 
 echo "daemon tests: $pass passed, $fail failed"
 [ $fail = 0 ]
