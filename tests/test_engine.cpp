@@ -306,6 +306,26 @@ CUZK_TEST(engine_budgets_per_device) {
   CHECK_MSG(waited >= 10, "no partition on sim:0 waited for its budget (longest wait " << waited << " ms)");
 }
 
+// preload_all: every device at once; one that cannot hold the key beside a partition says so
+// (an InvalidArgument) while the others take it.
+CUZK_TEST(engine_preload_all_devices) {
+  auto& f = fixture<ec::Bn254>(9);
+  const size_t one = f.circuit->key_bytes() + f.circuit->working_set_bytes(0);
+  Engine eng(config({sim(0, 0, 0, 1, 2 * one), sim(1, 0, 0, 1, one - 1), sim(2, 0, 0, 1, 2 * one)}, 2));
+  eng.register_circuit("c", f.circuit);
+  auto out = eng.preload_all("c");
+  CHECK_EQ(out.size(), size_t(3));
+  CHECK(out[0].device == "sim:0" && out[0].error.empty());
+  CHECK(out[1].device == "sim:1" && out[1].invalid_argument && contains(out[1].error, "does not fit on sim:1"));
+  CHECK(out[2].device == "sim:2" && out[2].error.empty());
+  auto st = eng.status();
+  CHECK(st.devices[0].resident_keys == std::vector<std::string>{"c"});
+  CHECK(st.devices[1].resident_keys.empty());
+  CHECK(st.devices[2].resident_keys == std::vector<std::string>{"c"});
+  auto bad = eng.preload_all("no-such-circuit");
+  for (auto& o : bad) CHECK(o.invalid_argument && contains(o.error, "unknown circuit"));
+}
+
 // ------------------------------------------------------------------ 5. streamed key
 template <class E>
 void streamed_key() {

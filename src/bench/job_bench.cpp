@@ -93,13 +93,8 @@ int run(const JobBenchOptions& o) {
     eng.register_circuit(name, circuit);
     // Keys made resident before the clock starts (a streamed or refused device keeps none).
     auto tp = std::chrono::steady_clock::now();
-    for (auto& d : cfg.devices) {
-      try {
-        eng.preload(name, d.name());
-      } catch (const std::exception& e) {
-        std::printf("  preload on %s: %s\n", d.name().c_str(), e.what());
-      }
-    }
+    for (auto& o : eng.preload_all(name))
+      if (!o.error.empty()) std::printf("  preload on %s: %s\n", o.device.c_str(), o.error.c_str());
     const double preload_ms = ms_since(tp);
     auto tj = std::chrono::steady_clock::now();
     std::vector<uint64_t> ids;

@@ -841,8 +841,16 @@ std::string Service::metrics_text() {
 v1::SrsResponse Service::preload(const v1::SrsRequest& req) {
   if (!circuits_.count(req.circuit_id())) throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
   v1::SrsResponse r;
+  if (req.device().empty()) {  // every device at once
+    for (auto& o : engine_->preload_all(req.circuit_id())) {
+      if (o.invalid_argument) throw Rejected(Rejected::InvalidArgument, o.error);
+      if (!o.error.empty()) throw Error(o.error);
+      r.add_devices(o.device);
+    }
+    return r;
+  }
   for (auto& d : engine_->device_records()) {
-    if (!req.device().empty() && d.name != req.device()) continue;
+    if (d.name != req.device()) continue;
     try {
       engine_->preload(req.circuit_id(), d.name);
     } catch (const InvalidArgument& e) {

@@ -766,6 +766,25 @@ void Engine::preload(const std::string& circuit, const std::string& device) {
   throw InvalidArgument("unknown device '" + device + "'");
 }
 
+std::vector<Engine::PreloadOutcome> Engine::preload_all(const std::string& circuit) {
+  std::vector<PreloadOutcome> out;
+  for (auto& d : device_records()) out.push_back({d.name, "", false});
+  std::vector<std::thread> ts;
+  for (auto& o : out)
+    ts.emplace_back([this, &circuit, &o] {
+      try {
+        preload(circuit, o.device);
+      } catch (const InvalidArgument& e) {
+        o.error = e.what(), o.invalid_argument = true;
+      } catch (const std::exception& e) {
+        o.error = e.what();
+      }
+      if (o.error.empty() && o.invalid_argument) o.error = "refused";
+    });
+  for (auto& t : ts) t.join();
+  return out;
+}
+
 void Engine::run_on_device(const std::string& device, size_t bytes, const std::string& what,
                            const std::function<void()>& fn) {
   Impl& I = *impl_;

@@ -176,6 +176,14 @@ class Engine {
   bool forget(uint64_t job);
   // Makes `circuit`'s key resident on `device` now / drops it (false if it is in use).
   void preload(const std::string& circuit, const std::string& device);
+  // preload on every device at once (a thread each: a big host's uploads overlap instead of
+  // queueing); per device in order: its name, "" or why it failed, and whether that was an
+  // InvalidArgument (the key cannot fit there) rather than a device error.
+  struct PreloadOutcome {
+    std::string device, error;
+    bool invalid_argument = false;
+  };
+  std::vector<PreloadOutcome> preload_all(const std::string& circuit);
   bool evict(const std::string& circuit, const std::string& device);
   // Device work that is not a partition (the setup's fixed-base kernels, kernel benchmarks):
   // waits for `bytes` of `device`'s budget (evicting keys no partition uses), then runs `fn`
