@@ -391,14 +391,7 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
     return farm_submit(req, req_digest);
   }
   std::lock_guard accept(submit_mu_);
-  {
-    std::lock_guard lk(mu_);
-    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
-    if (!head.request_id().empty()) {
-      auto it = by_request_.find(head.request_id());
-      if (it != by_request_.end()) return same_request(head, req_digest, *jobs_.at(it->second));
-    }
-  }
+  if (auto known = existing(head, req_digest)) return *known;
   auto j = new_job(head, req_digest, uint32_t(files.size()));
   try {
     for (auto& name : journal_->adopt(j->job.job_id(), files)) j->job.add_partition_files(name);
@@ -462,45 +455,34 @@ v1::SubmitProofResponse Service::submit_paths(const v1::SubmitProofRequest& req,
   for (int i = 0; i < req.partition_paths_size(); ++i)
     paths.push_back(witness_path(size_t(i), req.partition_paths(i), req.circuit_id()));
   std::lock_guard accept(submit_mu_);
-  {
-    std::lock_guard lk(mu_);
-    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
-    if (!req.request_id().empty()) {  // raced with the same request_id
-      auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) return same_request(req, req_digest, *jobs_.at(it->second));
-    }
-  }
+  if (auto known = existing(req, req_digest)) return *known;  // raced with the same request_id
   auto j = new_job(req, req_digest, uint32_t(paths.size()));
   for (auto& p : paths) *j->job.add_partition_paths() = p;
-  try {
-    journal_->accept(j->job);  // durable before the answer
-  } catch (const std::exception& e) {
-    throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
-  }
-  return run_accepted(j);
+  return journal_and_run(j);
+}
+
+// Refuses when the daemon is stopping; the job that the request's request_id already has (the
+// farm's request ids live in the database: look_up false), if any.
+std::optional<v1::SubmitProofResponse> Service::existing(const v1::SubmitProofRequest& req, uint64_t req_digest,
+                                                         bool look_up) {
+  std::lock_guard lk(mu_);
+  if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
+  if (!look_up || req.request_id().empty()) return std::nullopt;
+  auto it = by_request_.find(req.request_id());
+  if (it == by_request_.end()) return std::nullopt;
+  return same_request(req, req_digest, *jobs_.at(it->second));
 }
 
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   const uint64_t req_digest = digest(req);  // hashed outside the lock (witnesses may be large)
-  {
-    std::lock_guard lk(mu_);
-    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
-    if (!req.request_id().empty() && !farm_) {
-      auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) return same_request(req, req_digest, *jobs_.at(it->second));
-    }
-  }
+  if (auto known = existing(req, req_digest, !farm_)) return *known;
   if (req.partition_paths_size() > 0) return submit_paths(req, req_digest);
   const size_t bytes = validate(req);
   if (farm_) return farm_submit(req, req_digest);
   std::lock_guard accept(submit_mu_);
+  if (auto known = existing(req, req_digest)) return *known;  // raced with the same request_id
   {
     std::lock_guard lk(mu_);
-    if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
-    if (!req.request_id().empty()) {  // raced with the same request_id
-      auto it = by_request_.find(req.request_id());
-      if (it != by_request_.end()) return same_request(req, req_digest, *jobs_.at(it->second));
-    }
     if (bytes > cfg_.host_budget)
       throw Rejected(Rejected::InvalidArgument, "the job's witnesses are " + std::to_string(bytes) +
                                                     " bytes, more than the host budget (" +
@@ -512,12 +494,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   }
   auto j = new_job(req, req_digest, uint32_t(req.partitions_size()));
   for (auto& w : req.partitions()) j->job.add_partitions(w);
-  try {
-    journal_->accept(j->job);  // durable before the answer
-  } catch (const std::exception& e) {
-    throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
-  }
-  return run_accepted(j);
+  return journal_and_run(j);
 }
 
 // A job of this request, not yet journaled.
@@ -532,6 +509,16 @@ std::shared_ptr<Service::Job> Service::new_job(const v1::SubmitProofRequest& hea
   j->job.set_request_digest(req_digest);
   j->partitions = partitions;
   return j;
+}
+
+// Journals an accepted job (durable before the answer), then runs it.
+v1::SubmitProofResponse Service::journal_and_run(std::shared_ptr<Job> j) {
+  try {
+    journal_->accept(j->job);
+  } catch (const std::exception& e) {
+    throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
+  }
+  return run_accepted(j);
 }
 
 // A journaled job: known by its ids from now on, and handed to the engine.

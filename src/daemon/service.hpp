@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -59,9 +60,12 @@ class Service {
  private:
   struct Job;
   v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j);
+  std::optional<v1::SubmitProofResponse> existing(const v1::SubmitProofRequest& req, uint64_t req_digest,
+                                                  bool look_up = true);
   size_t validate(const v1::SubmitProofRequest& req);
   std::shared_ptr<Job> new_job(const v1::SubmitProofRequest& head, uint64_t req_digest, uint32_t partitions);
   v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
+  v1::SubmitProofResponse journal_and_run(std::shared_ptr<Job> j);
   void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
   void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit,
                      bool values = true);
