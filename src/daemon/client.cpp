@@ -173,7 +173,11 @@ void write_outputs(const v1::JobResult& r, const std::string& dir) {
 }
 
 // --by-path 1: the daemon reads the witness files in place (they must be under its witness_dirs).
-bool by_path(const Opts& o) { return o.get("--by-path") == "1"; }
+bool by_path(const Opts& o) {
+  if (o.get("--by-path") != "1") return false;
+  if (o.get("--stream") == "1") throw Usage("--by-path 1 and --stream 1 exclude each other");
+  return true;
+}
 
 v1::SubmitProofRequest submit_request(const Opts& o) {
   v1::SubmitProofRequest q;
@@ -390,7 +394,7 @@ int do_loadgen(const Opts& o, const std::string& addr, const std::string& token)
           try {
             v1::AwaitProofRequest aq;
             aq.set_job_id(submit_streamed(c, o).job_id());
-            r = wait_for_end(c, aq, 0, false, false);
+            r = wait_for_end(c, aq, 3600, false, false);
           } catch (const std::exception& e) {
             err = e.what();
           }

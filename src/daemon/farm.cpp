@@ -83,8 +83,9 @@ bool decode_record(const std::string& text, engine::PartitionRecord& r) {
   std::stringstream ss(text);
   std::string x;
   while (std::getline(ss, x, '|')) f.push_back(x);
-  // 18 fields, or 19 with the budget wait (records written by earlier daemons have 18).
-  if ((f.size() != 18 && f.size() != 19) || f[0] != "r1") return false;
+  // 18 fields, 19 with the budget wait; fields added later are appended, so a record with more
+  // is read as far as this daemon knows (a farm may run daemons of several versions).
+  if (f.size() < 18 || f[0] != "r1") return false;
   r.device = f[1];
   r.worker = std::atoi(f[2].c_str());
   r.attempts = std::atoi(f[3].c_str());
@@ -99,7 +100,7 @@ bool decode_record(const std::string& text, engine::PartitionRecord& r) {
   }
   double* ms[] = {&r.ntt_h_ms, &r.msm_a_ms, &r.msm_b1_ms, &r.msm_b2_ms, &r.msm_c_ms, &r.msm_h_ms};
   for (int i = 0; i < 6; ++i) *ms[i] = std::strtod(f[12 + i].c_str(), nullptr);
-  r.budget_wait_ms = f.size() == 19 ? std::strtod(f[18].c_str(), nullptr) : 0;
+  r.budget_wait_ms = f.size() >= 19 ? std::strtod(f[18].c_str(), nullptr) : 0;
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include "engine/report.hpp"
 #include "io/binfile.hpp"
 #include "io/json.hpp"
+#include "groth16/prover.hpp"
 #include "io/wtns.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
@@ -41,13 +42,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   auto say = [&](const std::string& s) {
     if (log_) log_(s);
   };
-  for (auto& d : cfg_.witness_dirs) {
-    std::error_code e;
-    auto c = std::filesystem::canonical(d, e);
-    if (e || !std::filesystem::is_directory(c, e))
-      throw InvalidArgument("daemon.witness_dirs: " + d + ": " + (e ? e.message() : "not a directory"));
-    witness_dirs_.push_back(c.string());
-  }
+  witness_dirs_ = std::make_unique<WitnessDirs>(cfg_.witness_dirs);
   // Devices.
   engine::EngineConfig ec;
   std::string list;
@@ -133,22 +128,24 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
 
 
 namespace {
-int64_t mtime_ns(const struct stat& st) { return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec; }
+FileIdentity identity_of(const v1::WitnessPath& p) {
+  return {p.dev(), p.ino(), p.size(), p.mtime_ns(), p.ctime_ns()};
+}
 
-// A witness named by path: read in place when it is proved, if it is still the file that was
-// accepted (same size and modification time).
-engine::Witness witness_in_place(const v1::WitnessPath& p) {
-  auto read = engine::Witness::file(p.path()).load;
-  return engine::Witness{p.path(), [p, read] {
-                           struct stat st;
-                           if (::stat(p.path().c_str(), &st) != 0)
-                             throw InvalidArgument(p.path() + ": " + std::strerror(errno) +
-                                                   " (a witness named by path must stay until its job ends)");
-                           if (uint64_t(st.st_size) != p.size() || mtime_ns(st) != p.mtime_ns())
-                             throw InvalidArgument(p.path() + ": changed since the job was accepted (" +
-                                                   std::to_string(p.size()) + " bytes then, " +
-                                                   std::to_string(st.st_size) + " now)");
-                           return read();
+// A witness named by path: read in place (not mapped) when it is proved, if it is still under
+// witness_dirs and still the file that was accepted (device, inode, size, mtime, ctime).
+engine::Witness witness_in_place(const v1::WitnessPath& p, const WitnessDirs* dirs) {
+  return engine::Witness{p.path(), [p, dirs] {
+                           if (!dirs->contains_canonical(p.path()))
+                             throw InvalidArgument(p.path() + " is no longer under the daemon's witness_dirs (" +
+                                                   dirs->list() + ")");
+                           WitnessFile f(p.path(), p.path());
+                           if (!(f.identity() == identity_of(p)))
+                             throw InvalidArgument(p.path() + ": changed since the job was accepted (then " +
+                                                   identity_of(p).describe() + "; now " + f.identity().describe() +
+                                                   ")");
+                           io::Wtns w = io::parse_wtns(io::FileBytes::from_buffer(p.path(), f.read_all()));
+                           return groth16::witness_scalars(w.values, w.n_witness);
                          }};
 }
 }  // namespace
@@ -162,7 +159,7 @@ void Service::start(std::shared_ptr<Job> j) {
   size_t bytes = 0;
   for (int i = 0; i < j->job.partition_files_size(); ++i)
     req.partitions.push_back(engine::Witness::file(journal_->dir() + "/" + j->job.partition_files(i)));
-  for (auto& p : j->job.partition_paths()) req.partitions.push_back(witness_in_place(p));
+  for (auto& p : j->job.partition_paths()) req.partitions.push_back(witness_in_place(p, witness_dirs_.get()));
   for (int i = 0; i < j->job.partitions_size(); ++i) {
     const std::string& w = j->job.partitions(i);
     bytes += w.size();
@@ -326,21 +323,27 @@ void Service::validate_head(const v1::SubmitProofRequest& req, size_t partitions
 }
 
 // One witness against the circuit: its format, curve and number of values.
-void Service::check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit,
-                            bool values) {
+void Service::check_witness_shape(const std::string& name, CurveId curve, uint64_t n_witness,
+                                  const std::string& circuit) {
   const engine::Circuit& c = *circuits_.at(circuit);
+  if (curve != c.curve())
+    throw Rejected(Rejected::InvalidArgument, name + ": the witness is for " + curve_name(curve) + ", circuit '" +
+                                                  circuit + "' is " + curve_name(c.curve()));
+  if (n_witness != c.n_vars())
+    throw Rejected(Rejected::InvalidArgument, name + ": the witness has " + std::to_string(n_witness) +
+                                                  " values, circuit '" + circuit + "' has " +
+                                                  std::to_string(c.n_vars()) + " wires");
+}
+
+void Service::check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit) {
+  io::Wtns wt;
   try {
-    io::Wtns wt = io::parse_wtns(fb, values);
-    if (wt.curve != c.curve())
-      throw InvalidArgument(name + ": the witness is for " + curve_name(wt.curve) + ", circuit '" + circuit + "' is " +
-                            curve_name(c.curve()));
-    if (wt.n_witness != c.n_vars())
-      throw InvalidArgument(name + ": the witness has " + std::to_string(wt.n_witness) + " values, circuit '" + circuit +
-                            "' has " + std::to_string(c.n_vars()) + " wires");
+    wt = io::parse_wtns(fb);
   } catch (const Error& e) {
     const std::string m = e.what();
     throw Rejected(Rejected::InvalidArgument, m.rfind(name, 0) == 0 ? m : name + ": " + m);
   }
+  check_witness_shape(name, wt.curve, wt.n_witness, circuit);
 }
 
 // Everything that can be checked of a request before it is accepted. Returns its witness bytes.
@@ -405,39 +408,31 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
-// One witness named by path: absolute, inside one of witness_dirs once links are resolved, a
-// regular file whose headers fit the circuit (its values are checked when it is read to be
-// proved). Returns its canonical path and identity.
+// One witness named by path: under witness_dirs (see WitnessDirs::resolve), a regular file,
+// reached without a swapped directory on the way, whose headers fit the circuit (its values are
+// checked when it is read to be proved). Returns its canonical path and identity.
 v1::WitnessPath Service::witness_path(size_t index, const std::string& path, const std::string& circuit) {
   const std::string name = "partition " + std::to_string(index);
-  if (path.empty() || path[0] != '/')
-    throw Rejected(Rejected::InvalidArgument, name + ": '" + path + "' is not an absolute path");
-  std::error_code ec;
-  const std::string canon = std::filesystem::canonical(path, ec).string();
-  if (ec) throw Rejected(Rejected::InvalidArgument, name + ": " + path + ": " + ec.message());
-  bool inside = false;
-  std::string dirs;
-  for (auto& d : witness_dirs_) {
-    inside |= canon.rfind(d == "/" ? d : d + "/", 0) == 0;
-    dirs += (dirs.empty() ? "" : ", ") + d;
-  }
-  if (!inside)
-    throw Rejected(Rejected::InvalidArgument, name + ": " + canon + " is not under the daemon's witness_dirs (" + dirs + ")");
-  struct stat st;
-  if (::stat(canon.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    throw Rejected(Rejected::InvalidArgument, name + ": " + canon + " is not a regular file");
-  std::shared_ptr<io::FileBytes> fb;
   try {
-    fb = io::FileBytes::map(canon);
+    const std::string canon = witness_dirs_->resolve(path);
+    WitnessFile f(canon, path);
+    if (f.path_now() != canon) throw InvalidArgument(path + " changed while it was checked");
+    const auto h = f.header();
+    check_witness_shape(name, h.curve, h.n_witness, circuit);
+    const FileIdentity& id = f.identity();
+    v1::WitnessPath w;
+    w.set_path(canon);
+    w.set_size(id.size);
+    w.set_mtime_ns(id.mtime_ns);
+    w.set_dev(id.dev);
+    w.set_ino(id.ino);
+    w.set_ctime_ns(id.ctime_ns);
+    return w;
+  } catch (const Rejected&) {
+    throw;
   } catch (const Error& e) {
     throw Rejected(Rejected::InvalidArgument, name + ": " + e.what());
   }
-  check_witness(name, fb, circuit, false);
-  v1::WitnessPath w;
-  w.set_path(canon);
-  w.set_size(uint64_t(st.st_size));
-  w.set_mtime_ns(mtime_ns(st));
-  return w;
 }
 
 // Witnesses named by path (daemon.witness_dirs): nothing of them is copied; the journal keeps
@@ -448,7 +443,7 @@ v1::SubmitProofResponse Service::submit_paths(const v1::SubmitProofRequest& req,
   if (farm_)
     throw Rejected(Rejected::InvalidArgument,
                    "a farm takes no witness paths (another host may prove the partition): send the witnesses");
-  if (witness_dirs_.empty())
+  if (witness_dirs_->empty())
     throw Rejected(Rejected::InvalidArgument, "this daemon takes no witness paths (daemon.witness_dirs is empty)");
   validate_head(req, size_t(req.partition_paths_size()));
   std::vector<v1::WitnessPath> paths;

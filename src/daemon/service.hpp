@@ -16,6 +16,7 @@
 #include "cuzk/v1/engine.pb.h"
 #include "daemon/config.hpp"
 #include "daemon/journal.hpp"
+#include "daemon/witness_files.hpp"
 #include "engine/engine.hpp"
 #include "io/binfile.hpp"
 
@@ -67,11 +68,11 @@ class Service {
   v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
   v1::SubmitProofResponse journal_and_run(std::shared_ptr<Job> j);
   void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
-  void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit,
-                     bool values = true);
+  void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit);
+  void check_witness_shape(const std::string& name, CurveId curve, uint64_t n_witness, const std::string& circuit);
   v1::SubmitProofResponse submit_paths(const v1::SubmitProofRequest& req, uint64_t req_digest);
   v1::WitnessPath witness_path(size_t index, const std::string& path, const std::string& circuit);
-  std::vector<std::string> witness_dirs_;  // canonical daemon.witness_dirs
+  std::unique_ptr<WitnessDirs> witness_dirs_;  // daemon.witness_dirs
   // The farm mode (queue.backend = "postgres"; farm.cpp).
   struct Farm;
   struct FarmDeleter {

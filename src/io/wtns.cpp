@@ -6,7 +6,7 @@ namespace cuzk::io {
 
 Wtns read_wtns(const std::string& path) { return parse_wtns(FileBytes::map(path)); }
 
-Wtns parse_wtns(std::shared_ptr<FileBytes> file, bool check_values) {
+Wtns parse_wtns(std::shared_ptr<FileBytes> file) {
   BinFile bf = parse_binfile(file, "wtns", 2, 2);
   const std::string& path = file->path();
   Wtns w;
@@ -28,7 +28,7 @@ Wtns parse_wtns(std::shared_ptr<FileBytes> file, bool check_values) {
                                 std::to_string(w.n8));
   }
   auto r = scalar_prime_le(w.curve);
-  for (uint32_t i = 0; check_values && i < w.n_witness; ++i) {
+  for (uint32_t i = 0; i < w.n_witness; ++i) {
     if (!le_less(vals.subspan(size_t(i) * w.n8, w.n8), r)) {
       throw FormatError(path, "witness value " + std::to_string(i) + " is not reduced modulo r (value " +
                                   le_hex(vals.subspan(size_t(i) * w.n8, w.n8)) + ")");

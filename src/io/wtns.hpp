@@ -21,8 +21,6 @@ struct Wtns {
 };
 
 Wtns read_wtns(const std::string& path);
-// check_values = false checks the headers and sizes only (the values are then unchecked: for a
-// quick look at a file whose values are checked when it is read for proving).
-Wtns parse_wtns(std::shared_ptr<FileBytes> file, bool check_values = true);
+Wtns parse_wtns(std::shared_ptr<FileBytes> file);
 
 }  // namespace cuzk::io

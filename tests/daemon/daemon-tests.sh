@@ -613,7 +613,7 @@ SP=$T/p.sock
 P=unix://$SP
 JP=$T/journal-p
 mkdir -p "$JP"
-conf "$T/p.toml" "$P" "$JP" "$PP" "sim:1" 1 150 "witness_dirs = [\"$WD\"]"
+conf "$T/p.toml" "$P" "$JP" "$PP" "sim:1" 1 250 "witness_dirs = [\"$WD\"]"
 start_daemon p "$T/p.toml" "$P"
 PPID_=$DPID
 jsize0=$(du -sb "$JP" | cut -f1)
@@ -640,23 +640,40 @@ refuse_path() {  # refuse_path EXPECTED_TEXT ADDR PATHS: the submit fails with i
   eq "$(nfiles "$JP")" "$before" "journal files after a refused by-path submit"
 }
 refuse_path "is not under the daemon's witness_dirs ($WD)" "$P" "$T/outside/witness_0.wtns"
-refuse_path "$T/outside/witness_0.wtns is not under the daemon's witness_dirs" "$P" "$WD/link.wtns"
+# Outside, a missing file is refused in the same words as an existing one: nothing is probed.
+refuse_path "$T/outside/none.wtns is not under the daemon's witness_dirs ($WD)" "$P" "$T/outside/none.wtns"
+refuse_path "$T/outside/witness_0.wtns is not under the daemon's witness_dirs" "$P" "$WD/../outside/witness_0.wtns"
+refuse_path "$WD/link.wtns leads outside the daemon's witness_dirs ($WD) through a link" "$P" "$WD/link.wtns"
+grep -qF "$T/outside" "$T/bp-bad.err" && note "the refusal of a link names its target: $(cat "$T/bp-bad.err")"
 refuse_path "partition 1: the witness has 1003 values" "$P" "$WD/witness_0.wtns,$WD/mulchain.wtns"
 refuse_path "No such file or directory" "$P" "$WD/witness_0.wtns,$WD/nonexistent.wtns"
 (cd "$WD" && "$CUZK" submit --daemon "$P" --circuit porep-bls --partitions witness_0.wtns --by-path 1 > /dev/null 2>&1) ||
   note "a relative path given to the client was not made absolute"
-# A file changed after acceptance: with one simulated worker and 150 ms of kernels, partition
-# 9 is read seconds after the answer; by then its file has been rewritten.
-client submit --daemon "$P" --circuit porep-bls --partitions "$(wlist "$WD" 0 1 2 3 4 5 6 7 8 9)" --by-path 1 \
-  > "$T/bpc.out" 2> "$T/bpc.err" || note "submit --by-path (to be changed) failed: $(cat "$T/bpc.err")"
-jc=$(tail -n 1 "$T/bpc.out")
-cp "$BLS/witness_8.wtns" "$WD/witness_9.wtns.new" && printf 'x' >> "$WD/witness_9.wtns.new" &&
-  mv "$WD/witness_9.wtns.new" "$WD/witness_9.wtns"
-client await --daemon "$P" "$jc" --out "$T/bpc" > "$T/bpc-await.out" 2>&1 && note "the job with a changed witness succeeded"
-has "$T/bpc-await.out" "$WD/witness_9.wtns: changed since the job was accepted" "await of the job with a changed witness"
+# Files changed after acceptance. With one simulated worker and 250 ms of kernels, partition 9
+# is read seconds after the answer; by then (a) its file has been rewritten with other bytes of
+# the same size and its mtime put back, or (b) its directory has been swapped for a link to a
+# directory outside witness_dirs holding a file of the same name, size and mtime.
+changed_job() {  # changed_job TAG LAST_PATH SWAP_COMMAND: submit, swap, await; the job must fail
+  local tag=$1 last=$2 swap=$3
+  client submit --daemon "$P" --circuit porep-bls --partitions "$(wlist "$WD" 0 1 2 3 4 5 6 7 8),$last" --by-path 1 \
+    > "$T/bp$tag.out" 2> "$T/bp$tag.err" || note "submit --by-path ($tag) failed: $(cat "$T/bp$tag.err")"
+  eval "$swap"
+  client await --daemon "$P" "$(tail -n 1 "$T/bp$tag.out")" --out "$T/bp$tag" > "$T/bp$tag-await.out" 2>&1 &&
+    note "the job whose witness was changed ($tag) succeeded"
+  has "$T/bp$tag-await.out" "$last: changed since the job was accepted" "await of the job with a changed witness ($tag)"
+}
+cp "$WD/witness_9.wtns" "$WD/w9.wtns"
+changed_job rewrite "$WD/w9.wtns" \
+  'cp "$WD/w9.wtns" "$T/w9.keep"; cp "$BLS/witness_8.wtns" "$WD/w9.wtns"; touch -r "$T/w9.keep" "$WD/w9.wtns"'
+cmp -s "$T/w9.keep" "$WD/w9.wtns" && note "the rewrite test did not change the file"
+mkdir -p "$WD/sub" "$T/outside/sub"
+cp "$WD/witness_9.wtns" "$WD/sub/w.wtns"
+cp "$BLS/witness_8.wtns" "$T/outside/sub/w.wtns"
+touch -r "$WD/sub/w.wtns" "$T/outside/sub/w.wtns"
+changed_job swap "$WD/sub/w.wtns" 'mv "$WD/sub" "$WD/sub.orig"; ln -s "$T/outside/sub" "$WD/sub"'
 stop_daemon "$PPID_"
 eq "$STOP_RC" 0 "exit status of daemon P after SIGTERM"
-verdict "11 witnesses by path: 10 proofs valid, idempotent, journal +$(( jsize1 - jsize0 )) bytes; outside witness_dirs, through a link, wrong size or missing: refused; a witness changed after acceptance fails its job" p
+verdict "11 witnesses by path: 10 proofs valid, idempotent, journal +$(( jsize1 - jsize0 )) bytes; outside witness_dirs (unprobed), through .. or a link, wrong wire count, missing: refused; a witness rewritten (size and mtime kept) or its directory swapped after acceptance fails its job" p
 
 echo "daemon tests: $pass passed, $fail failed"
 [ $fail = 0 ]
