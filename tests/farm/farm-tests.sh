@@ -192,6 +192,15 @@ if timeout 60 "$CUZK" await --daemon "unix://$T/d.sock" "$id" --out "$T/out-d" >
 else
   bad "5 host_budget: at most $most claims held (expected 1), or the job did not finish"
 fi
+# 6. A farm takes no witness paths (another host may prove the partition).
+if "$CUZK" submit --daemon "unix://$T/d.sock" --circuit porep --partitions "$EX/witness_0.wtns" --by-path 1 \
+    > /dev/null 2> "$T/bypath.err"; then
+  bad "6 a farm daemon accepted a witness path"
+elif grep -qF "INVALID_ARGUMENT: a farm takes no witness paths" "$T/bypath.err"; then
+  ok "6 a witness path refused by a farm daemon: $(tail -n 1 "$T/bypath.err")"
+else
+  bad "6 by-path refusal: $(cat "$T/bypath.err")"
+fi
 PID[a]=${PID[d]}
 unset 'PID[d]'
 
