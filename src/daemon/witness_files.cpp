@@ -73,7 +73,8 @@ WitnessFile::Header WitnessFile::header() const {
   if (std::memcmp(head, "wtns", 4) != 0) fail("not a .wtns file (no 'wtns' magic)");
   if (u32(head + 4) != 2) fail("version " + std::to_string(u32(head + 4)) + ", expected 2");
   const uint32_t n_sections = u32(head + 8);
-  uint64_t off = 12, values = 0;
+  if (n_sections > 64) fail(std::to_string(n_sections) + " sections (a witness has 2)");
+  uint64_t off = 12, values = 0, other = 0;
   bool have_header = false, have_values = false;
   Header h;
   uint32_t n8 = 0;
@@ -98,9 +99,13 @@ WitnessFile::Header WitnessFile::header() const {
     } else if (id == 2) {
       if (have_values) fail("section 2 (witness values) repeated");
       values = size, have_values = true;
+    } else if ((other += size) > (uint64_t(1) << 20)) {
+      // The whole file is read to prove it: sections beyond the two of a witness stay small.
+      fail("sections other than 1 and 2 hold " + std::to_string(other) + " bytes (at most 1 MiB)");
     }
     off += size;
   }
+  if (off != id_.size) fail(std::to_string(id_.size - off) + " bytes after the last section");
   if (!have_header) fail("section 1 (header) missing");
   if (!have_values) fail("section 2 (witness values) missing");
   if (values != uint64_t(h.n_witness) * n8)

@@ -1,0 +1,175 @@
+// Witness files named by path (daemon.witness_dirs): what lies outside is refused before it is
+// looked up, links out are refused, the headers are read with pread and every malformed layout
+// is an error naming the file, the identity catches a rewrite, a short file is an error.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "daemon/witness_files.hpp"
+#include "testing.hpp"
+#include "util/error.hpp"
+
+using namespace cuzk;
+using namespace cuzk::daemon;
+namespace fs = std::filesystem;
+
+namespace {
+std::string tmpdir() {
+  char t[] = "/tmp/cuzk-witness-files.XXXXXX";
+  const char* d = ::mkdtemp(t);
+  if (!d) std::abort();
+  return d;
+}
+void put(std::vector<uint8_t>& b, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+// BLS12-381's scalar field r, little-endian.
+std::vector<uint8_t> bls_r() {
+  const char* hex = "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001";
+  std::vector<uint8_t> be;
+  for (int i = 0; i < 64; i += 2) be.push_back(uint8_t(std::stoi(std::string(hex + i, 2), nullptr, 16)));
+  return {be.rbegin(), be.rend()};
+}
+// A .wtns: magic, version, sections {1: n8, r, n}, {2: n values of 32 bytes}, then `extra`
+// sections (id, size) of zero bytes; `n_sections` overrides the count written.
+std::vector<uint8_t> wtns(uint32_t n, uint32_t version = 2, std::vector<std::pair<uint32_t, uint64_t>> extra = {},
+                          int64_t n_sections = -1, uint64_t values_size = ~uint64_t(0)) {
+  std::vector<uint8_t> b = {'w', 't', 'n', 's'};
+  put(b, version, 4);
+  put(b, n_sections >= 0 ? uint64_t(n_sections) : 2 + extra.size(), 4);
+  put(b, 1, 4);
+  put(b, 4 + 32 + 4, 8);
+  put(b, 32, 4);
+  for (auto x : bls_r()) b.push_back(x);
+  put(b, n, 4);
+  const uint64_t vs = values_size != ~uint64_t(0) ? values_size : uint64_t(n) * 32;
+  put(b, 2, 4);
+  put(b, vs, 8);
+  for (uint64_t i = 0; i < vs; ++i) b.push_back(i % 32 == 0 ? 1 : 0);
+  for (auto [id, size] : extra) {
+    put(b, id, 4);
+    put(b, size, 8);
+    b.insert(b.end(), size, 0);
+  }
+  return b;
+}
+void write(const std::string& path, const std::vector<uint8_t>& b) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+}  // namespace
+
+CUZK_TEST(witness_dirs_refuse_outside_before_looking) {
+  const std::string t = tmpdir();
+  fs::create_directories(t + "/wd/sub");
+  fs::create_directories(t + "/out");
+  write(t + "/wd/a.wtns", wtns(4));
+  write(t + "/out/b.wtns", wtns(4));
+  fs::create_symlink(t + "/out/b.wtns", t + "/wd/link.wtns");
+  fs::create_directory_symlink(t + "/wd", t + "/alias");
+  WitnessDirs dirs({t + "/alias/"});  // configured through a link, with a trailing slash
+  CHECK(!dirs.empty());
+  CHECK_EQ(dirs.resolve(t + "/alias/a.wtns"), fs::canonical(t + "/wd/a.wtns").string());
+  CHECK_EQ(dirs.resolve(t + "/wd/./sub/../a.wtns"), fs::canonical(t + "/wd/a.wtns").string());
+  CHECK_THROWS_WITH(dirs.resolve("wd/a.wtns"), InvalidArgument, "is not an absolute path");
+  CHECK_THROWS_WITH(dirs.resolve(t + "/out/b.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
+  // Outside, a missing file gets the same answer as an existing one.
+  CHECK_THROWS_WITH(dirs.resolve(t + "/out/none.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
+  CHECK_THROWS_WITH(dirs.resolve(t + "/wd/../out/b.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
+  CHECK_THROWS_WITH(dirs.resolve(t + "/wdx/a.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
+  CHECK_THROWS_WITH(dirs.resolve(t + "/alias/none.wtns"), InvalidArgument, "No such file");
+  try {
+    dirs.resolve(t + "/wd/link.wtns");
+    CHECK_MSG(false, "a link leading outside was resolved");
+  } catch (const InvalidArgument& e) {
+    const std::string m = e.what();
+    CHECK(m.find("leads outside the daemon's witness_dirs") != std::string::npos);
+    CHECK_MSG(m.find("/out/") == std::string::npos, "the refusal names the link's target: " << m);
+  }
+  CHECK(dirs.contains_canonical(fs::canonical(t + "/wd/a.wtns").string()));
+  CHECK(!dirs.contains_canonical(fs::canonical(t + "/out/b.wtns").string()));
+  CHECK_THROWS_WITH(WitnessDirs({t + "/wd/a.wtns"}), InvalidArgument, "not a directory");
+  CHECK_THROWS_WITH(WitnessDirs({t + "/nope"}), InvalidArgument, "daemon.witness_dirs");
+  fs::remove_all(t);
+}
+
+CUZK_TEST(witness_file_headers_and_identity) {
+  const std::string t = tmpdir();
+  const std::string p = t + "/w.wtns";
+  write(p, wtns(5));
+  {
+    WitnessFile f(p, p);
+    auto h = f.header();
+    CHECK(h.curve == CurveId::bls12_381);
+    CHECK_EQ(h.n_witness, 5u);
+    CHECK_EQ(f.identity().size, uint64_t(12 + 12 + 40 + 12 + 160));
+    CHECK_EQ(f.path_now(), fs::canonical(p).string());
+    CHECK_EQ(f.read_all().size(), size_t(f.identity().size));
+  }
+  auto bad = [&](const std::vector<uint8_t>& b, const std::string& needle) {
+    write(p, b);
+    WitnessFile f(p, p);
+    CHECK_THROWS_WITH(f.header(), FormatError, needle);
+  };
+  bad({'w', 't', 'n'}, "truncated");
+  bad(wtns(5, 3), "version 3, expected 2");
+  bad(wtns(5, 2, {}, 70), "70 sections (a witness has 2)");
+  auto only1 = wtns(5);
+  only1.resize(12 + 12 + 40);
+  only1[8] = 1;
+  bad(only1, "section 2 (witness values) missing");
+  bad(wtns(5, 2, {}, 1), "172 bytes after the last section");
+  bad(wtns(5, 2, {}, -1, 5 * 32 - 1), "section 2 (witness values) is 159 bytes, expected 160");
+  bad(wtns(5, 2, {{3, (1 << 20) + 1}}), "sections other than 1 and 2 hold 1048577 bytes");
+  auto trailing = wtns(5);
+  trailing.push_back(0);
+  bad(trailing, "1 bytes after the last section");
+  auto huge = wtns(5);
+  for (int i = 0; i < 8; ++i) huge[12 + 4 + i] = 0xff;  // section 1's size: 2^64 - 1
+  bad(huge, "runs past the end of the file");
+  auto magic = wtns(5);
+  magic[0] = 'x';
+  bad(magic, "not a .wtns file");
+  // Identity: a rewrite with the same size and mtime put back still changes ctime.
+  write(p, wtns(5));
+  FileIdentity before;
+  {
+    WitnessFile f(p, p);
+    before = f.identity();
+  }
+  struct stat st {};
+  ::stat(p.c_str(), &st);
+  ::usleep(20000);
+  auto other = wtns(5);
+  other.back() = 7;
+  write(p, other);
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ::utimensat(AT_FDCWD, p.c_str(), times, 0);
+  {
+    WitnessFile f(p, p);
+    CHECK_EQ(f.identity().size, before.size);
+    CHECK_EQ(f.identity().mtime_ns, before.mtime_ns);
+    CHECK_MSG(!(f.identity() == before), "a rewrite kept the identity: " << f.identity().describe());
+  }
+  // Shorter than when it was opened: an error, not a crash.
+  {
+    WitnessFile f(p, p);
+    CHECK_EQ(::truncate(p.c_str(), 100), 0);
+    CHECK_THROWS_WITH(f.read_all(), InvalidArgument, "shorter than when it was opened");
+  }
+  // Not a regular file, a final link: refused at open.
+  CHECK_THROWS_WITH(WitnessFile(t, t), InvalidArgument, "is not a regular file");
+  fs::create_symlink(p, t + "/l.wtns");
+  CHECK_THROWS_WITH(WitnessFile(t + "/l.wtns", t + "/l.wtns"), InvalidArgument, "cannot open");
+  CHECK_EQ(::mkfifo((t + "/fifo").c_str(), 0600), 0);
+  CHECK_THROWS_WITH(WitnessFile(t + "/fifo", t + "/fifo"), InvalidArgument, "is not a regular file");
+  fs::remove_all(t);
+}
