@@ -67,57 +67,78 @@ void write(const std::string& path, const std::vector<uint8_t>& b) {
 }
 }  // namespace
 
-CUZK_TEST(witness_dirs_refuse_outside_before_looking) {
+std::string opened(const WitnessDirs& d, const std::string& path) { return d.open(path)->path(); }
+
+// Both ways of opening beneath a directory: openat2 where the kernel has it, and the walk.
+void refuse_outside(bool no_openat2) {
   const std::string t = tmpdir();
   fs::create_directories(t + "/wd/sub");
-  fs::create_directories(t + "/out");
+  fs::create_directories(t + "/out/deep");
   write(t + "/wd/a.wtns", wtns(4));
+  write(t + "/wd/sub/c.wtns", wtns(4));
   write(t + "/out/b.wtns", wtns(4));
   fs::create_symlink(t + "/out/b.wtns", t + "/wd/link.wtns");
+  fs::create_directory_symlink(t + "/out", t + "/wd/outdir");
+  fs::create_symlink("sub/c.wtns", t + "/wd/inner.wtns");  // stays inside
   fs::create_directory_symlink(t + "/wd", t + "/alias");
-  WitnessDirs dirs({t + "/alias/"});  // configured through a link, with a trailing slash
+  WitnessDirs dirs({t + "/alias/"}, no_openat2);  // configured through a link, with a trailing slash
+  const std::string canon = fs::canonical(t + "/wd").string();
   CHECK(!dirs.empty());
-  CHECK_EQ(dirs.resolve(t + "/alias/a.wtns"), fs::canonical(t + "/wd/a.wtns").string());
-  CHECK_EQ(dirs.resolve(t + "/wd/./sub/../a.wtns"), fs::canonical(t + "/wd/a.wtns").string());
-  CHECK_THROWS_WITH(dirs.resolve("wd/a.wtns"), InvalidArgument, "is not an absolute path");
-  CHECK_THROWS_WITH(dirs.resolve(t + "/out/b.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
-  // Outside, a missing file gets the same answer as an existing one.
-  CHECK_THROWS_WITH(dirs.resolve(t + "/out/none.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
-  CHECK_THROWS_WITH(dirs.resolve(t + "/wd/../out/b.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
-  CHECK_THROWS_WITH(dirs.resolve(t + "/wdx/a.wtns"), InvalidArgument, "is not under the daemon's witness_dirs");
-  CHECK_THROWS_WITH(dirs.resolve(t + "/alias/none.wtns"), InvalidArgument, "No such file");
-  try {
-    dirs.resolve(t + "/wd/link.wtns");
-    CHECK_MSG(false, "a link leading outside was resolved");
-  } catch (const InvalidArgument& e) {
-    const std::string m = e.what();
-    CHECK(m.find("leads outside the daemon's witness_dirs") != std::string::npos);
-    CHECK_MSG(m.find("/out/") == std::string::npos, "the refusal names the link's target: " << m);
+  CHECK_EQ(opened(dirs, t + "/alias/a.wtns"), canon + "/a.wtns");
+  CHECK_EQ(opened(dirs, t + "/wd/./sub/../a.wtns"), canon + "/a.wtns");
+  CHECK_EQ(opened(dirs, t + "/wd//sub/c.wtns"), canon + "/sub/c.wtns");
+  CHECK_THROWS_WITH(dirs.open("wd/a.wtns"), InvalidArgument, "is not an absolute path");
+  CHECK_THROWS_WITH(dirs.open(t + "/wd/"), InvalidArgument, "is a witness directory, not a witness file");
+  CHECK_THROWS_WITH(dirs.open(t + "/wd/sub"), InvalidArgument, "is not a regular file");
+  // Outside: refused before anything is looked up, so a missing file gets the same answer.
+  for (const char* x : {"/out/b.wtns", "/out/none.wtns", "/wd/../out/b.wtns", "/wdx/a.wtns"})
+    CHECK_THROWS_WITH(dirs.open(t + x), InvalidArgument, "is not under the daemon's witness_dirs");
+  CHECK_THROWS_WITH(dirs.open(t + "/alias/none.wtns"), InvalidArgument, "No such file");
+  // Through a link out (to a file, or to a directory holding files that exist or not): refused
+  // alike, nothing said of the target.
+  for (const char* x : {"/wd/link.wtns", "/wd/outdir/b.wtns", "/wd/outdir/none.wtns", "/wd/outdir/deep/x"}) {
+    try {
+      dirs.open(t + x);
+      CHECK_MSG(false, x << ": a path through a link out was opened");
+    } catch (const InvalidArgument& e) {
+      const std::string m = e.what();
+      CHECK_MSG(m.find(no_openat2 ? "goes through a link" : "leads outside the daemon's witness_dirs") !=
+                    std::string::npos, x << ": " << m);
+      CHECK_MSG(m.find("/out/") == std::string::npos || m.find(std::string(x)) != std::string::npos,
+                x << ": the refusal names the link's target: " << m);
+    }
   }
-  CHECK(dirs.contains_canonical(fs::canonical(t + "/wd/a.wtns").string()));
-  CHECK(!dirs.contains_canonical(fs::canonical(t + "/out/b.wtns").string()));
-  CHECK_THROWS_WITH(WitnessDirs({t + "/wd/a.wtns"}), InvalidArgument, "not a directory");
+  if (no_openat2) {
+    CHECK_THROWS_WITH(dirs.open(t + "/wd/inner.wtns"), InvalidArgument, "goes through a link");
+  } else {
+    CHECK_EQ(opened(dirs, t + "/wd/inner.wtns"), canon + "/inner.wtns");  // a link inside is followed
+  }
+  CHECK(dirs.covers(canon + "/a.wtns") && dirs.covers(t + "/alias/x") && !dirs.covers(t + "/out/b.wtns"));
+  CHECK_THROWS_WITH(WitnessDirs({t + "/wd/a.wtns"}), InvalidArgument, "daemon.witness_dirs");
   CHECK_THROWS_WITH(WitnessDirs({t + "/nope"}), InvalidArgument, "daemon.witness_dirs");
   fs::remove_all(t);
 }
 
+CUZK_TEST(witness_dirs_refuse_outside_openat2) { refuse_outside(false); }
+CUZK_TEST(witness_dirs_refuse_outside_walk) { refuse_outside(true); }
+
 CUZK_TEST(witness_file_headers_and_identity) {
   const std::string t = tmpdir();
   const std::string p = t + "/w.wtns";
+  WitnessDirs dirs({t});
   write(p, wtns(5));
   {
-    WitnessFile f(p, p);
-    auto h = f.header();
+    auto f = dirs.open(p);
+    auto h = f->header();
     CHECK(h.curve == CurveId::bls12_381);
     CHECK_EQ(h.n_witness, 5u);
-    CHECK_EQ(f.identity().size, uint64_t(12 + 12 + 40 + 12 + 160));
-    CHECK_EQ(f.path_now(), fs::canonical(p).string());
-    CHECK_EQ(f.read_all().size(), size_t(f.identity().size));
+    CHECK_EQ(f->identity().size, uint64_t(12 + 12 + 40 + 12 + 160));
+    CHECK_EQ(f->read_all().size(), size_t(f->identity().size));
   }
   auto bad = [&](const std::vector<uint8_t>& b, const std::string& needle) {
     write(p, b);
-    WitnessFile f(p, p);
-    CHECK_THROWS_WITH(f.header(), FormatError, needle);
+    auto f = dirs.open(p);
+    CHECK_THROWS_WITH(f->header(), FormatError, needle);
   };
   bad({'w', 't', 'n'}, "truncated");
   bad(wtns(5, 3), "version 3, expected 2");
@@ -140,11 +161,7 @@ CUZK_TEST(witness_file_headers_and_identity) {
   bad(magic, "not a .wtns file");
   // Identity: a rewrite with the same size and mtime put back still changes ctime.
   write(p, wtns(5));
-  FileIdentity before;
-  {
-    WitnessFile f(p, p);
-    before = f.identity();
-  }
+  const FileIdentity before = dirs.open(p)->identity();
   struct stat st {};
   ::stat(p.c_str(), &st);
   ::usleep(20000);
@@ -154,22 +171,29 @@ CUZK_TEST(witness_file_headers_and_identity) {
   const struct timespec times[2] = {st.st_atim, st.st_mtim};
   ::utimensat(AT_FDCWD, p.c_str(), times, 0);
   {
-    WitnessFile f(p, p);
-    CHECK_EQ(f.identity().size, before.size);
-    CHECK_EQ(f.identity().mtime_ns, before.mtime_ns);
-    CHECK_MSG(!(f.identity() == before), "a rewrite kept the identity: " << f.identity().describe());
+    auto f = dirs.open(p);
+    CHECK_EQ(f->identity().size, before.size);
+    CHECK_EQ(f->identity().mtime_ns, before.mtime_ns);
+    CHECK_MSG(!(f->identity() == before), "a rewrite kept the identity: " << f->identity().describe());
   }
   // Shorter than when it was opened: an error, not a crash.
   {
-    WitnessFile f(p, p);
+    auto f = dirs.open(p);
     CHECK_EQ(::truncate(p.c_str(), 100), 0);
-    CHECK_THROWS_WITH(f.read_all(), InvalidArgument, "shorter than when it was opened");
+    CHECK_THROWS_WITH(f->read_all(), InvalidArgument, "shorter than when it was opened");
   }
-  // Not a regular file, a final link: refused at open.
-  CHECK_THROWS_WITH(WitnessFile(t, t), InvalidArgument, "is not a regular file");
-  fs::create_symlink(p, t + "/l.wtns");
-  CHECK_THROWS_WITH(WitnessFile(t + "/l.wtns", t + "/l.wtns"), InvalidArgument, "cannot open");
+  // Changed while it was read (here: before, as the read cannot be interrupted): an error.
+  write(p, wtns(5));
+  {
+    auto f = dirs.open(p);
+    ::usleep(20000);
+    auto again = wtns(5);
+    again.back() = 9;
+    write(p, again);  // same size: the read completes, the identity tells
+    CHECK_THROWS_WITH(f->read_all(), InvalidArgument, "changed while it was read");
+  }
+  // A FIFO inside: refused, without blocking.
   CHECK_EQ(::mkfifo((t + "/fifo").c_str(), 0600), 0);
-  CHECK_THROWS_WITH(WitnessFile(t + "/fifo", t + "/fifo"), InvalidArgument, "is not a regular file");
+  CHECK_THROWS_WITH(dirs.open(t + "/fifo"), InvalidArgument, "is not a regular file");
   fs::remove_all(t);
 }

@@ -133,18 +133,18 @@ FileIdentity identity_of(const v1::WitnessPath& p) {
 }
 
 // A witness named by path: read in place (not mapped) when it is proved, if it is still under
-// witness_dirs and still the file that was accepted (device, inode, size, mtime, ctime).
+// witness_dirs and still the file that was accepted (device, inode, size, mtime, ctime). What
+// the file is now is not told: after a swap it may be another one.
 engine::Witness witness_in_place(const v1::WitnessPath& p, const WitnessDirs* dirs) {
   return engine::Witness{p.path(), [p, dirs] {
-                           if (!dirs->contains_canonical(p.path()))
+                           if (!dirs->covers(p.path()))
                              throw InvalidArgument(p.path() + " is no longer under the daemon's witness_dirs (" +
                                                    dirs->list() + ")");
-                           WitnessFile f(p.path(), p.path());
-                           if (!(f.identity() == identity_of(p)))
-                             throw InvalidArgument(p.path() + ": changed since the job was accepted (then " +
-                                                   identity_of(p).describe() + "; now " + f.identity().describe() +
-                                                   ")");
-                           io::Wtns w = io::parse_wtns(io::FileBytes::from_buffer(p.path(), f.read_all()));
+                           auto f = dirs->open(p.path());
+                           if (!(f->identity() == identity_of(p)))
+                             throw InvalidArgument(p.path() + ": changed since the job was accepted (it was " +
+                                                   identity_of(p).describe() + ")");
+                           io::Wtns w = io::parse_wtns(io::FileBytes::from_buffer(p.path(), f->read_all()));
                            return groth16::witness_scalars(w.values, w.n_witness);
                          }};
 }
@@ -408,20 +408,18 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
-// One witness named by path: under witness_dirs (see WitnessDirs::resolve), a regular file,
-// reached without a swapped directory on the way, whose headers fit the circuit (its values are
-// checked when it is read to be proved). Returns its canonical path and identity.
+// One witness named by path: a regular file opened beneath one of witness_dirs (see
+// witness_files.hpp) whose headers fit the circuit (its values are checked when it is read to be
+// proved). Returns its path as the journal keeps it, and its identity.
 v1::WitnessPath Service::witness_path(size_t index, const std::string& path, const std::string& circuit) {
   const std::string name = "partition " + std::to_string(index);
   try {
-    const std::string canon = witness_dirs_->resolve(path);
-    WitnessFile f(canon, path);
-    if (f.path_now() != canon) throw InvalidArgument(path + " changed while it was checked");
-    const auto h = f.header();
+    auto f = witness_dirs_->open(path);
+    const auto h = f->header();
     check_witness_shape(name, h.curve, h.n_witness, circuit);
-    const FileIdentity& id = f.identity();
+    const FileIdentity& id = f->identity();
     v1::WitnessPath w;
-    w.set_path(canon);
+    w.set_path(f->path());
     w.set_size(id.size);
     w.set_mtime_ns(id.mtime_ns);
     w.set_dev(id.dev);

@@ -72,7 +72,9 @@ class Service {
   void check_witness_shape(const std::string& name, CurveId curve, uint64_t n_witness, const std::string& circuit);
   v1::SubmitProofResponse submit_paths(const v1::SubmitProofRequest& req, uint64_t req_digest);
   v1::WitnessPath witness_path(size_t index, const std::string& path, const std::string& circuit);
-  std::unique_ptr<WitnessDirs> witness_dirs_;  // daemon.witness_dirs
+  // daemon.witness_dirs. Declared before engine_, so it outlives the engine's synthesis
+  // threads, which read witnesses through it.
+  std::unique_ptr<WitnessDirs> witness_dirs_;
   // The farm mode (queue.backend = "postgres"; farm.cpp).
   struct Farm;
   struct FarmDeleter {

@@ -1,7 +1,9 @@
 #include "daemon/witness_files.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,40 +23,69 @@ uint32_t u32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 uint64_t u64(const uint8_t* p) { return uint64_t(u32(p)) | uint64_t(u32(p + 4)) << 32; }
-// d contains p (both canonical or both lexically normal, no trailing slash but for "/").
-bool under(const std::string& d, const std::string& p) { return p.rfind(d == "/" ? d : d + "/", 0) == 0; }
+FileIdentity identity_of(const struct stat& st) {
+  return {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+}
+const int kFileFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+
+// `rel` (no "..", no leading '/') opened beneath the directory `dirfd`, following no link:
+// one component at a time. -1 with errno set; ELOOP when a component is a link.
+int open_walk(int dirfd, const std::string& rel) {
+  int cur = dirfd;
+  size_t from = 0;
+  for (;;) {
+    const size_t slash = rel.find('/', from);
+    const std::string comp = rel.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
+    if (slash == std::string::npos) {
+      const int fd = ::openat(cur, comp.c_str(), kFileFlags | O_NOFOLLOW);
+      const int e = errno;
+      if (cur != dirfd) ::close(cur);
+      errno = e;
+      return fd;
+    }
+    int next = ::openat(cur, comp.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    int e = errno;
+    if (next < 0 && e == ENOTDIR) {  // a link (O_NOFOLLOW opened the link itself), or a file
+      struct stat st {};
+      if (::fstatat(cur, comp.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) e = ELOOP;
+    }
+    if (cur != dirfd) ::close(cur);
+    if (next < 0) {
+      errno = e;
+      return -1;
+    }
+    cur = next;
+    from = slash + 1;
+  }
+}
 }  // namespace
 
 std::string FileIdentity::describe() const {
   return std::to_string(size) + " bytes, modified at " + std::to_string(mtime_ns) + " ns, changed at " +
-         std::to_string(ctime_ns) + " ns, inode " + std::to_string(ino);
+         std::to_string(ctime_ns) + " ns, device " + std::to_string(dev) + ", inode " + std::to_string(ino);
 }
 
-WitnessFile::WitnessFile(const std::string& canonical, const std::string& shown) : shown_(shown) {
-  fd_ = ::open(canonical.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd_ < 0) throw InvalidArgument(shown + ": cannot open: " + std::strerror(errno));
+WitnessFile::WitnessFile(int fd, std::string path, std::string shown)
+    : fd_(fd), path_(std::move(path)), shown_(std::move(shown)) {
   struct stat st {};
   if (::fstat(fd_, &st) != 0) {
     const int e = errno;
     ::close(fd_);
-    throw InvalidArgument(shown + ": cannot stat: " + std::strerror(e));
+    throw InvalidArgument(shown_ + ": cannot stat: " + std::strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd_);
-    throw InvalidArgument(shown + " is not a regular file");
+    throw InvalidArgument(shown_ + " is not a regular file");
   }
-  id_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+  id_ = identity_of(st);
 }
 
-WitnessFile::~WitnessFile() {
-  if (fd_ >= 0) ::close(fd_);
-}
+WitnessFile::~WitnessFile() { ::close(fd_); }
 
-std::string WitnessFile::path_now() const {
-  char buf[4096];
-  const std::string link = "/proc/self/fd/" + std::to_string(fd_);
-  const ssize_t k = ::readlink(link.c_str(), buf, sizeof buf);
-  return k > 0 && size_t(k) < sizeof buf ? std::string(buf, size_t(k)) : std::string();
+FileIdentity WitnessFile::identity_now() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw Error(shown_ + ": cannot stat: " + std::strerror(errno));
+  return identity_of(st);
 }
 
 WitnessFile::Header WitnessFile::header() const {
@@ -126,45 +157,88 @@ std::vector<uint8_t> WitnessFile::read_all() const {
                             std::to_string(b.size()) + " bytes)");
     got += size_t(k);
   }
+  if (!(identity_now() == id_)) throw InvalidArgument(shown_ + ": changed while it was read");
   return b;
 }
 
-WitnessDirs::WitnessDirs(const std::vector<std::string>& dirs) {
+WitnessDirs::WitnessDirs(const std::vector<std::string>& dirs, bool no_openat2) : no_openat2_(no_openat2) {
   for (auto& d : dirs) {
+    Dir x;
+    x.configured = fs::path(d).lexically_normal().string();
+    while (x.configured.size() > 1 && x.configured.back() == '/') x.configured.pop_back();
+    x.fd = ::open(d.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     std::error_code e;
-    auto c = fs::canonical(d, e);
-    if (e || !fs::is_directory(c, e))
-      throw InvalidArgument("daemon.witness_dirs: " + d + ": " + (e ? e.message() : "not a directory"));
-    configured_.push_back(fs::path(d).lexically_normal().string());
-    if (configured_.back().size() > 1 && configured_.back().back() == '/') configured_.back().pop_back();
-    canonical_.push_back(c.string());
+    if (x.fd >= 0) x.canonical = fs::canonical(d, e).string();
+    if (x.fd < 0 || e) {
+      const std::string why = x.fd < 0 ? std::strerror(errno) : e.message();
+      if (x.fd >= 0) ::close(x.fd);
+      throw InvalidArgument("daemon.witness_dirs: " + d + ": " + why);
+    }
+    dirs_.push_back(std::move(x));
   }
+}
+
+WitnessDirs::~WitnessDirs() {
+  for (auto& d : dirs_) ::close(d.fd);
 }
 
 std::string WitnessDirs::list() const {
   std::string s;
-  for (auto& d : configured_) s += (s.empty() ? "" : ", ") + d;
+  for (auto& d : dirs_) s += (s.empty() ? "" : ", ") + d.configured;
   return s;
 }
 
-bool WitnessDirs::contains_canonical(const std::string& canonical) const {
-  for (auto& d : canonical_)
-    if (under(d, canonical)) return true;
+bool WitnessDirs::locate(const std::string& path, size_t& dir, std::string& rel) const {
+  if (path.empty() || path[0] != '/') return false;
+  std::string lex = fs::path(path).lexically_normal().string();
+  while (lex.size() > 1 && lex.back() == '/') lex.pop_back();
+  for (size_t i = 0; i < dirs_.size(); ++i)
+    for (const std::string* form : {&dirs_[i].configured, &dirs_[i].canonical}) {
+      const std::string& f = *form;
+      if (lex == f) {
+        dir = i, rel.clear();
+        return true;
+      }
+      const std::string prefix = f == "/" ? f : f + "/";
+      if (lex.rfind(prefix, 0) == 0) {
+        dir = i, rel = lex.substr(prefix.size());
+        return true;
+      }
+    }
   return false;
 }
 
-std::string WitnessDirs::resolve(const std::string& path) const {
+bool WitnessDirs::covers(const std::string& path) const {
+  size_t d;
+  std::string rel;
+  return locate(path, d, rel);
+}
+
+std::unique_ptr<WitnessFile> WitnessDirs::open(const std::string& path) const {
   if (path.empty() || path[0] != '/') throw InvalidArgument("'" + path + "' is not an absolute path");
-  const std::string lex = fs::path(path).lexically_normal().string();
-  bool inside = false;
-  for (size_t i = 0; i < configured_.size(); ++i) inside |= under(configured_[i], lex) || under(canonical_[i], lex);
-  if (!inside) throw InvalidArgument(path + " is not under the daemon's witness_dirs (" + list() + ")");
-  std::error_code e;
-  const std::string canon = fs::canonical(lex, e).string();
-  if (e) throw InvalidArgument(path + ": " + e.message());
-  if (!contains_canonical(canon))
-    throw InvalidArgument(path + " leads outside the daemon's witness_dirs (" + list() + ") through a link");
-  return canon;
+  size_t d = 0;
+  std::string rel;
+  if (!locate(path, d, rel)) throw InvalidArgument(path + " is not under the daemon's witness_dirs (" + list() + ")");
+  if (rel.empty()) throw InvalidArgument(path + " is a witness directory, not a witness file");
+  int fd = -1;
+  bool walked = no_openat2_;
+  if (!walked) {
+    struct open_how how {};
+    how.flags = uint64_t(kFileFlags);
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    fd = int(::syscall(SYS_openat2, dirs_[d].fd, rel.c_str(), &how, sizeof how));
+    walked = fd < 0 && (errno == ENOSYS || errno == EPERM);  // no openat2 here (or filtered)
+  }
+  if (walked) fd = open_walk(dirs_[d].fd, rel);
+  if (fd < 0) {
+    const int e = errno;
+    if (e == EXDEV) throw InvalidArgument(path + " leads outside the daemon's witness_dirs (" + list() + ") through a link");
+    if (e == ELOOP && walked)
+      throw InvalidArgument(path + " goes through a link (without openat2, links in witness_dirs are not followed)");
+    if (e == ELOOP) throw InvalidArgument(path + " goes through too many links");
+    throw InvalidArgument(path + ": cannot open: " + std::strerror(e));
+  }
+  return std::unique_ptr<WitnessFile>(new WitnessFile(fd, dirs_[d].canonical + (dirs_[d].canonical == "/" ? "" : "/") + rel, path));
 }
 
 }  // namespace cuzk::daemon

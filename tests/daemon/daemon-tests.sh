@@ -653,24 +653,27 @@ refuse_path "No such file or directory" "$P" "$WD/witness_0.wtns,$WD/nonexistent
 # is read seconds after the answer; by then (a) its file has been rewritten with other bytes of
 # the same size and its mtime put back, or (b) its directory has been swapped for a link to a
 # directory outside witness_dirs holding a file of the same name, size and mtime.
-changed_job() {  # changed_job TAG LAST_PATH SWAP_COMMAND: submit, swap, await; the job must fail
-  local tag=$1 last=$2 swap=$3
+changed_job() {  # changed_job TAG LAST_PATH SWAP_COMMAND WANT: submit, swap, await; the job must fail
+  local tag=$1 last=$2 swap=$3 want=$4
   client submit --daemon "$P" --circuit porep-bls --partitions "$(wlist "$WD" 0 1 2 3 4 5 6 7 8),$last" --by-path 1 \
     > "$T/bp$tag.out" 2> "$T/bp$tag.err" || note "submit --by-path ($tag) failed: $(cat "$T/bp$tag.err")"
   eval "$swap"
   client await --daemon "$P" "$(tail -n 1 "$T/bp$tag.out")" --out "$T/bp$tag" > "$T/bp$tag-await.out" 2>&1 &&
     note "the job whose witness was changed ($tag) succeeded"
-  has "$T/bp$tag-await.out" "$last: changed since the job was accepted" "await of the job with a changed witness ($tag)"
+  has "$T/bp$tag-await.out" "$want" "await of the job with a changed witness ($tag)"
+  grep -qF "$T/outside" "$T/bp$tag-await.out" && note "the failure of job $tag tells of the file outside: $(cat "$T/bp$tag-await.out")"
 }
 cp "$WD/witness_9.wtns" "$WD/w9.wtns"
 changed_job rewrite "$WD/w9.wtns" \
-  'cp "$WD/w9.wtns" "$T/w9.keep"; cp "$BLS/witness_8.wtns" "$WD/w9.wtns"; touch -r "$T/w9.keep" "$WD/w9.wtns"'
+  'cp "$WD/w9.wtns" "$T/w9.keep"; cp "$BLS/witness_8.wtns" "$WD/w9.wtns"; touch -r "$T/w9.keep" "$WD/w9.wtns"' \
+  "$WD/w9.wtns: changed since the job was accepted"
 cmp -s "$T/w9.keep" "$WD/w9.wtns" && note "the rewrite test did not change the file"
 mkdir -p "$WD/sub" "$T/outside/sub"
 cp "$WD/witness_9.wtns" "$WD/sub/w.wtns"
 cp "$BLS/witness_8.wtns" "$T/outside/sub/w.wtns"
 touch -r "$WD/sub/w.wtns" "$T/outside/sub/w.wtns"
-changed_job swap "$WD/sub/w.wtns" 'mv "$WD/sub" "$WD/sub.orig"; ln -s "$T/outside/sub" "$WD/sub"'
+changed_job swap "$WD/sub/w.wtns" 'mv "$WD/sub" "$WD/sub.orig"; ln -s "$T/outside/sub" "$WD/sub"' \
+  "$WD/sub/w.wtns leads outside the daemon's witness_dirs ($WD) through a link"
 stop_daemon "$PPID_"
 eq "$STOP_RC" 0 "exit status of daemon P after SIGTERM"
 verdict "11 witnesses by path: 10 proofs valid, idempotent, journal +$(( jsize1 - jsize0 )) bytes; outside witness_dirs (unprobed), through .. or a link, wrong wire count, missing: refused; a witness rewritten (size and mtime kept) or its directory swapped after acceptance fails its job" p
