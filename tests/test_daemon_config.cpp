@@ -3,7 +3,10 @@
 #include <cstdlib>
 #include <string>
 
+#include <random>
+
 #include "daemon/config.hpp"
+#include "daemon/service_util.hpp"
 #include "testing.hpp"
 #include "util/error.hpp"
 
@@ -107,4 +110,58 @@ CUZK_TEST(daemon_config_durations_and_default) {
   Config c = parse_config("[daemon]\nlisten = \"unix:///tmp/a.sock\"\njournal = \"/tmp/j\"\n", "min.toml");
   CHECK(c.circuits.empty());
   CHECK_EQ(c.devices[0], std::string("auto"));
+}
+
+// The request digest: the same value however a streamed request is cut into pieces, and for the
+// same request sent in one message; any changed byte or moved field boundary changes it; older
+// (odd) stored values are never taken for a difference.
+CUZK_TEST(daemon_request_digest) {
+  std::mt19937_64 rng(test::seed());
+  v1::SubmitProofRequest q;
+  q.set_circuit_id("porep");
+  q.set_priority(v1::HIGH);
+  for (size_t len : {0ul, 1ul, 31ul, 32ul, 33ul, 1000ul, 65537ul}) {
+    std::string w(len, '\0');
+    for (auto& ch : w) ch = char(rng());
+    q.add_partitions(w);
+  }
+  const uint64_t whole = detail::digest(q);
+  CHECK_EQ(whole & 3, uint64_t(2));
+  for (int trial = 0; trial < 20; ++trial) {
+    detail::RequestDigest d;
+    d.head(q);
+    for (auto& w : q.partitions()) {
+      size_t at = 0;
+      while (at < w.size()) {
+        const size_t k = std::min<size_t>(w.size() - at, 1 + rng() % 97);
+        d.bytes(w.data() + at, k);
+        at += k;
+      }
+      d.end(w.size());
+    }
+    CHECK_EQ(d.value(), whole);
+  }
+  auto changed = q;
+  (*changed.mutable_partitions(5))[500] ^= 1;  // the 1000-byte witness
+  CHECK(detail::digest(changed) != whole);
+  auto moved = q;  // one byte moved from the end of one witness to the start of the next
+  std::string a = moved.partitions(3), b = moved.partitions(4);
+  b.insert(b.begin(), a.back());
+  a.pop_back();
+  moved.set_partitions(3, a), moved.set_partitions(4, b);
+  CHECK(detail::digest(moved) != whole);
+  auto prio = q;
+  prio.set_priority(v1::LOW);
+  CHECK(detail::digest(prio) != whole);
+  auto paths = q;
+  paths.clear_partitions();
+  paths.add_partition_paths("/x");
+  auto bytes = q;
+  bytes.clear_partitions();
+  bytes.add_partitions("/x");
+  CHECK(detail::digest(paths) != detail::digest(bytes));
+  CHECK(!detail::digests_differ(0, whole));
+  CHECK(!detail::digests_differ(whole | 1, whole ^ 4));  // stored by an older daemon
+  CHECK(!detail::digests_differ(whole, whole));
+  CHECK(detail::digests_differ(whole, detail::digest(changed)));
 }

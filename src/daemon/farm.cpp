@@ -392,7 +392,7 @@ v1::SubmitProofResponse Service::farm_submit(const v1::SubmitProofRequest& req, 
   } catch (const PgError& e) {
     throw Rejected(Rejected::Unavailable, std::string("the job queue is unavailable: ") + e.what());
   }
-  if (s.existing && s.digest != 0 && s.digest != d)
+  if (s.existing && detail::digests_differ(s.digest, d))
     throw Rejected(Rejected::InvalidArgument,
                    "request_id '" + req.request_id() + "' was used for another request (job " + s.job_id + ")");
   if (!s.existing) {

@@ -294,8 +294,7 @@ v1::JobResult Service::result_of(const Job& j, const engine::JobResult& r) {
 
 // A request_id seen before: the job it has, if the request is the same one (under mu_).
 v1::SubmitProofResponse Service::same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j) {
-  const uint64_t d = j.job.request_digest();
-  if (d != 0 && d != req_digest)
+  if (detail::digests_differ(j.job.request_digest(), req_digest))
     throw Rejected(Rejected::InvalidArgument, "request_id '" + req.request_id() + "' was used for another request (job " +
                                                   j.job.job_id() + ", circuit '" + j.job.circuit_id() + "', " +
                                                   std::to_string(j.partitions) + " partitions)");
