@@ -52,7 +52,8 @@ for mode in stream by-path; do
   job=$("$C" submit --daemon "$A" --circuit "porep$N" --partitions "$pw" "${flag[@]}" | tail -n 1)
   t=$(date +%s.%N)
   "$C" await --daemon "$A" "$job" --out "$O/j$N-$mode" > "$O/await-$N-$mode.txt" 2>&1
-  echo "2^$N job $job ($mode): submit $(awk "BEGIN {printf \"%.2f\", $t - $s}") s; await rc=$?; $(tail -n 1 "$O/await-$N-$mode.txt")"
+  rc=$?
+  echo "2^$N job $job ($mode): submit $(awk "BEGIN {printf \"%.2f\", $t - $s}") s; await rc=$rc; $(tail -n 1 "$O/await-$N-$mode.txt")"
   rm -f "$O/j$N-$mode/proofs.bin"
   timeout 200 "$C" loadgen --daemon "$A" --circuit "porep$N" --partitions "$pw" "${flag[@]}" --jobs 12 --clients 4 \
     > "$O/loadgen-$N-$mode.txt" 2>&1

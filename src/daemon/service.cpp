@@ -821,11 +821,17 @@ v1::SrsResponse Service::preload(const v1::SrsRequest& req) {
   if (!circuits_.count(req.circuit_id())) throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
   v1::SrsResponse r;
   if (req.device().empty()) {  // every device at once
-    for (auto& o : engine_->preload_all(req.circuit_id())) {
-      if (o.invalid_argument) throw Rejected(Rejected::InvalidArgument, o.error);
-      if (!o.error.empty()) throw Error(o.error);
-      r.add_devices(o.device);
+    const auto out = engine_->preload_all(req.circuit_id());
+    std::string loaded;
+    for (auto& o : out)
+      if (o.error.empty()) loaded += (loaded.empty() ? "" : ", ") + o.device;
+    for (auto& o : out) {
+      if (o.error.empty()) continue;
+      const std::string m = o.error + " (loaded on: " + (loaded.empty() ? "no device" : loaded) + ")";
+      if (o.invalid_argument) throw Rejected(Rejected::InvalidArgument, m);
+      throw Error(m);
     }
+    for (auto& o : out) r.add_devices(o.device);
     return r;
   }
   for (auto& d : engine_->device_records()) {

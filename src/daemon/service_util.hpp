@@ -107,8 +107,8 @@ struct RequestDigest {
     }
     uint8_t len[32] = {};
     std::memcpy(len, &n, sizeof n);
-    len[31] = 0xfe;  // a length block differs from any zero-padded data block of one field
-    block(len);
+    len[31] = 0xfe;
+    block(len);  // every field ends with its length: fields are told apart by where they end
   }
   void field(const std::string& b) {
     bytes(b.data(), b.size());

@@ -208,7 +208,8 @@ struct Job {
   bool ended() const { return state == JobState::Done || state == JobState::Failed || state == JobState::Cancelled; }
 };
 
-// Order: CRITICAL first, then the oldest job, then the lowest partition.
+// Order: the higher priority (CRITICAL, HIGH, NORMAL, LOW), then the oldest job, then the lowest
+// partition.
 struct PartOrder {
   bool operator()(const Part* a, const Part* b) const {
     bool ca = a->job->priority == Priority::Critical, cb = b->job->priority == Priority::Critical;
