@@ -25,6 +25,7 @@ shutdown_grace = "90s"
 max_request_bytes = "64MiB"
 max_partitions = 16
 witness_dirs = ["/data/wtns", "/scratch"]
+journal_reserve = "5GiB"
 [devices]
 list = ["gpu:0", "gpu:1"]
 workers_per_device = 3
@@ -57,6 +58,8 @@ CUZK_TEST(daemon_config_reads_every_key) {
   CHECK_EQ(c.max_partitions, uint32_t(16));
   CHECK_EQ(c.witness_dirs.size(), size_t(2));
   CHECK_EQ(c.witness_dirs[1], std::string("/scratch"));
+  CHECK_EQ(c.journal_reserve, size_t(5) << 30);
+  CHECK_EQ(default_config().journal_reserve, size_t(1) << 30);
   CHECK_EQ(c.devices.size(), size_t(2));
   CHECK_EQ(c.devices[1], std::string("gpu:1"));
   CHECK_EQ(c.workers_per_device, 3);

@@ -166,7 +166,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   c.circuits.clear();
   if (auto t = sub(root, "daemon", r)) {
     r.known(*t, "daemon", {"listen", "status_listen", "journal", "token", "keep_results", "shutdown_grace",
-                           "max_request_bytes", "max_partitions", "witness_dirs"});
+                           "max_request_bytes", "max_partitions", "witness_dirs", "journal_reserve"});
     c.listen = r.str(*t, "daemon", "listen", c.listen);
     c.status_listen = r.str(*t, "daemon", "status_listen", c.status_listen);
     c.journal = r.str(*t, "daemon", "journal", c.journal);
@@ -176,6 +176,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     c.max_request_bytes = r.size(*t, "daemon", "max_request_bytes", c.max_request_bytes);
     c.max_partitions = uint32_t(r.integer(*t, "daemon", "max_partitions", c.max_partitions, 1, 100000));
     c.witness_dirs = r.strings(*t, "daemon", "witness_dirs");
+    c.journal_reserve = r.size(*t, "daemon", "journal_reserve", c.journal_reserve);
     for (auto& d : c.witness_dirs)
       if (d.empty() || d[0] != '/') r.fail("daemon.witness_dirs", "'" + d + "' is not an absolute path");
   }

@@ -24,6 +24,9 @@ struct Config {
   // Directories whose .wtns files a request may name instead of sending their bytes (read in
   // place; absolute, existing). Empty: witness paths are refused.
   std::vector<std::string> witness_dirs;
+  // Free space kept on the journal's filesystem: a submission whose witnesses would leave less
+  // is refused (RESOURCE_EXHAUSTED, retry later), a streamed one as soon as it would.
+  size_t journal_reserve = size_t(1) << 30;
   // [devices]
   std::vector<std::string> devices = {"auto"};  // "gpu:0", "all", "sim:2", "cpu", "auto"
   int workers_per_device = 2;

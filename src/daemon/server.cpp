@@ -126,6 +126,7 @@ class Rpc final : public v1::ProvingEngine::Service {
           up.open(cur);
         }
         d.bytes(ch.data().data(), ch.data().size());
+        s_.check_journal_space(ch.data().size());
         up.write(ch.data());
         size += ch.data().size();
       }

@@ -3,6 +3,7 @@
 
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <algorithm>
 #include <chrono>
@@ -407,6 +408,17 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
+void Service::check_journal_space(size_t more) {
+  struct statvfs v {};
+  if (::statvfs(cfg_.journal.c_str(), &v) != 0) return;  // unknown: the writes themselves will tell
+  const uint64_t free_bytes = uint64_t(v.f_bavail) * v.f_frsize;
+  if (free_bytes >= uint64_t(cfg_.journal_reserve) + more) return;
+  throw Rejected(Rejected::ResourceExhausted,
+                 "the journal's filesystem (" + cfg_.journal + ") has " + std::to_string(free_bytes) +
+                     " bytes free; this request needs " + std::to_string(more) + " more and the daemon keeps " +
+                     std::to_string(cfg_.journal_reserve) + " free (daemon.journal_reserve); retry later");
+}
+
 // One witness named by path: a regular file opened beneath one of witness_dirs (see
 // witness_files.hpp) whose headers fit the circuit (its values are checked when it is read to be
 // proved). Returns its path as the journal keeps it, and its identity.
@@ -484,6 +496,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
                      "host budget: unfinished jobs hold " + std::to_string(witness_bytes_) + " bytes of witnesses, this job " +
                          std::to_string(bytes) + ", the budget is " + std::to_string(cfg_.host_budget) + "; retry later");
   }
+  check_journal_space(bytes);
   auto j = new_job(req, req_digest, uint32_t(req.partitions_size()));
   for (auto& w : req.partitions()) j->job.add_partitions(w);
   return journal_and_run(j);

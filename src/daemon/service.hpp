@@ -51,6 +51,9 @@ class Service {
   v1::SrsResponse preload(const v1::SrsRequest& req);
   v1::SrsResponse evict(const v1::SrsRequest& req);
   void count_rejected();
+  // Refuses (RESOURCE_EXHAUSTED) when writing `more` bytes into the journal would leave less
+  // than journal_reserve free on its filesystem.
+  void check_journal_space(size_t more);
   bool stopped();  // shutdown has given up waiting: awaits answer at once
 
   // Stops accepting; waits up to `grace_s` for the jobs in flight to end; then stops the engine.

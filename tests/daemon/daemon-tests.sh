@@ -613,7 +613,9 @@ SP=$T/p.sock
 P=unix://$SP
 JP=$T/journal-p
 mkdir -p "$JP"
-conf "$T/p.toml" "$P" "$JP" "$PP" "sim:1" 1 250 "witness_dirs = [\"$WD\"]"
+# Daemon P keeps 1000 TiB free on its journal's filesystem: no disk has that, so witnesses that
+# would be written there (one message or streamed) are refused, while paths still go through.
+conf "$T/p.toml" "$P" "$JP" "$PP" "sim:1" 1 250 "witness_dirs = [\"$WD\"]" 'journal_reserve = "1000TiB"'
 start_daemon p "$T/p.toml" "$P"
 PPID_=$DPID
 jsize0=$(du -sb "$JP" | cut -f1)
@@ -631,6 +633,17 @@ client await --daemon "$P" "$jp" --out "$T/bypath" > "$T/bp-await.out" 2>&1 ||
 check_dir "$T/bypath" bls 0 1 2 3 4 5 6 7 8 9 > "$T/pairs-bypath"
 verify_pairs "$BLS/verification_key.json" "$T/pairs-bypath" 10
 [ "$(find "$WD" -name 'witness_*.wtns' | wc -l)" = 10 ] || note "witness files under witness_dirs went away"
+jfiles() { find "$1" -maxdepth 1 -type f | wc -l; }  # (a refused stream leaves incoming/ itself)
+for mode in "" "--stream 1"; do
+  before=$(jfiles "$JP")
+  # shellcheck disable=SC2086
+  client submit --daemon "$P" --circuit porep-bls --partitions "$(wlist "$BLS" 0 1)" $mode > /dev/null \
+    2> "$T/reserve.err" && note "a submission ($mode) was accepted beyond journal_reserve"
+  has "$T/reserve.err" "RESOURCE_EXHAUSTED: the journal's filesystem ($JP) has" "journal_reserve refusal ($mode)"
+  has "$T/reserve.err" "(daemon.journal_reserve); retry later" "journal_reserve refusal ($mode)"
+  eq "$(jfiles "$JP")" "$before" "journal files after a submission refused for space ($mode)"
+  [ -z "$(ls -A "$JP/incoming" 2> /dev/null)" ] || note "pieces left in $JP/incoming after a refused stream"
+done
 refuse_path() {  # refuse_path EXPECTED_TEXT ADDR PATHS: the submit fails with it, nothing journaled
   local want=$1 addr=$2 paths=$3 before
   before=$(nfiles "$JP")
@@ -676,7 +689,7 @@ changed_job swap "$WD/sub/w.wtns" 'mv "$WD/sub" "$WD/sub.orig"; ln -s "$T/outsid
   "$WD/sub/w.wtns leads outside the daemon's witness_dirs ($WD) through a link"
 stop_daemon "$PPID_"
 eq "$STOP_RC" 0 "exit status of daemon P after SIGTERM"
-verdict "11 witnesses by path: 10 proofs valid, idempotent, journal +$(( jsize1 - jsize0 )) bytes; outside witness_dirs (unprobed), through .. or a link, wrong wire count, missing: refused; a witness rewritten (size and mtime kept) or its directory swapped after acceptance fails its job" p
+verdict "11 witnesses by path: 10 proofs valid, idempotent, journal +$(( jsize1 - jsize0 )) bytes; witness bytes refused beyond journal_reserve, in one message or streamed; outside witness_dirs (unprobed), through .. or a link, wrong wire count, missing: refused; a witness rewritten (size and mtime kept) or its directory swapped after acceptance fails its job" p
 
 echo "daemon tests: $pass passed, $fail failed"
 [ $fail = 0 ]
