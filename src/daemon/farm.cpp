@@ -239,6 +239,10 @@ void Service::farm_start() {
           engine::JobResult r = engine_->await(h->engine_id);
           const double offset = double(unix_ms()) - engine_->now_ms();
           engine_->forget(h->engine_id);
+          if (r.state == engine::JobState::Done) {
+            std::lock_guard lk(mu_);
+            for (auto& rec : r.records) observe(rec);
+          }
           bool stopping;
           {
             std::lock_guard lk(f.mu);

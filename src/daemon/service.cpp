@@ -253,6 +253,8 @@ void Service::reap(std::shared_ptr<Job> j) {
   if (r.state == engine::JobState::Done) counters_.set_jobs_done(counters_.jobs_done() + 1);
   else if (r.state == engine::JobState::Failed) counters_.set_jobs_failed(counters_.jobs_failed() + 1);
   else counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
+  for (auto& rec : r.records)
+    if (rec.ok) observe(rec);
   engine_->forget(j->engine_id);
   reaped_.push_back(j->job.job_id());
   if (log_)
@@ -753,6 +755,26 @@ std::string Service::status_json() {
   return io::to_json(o);
 }
 
+namespace {
+// Histogram of partition phases: names, and upper bounds in seconds (the last bucket is +Inf).
+const char* const kPhaseNames[] = {"queue", "synthesis", "stage", "budget_wait", "lock_wait", "kernels", "finish"};
+const double kPhaseBounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+}  // namespace
+
+void Service::observe(const engine::PartitionRecord& rec) {
+  static_assert(std::size(kPhaseNames) == kPhases && std::size(kPhaseBounds) + 1 == kBuckets);
+  const double ms[kPhases] = {rec.queued.ms(),    rec.synth.ms(),     rec.stage.ms(), rec.budget_wait_ms,
+                              rec.lock_wait.ms(), rec.kernels.ms(),   rec.finish.ms()};
+  ++phase_stats_.count;
+  for (int p = 0; p < kPhases; ++p) {
+    const double s = std::max(0.0, ms[p]) / 1000;
+    phase_stats_.sum[p] += s;
+    int b = 0;
+    while (b < kBuckets - 1 && s > kPhaseBounds[b]) ++b;
+    ++phase_stats_.buckets[p][b];
+  }
+}
+
 std::string Service::metrics_text() {
   v1::GetStatusResponse s = status();
   std::string out;
@@ -796,6 +818,27 @@ std::string Service::metrics_text() {
   sample("cuzk_queue_depth", "queue=\"synthesis\"", double(s.queued_synthesis()));
   sample("cuzk_queue_depth", "queue=\"ready\"", double(s.queued_ready()));
   sample("cuzk_queue_depth", "queue=\"running\"", double(s.running_partitions()));
+  PhaseStats ph;
+  {
+    std::lock_guard lk(mu_);
+    ph = phase_stats_;
+  }
+  family("cuzk_partition_phase_seconds", "histogram",
+         "Phases of the partitions proved here: queue, synthesis, stage (budget_wait is part of it), lock_wait, "
+         "kernels, finish.");
+  for (int p = 0; p < kPhases; ++p) {
+    const std::string l = std::string("phase=\"") + kPhaseNames[p] + "\"";
+    uint64_t cum = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+      cum += ph.buckets[p][b];
+      char le[32];
+      if (b < kBuckets - 1) std::snprintf(le, sizeof le, "%g", kPhaseBounds[b]);
+      else std::snprintf(le, sizeof le, "+Inf");
+      sample("cuzk_partition_phase_seconds_bucket", l + ",le=\"" + le + "\"", double(cum));
+    }
+    sample("cuzk_partition_phase_seconds_sum", l, ph.sum[p]);
+    sample("cuzk_partition_phase_seconds_count", l, double(ph.count));
+  }
   family("cuzk_device_memory_bytes", "gauge", "Device memory budget, free and reserved, bytes.");
   for (auto& d : s.devices()) {
     const std::string l = "device=\"" + esc(d.name()) + "\",kind=";

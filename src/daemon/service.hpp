@@ -2,6 +2,7 @@
 // engine, awaited, cancelled, recovered after a restart; status and metrics. The gRPC and HTTP
 // servers (server.cpp) are thin layers over it.
 #pragma once
+#include <array>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -115,6 +116,14 @@ class Service {
   bool stopping_ = false, stopped_ = false;
   size_t active_ = 0, witness_bytes_ = 0;
   v1::Counters counters_;
+  // Phase times of the partitions proved here, for /metrics' histogram (under mu_).
+  static constexpr int kPhases = 7, kBuckets = 14;  // buckets: the bounds of service.cpp and +Inf
+  struct PhaseStats {
+    uint64_t count = 0;
+    std::array<std::array<uint64_t, kBuckets>, kPhases> buckets{};
+    std::array<double, kPhases> sum{};
+  } phase_stats_;
+  void observe(const engine::PartitionRecord& rec);  // under mu_
 };
 
 }  // namespace cuzk::daemon

@@ -221,6 +221,34 @@ def main(argv):
     for fam in helps:
         if fam not in types:
             problem('HELP for %s without a TYPE line' % fam)
+    # Histograms: per label set, buckets cumulative in le, a +Inf bucket equal to _count, a _sum.
+    for fam, ty in types.items():
+        if ty != 'histogram':
+            continue
+        series = {}
+        for (name, labels), value in samples.items():
+            if name == fam + '_bucket':
+                rest = tuple(kv for kv in labels if kv[0] != 'le')
+                le = dict(labels).get('le')
+                if le is None:
+                    problem('histogram %s: bucket %s without le' % (fam, show(name, dict(labels))))
+                    continue
+                series.setdefault(rest, []).append((parse_value(le), value))
+        nseries = 0
+        for rest, buckets in series.items():
+            nseries += 1
+            buckets.sort()
+            counts = [v for _, v in buckets]
+            if any(b < a for a, b in zip(counts, counts[1:])):
+                problem('histogram %s%s: buckets are not cumulative: %s' % (fam, dict(rest), counts))
+            if not buckets or buckets[-1][0] != math.inf:
+                problem('histogram %s%s: no le="+Inf" bucket' % (fam, dict(rest)))
+            cnt = samples.get(key(fam + '_count', dict(rest)))
+            if cnt is None or (buckets and cnt != buckets[-1][1]):
+                problem('histogram %s%s: _count %r is not the +Inf bucket' % (fam, dict(rest), cnt))
+            if samples.get(key(fam + '_sum', dict(rest))) is None:
+                problem('histogram %s%s: no _sum' % (fam, dict(rest)))
+        print('histogram %s: %d series, buckets cumulative, +Inf = _count' % (fam, nseries))
     nfam = len(set(family_of_sample))
     print('format rules: %d families (%s), %d samples' % (
         nfam, ', '.join('%d %s' % (sum(1 for t in types.values() if t == ty), ty)

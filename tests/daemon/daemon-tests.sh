@@ -343,6 +343,10 @@ done
 expects+=(--expect "cuzk_partitions_total{outcome=\"done\"}=$(jv "$T/s6.json" "d['counters']['partitions_done']")")
 expects+=(--expect "cuzk_requests_rejected_total=$(jv "$T/s6.json" "d['counters']['requests_rejected']")")
 expects+=(--expect "cuzk_jobs_active=0")
+# Every partition proved here is in each phase's histogram once.
+for ph in queue synthesis stage budget_wait lock_wait kernels finish; do
+  expects+=(--expect "cuzk_partition_phase_seconds_count{phase=\"$ph\"}=$(jv "$T/s6.json" "d['counters']['partitions_done']")")
+done
 done6=$(jv "$T/s6.json" "d['counters']['jobs_done']")
 eq "$done6" 122 "status jobs_done (120 loadgen jobs and 2 of check 2)"
 "$PY" "$HERE/check_metrics.py" "http://127.0.0.1:$PA/metrics" "${expects[@]}" > "$T/metrics.out" 2>&1; rc=$?
