@@ -243,10 +243,10 @@ void Service::farm_start() {
             std::lock_guard lk(mu_);
             for (auto& rec : r.records) observe(rec);
           }
-          bool stopping;
+          bool stopping, lost;  // (lost is written by the heartbeat, under f.mu)
           {
             std::lock_guard lk(f.mu);
-            stopping = f.stop;
+            stopping = f.stop, lost = h->lost;
           }
           // Writes the outcome, retrying while the database is away (about 20 s; after that the
           // lease has run out and another host proves the partition again).
@@ -263,7 +263,7 @@ void Service::farm_start() {
                 p.public_json = r.proofs[0].public_json;
                 p.compressed.assign(r.proofs[0].compressed.begin(), r.proofs[0].compressed.end());
                 (q->complete(h->claim, p) ? completed : refused) = true;
-              } else if (!h->lost) {
+              } else if (!lost) {
                 // Failed here (counts towards max_attempts), or stopped with the daemon (does not).
                 const std::string why = stopping ? "host " + f.host + " stopped" : f.host + ": " + r.error;
                 released = q->release(h->claim, why, cfg_.max_attempts, !stopping);
@@ -280,13 +280,10 @@ void Service::farm_start() {
               std::this_thread::sleep_for(std::chrono::milliseconds(500));
             }
           }
-          {
-            std::lock_guard lk(f.mu);
-            f.completed += completed;
-            f.refused += refused;
-            f.released += released;
-          }
           std::lock_guard lk(f.mu);
+          f.completed += completed;
+          f.refused += refused;
+          f.released += released;
           f.held.erase(h->claim.token);
           f.held_bytes -= h->bytes;
           f.reaped.push_back(h->claim.token);

@@ -4,6 +4,7 @@
 #include <libpq/libpq-fs.h>
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -325,15 +326,21 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
       Result m = c_->q("UPDATE cuzk_jobs SET state = 'running' WHERE job_id IN (SELECT job_id FROM cuzk_jobs "
                        "WHERE job_id = ANY($1::text[]) AND state = 'queued' FOR UPDATE SKIP LOCKED)",
                        {text_array(jobs)});
-      Result info = c_->q("SELECT job_id, circuit_id, priority FROM cuzk_jobs WHERE job_id = ANY($1::text[])",
+      // The jobs in the order their partitions go to the engine: priority, then age.
+      Result info = c_->q("SELECT job_id, circuit_id, priority FROM cuzk_jobs WHERE job_id = ANY($1::text[]) "
+                          "ORDER BY priority DESC, submitted_at, job_id",
                           {text_array(jobs)});
-      for (int i = 0; i < info.rows(); ++i)
-        for (auto& c : out)
-          if (c.job_id == info.str(i, 0)) c.circuit_id = info.str(i, 1), c.priority = int(info.i64(i, 2));
+      std::map<std::string, int> rank;
+      for (int i = 0; i < info.rows(); ++i) rank[info.str(i, 0)] = i;
+      for (auto& c : out) {
+        const int i = rank.at(c.job_id);
+        c.circuit_id = info.str(i, 1), c.priority = int(info.i64(i, 2));
+      }
+      std::sort(out.begin(), out.end(), [&](const Claim& a, const Claim& b) {  // RETURNING has no order
+        const int ra = rank.at(a.job_id), rb = rank.at(b.job_id);
+        return ra != rb ? ra < rb : a.index < b.index;
+      });
     }
-    std::stable_sort(out.begin(), out.end(), [](const Claim& a, const Claim& b) {  // RETURNING has no order
-      return a.priority != b.priority ? a.priority > b.priority : a.job_id != b.job_id ? false : a.index < b.index;
-    });
     return out;
   });
 }
