@@ -104,8 +104,9 @@ void refuse_outside(bool no_openat2) {
       const std::string m = e.what();
       CHECK_MSG(m.find(no_openat2 ? "goes through a link" : "leads outside the daemon's witness_dirs") !=
                     std::string::npos, x << ": " << m);
-      CHECK_MSG(m.find("/out/") == std::string::npos || m.find(std::string(x)) != std::string::npos,
-                x << ": the refusal names the link's target: " << m);
+      std::string rest = m;  // the message less the path as given: what it tells beyond that
+      if (auto at = rest.find(t + x); at != std::string::npos) rest.erase(at, (t + x).size());
+      CHECK_MSG(rest.find(t + "/out") == std::string::npos, x << ": the refusal names the link's target: " << m);
     }
   }
   if (no_openat2) {
@@ -113,7 +114,7 @@ void refuse_outside(bool no_openat2) {
   } else {
     CHECK_EQ(opened(dirs, t + "/wd/inner.wtns"), canon + "/inner.wtns");  // a link inside is followed
   }
-  CHECK(dirs.covers(canon + "/a.wtns") && dirs.covers(t + "/alias/x") && !dirs.covers(t + "/out/b.wtns"));
+  CHECK_EQ(opened(dirs, canon + "/a.wtns"), canon + "/a.wtns");  // the journal's form opens again
   CHECK_THROWS_WITH(WitnessDirs({t + "/wd/a.wtns"}), InvalidArgument, "daemon.witness_dirs");
   CHECK_THROWS_WITH(WitnessDirs({t + "/nope"}), InvalidArgument, "daemon.witness_dirs");
   fs::remove_all(t);

@@ -147,13 +147,12 @@ void ok_or_throw(const grpc::Status& s) {
 using detail::state_name;
 
 v1::Priority priority_of(const std::string& p) {
-  std::string s;
-  for (char c : p) s += char(std::tolower(static_cast<unsigned char>(c)));
-  if (s.empty() || s == "normal") return v1::NORMAL;
-  if (s == "low") return v1::LOW;
-  if (s == "high") return v1::HIGH;
-  if (s == "critical") return v1::CRITICAL;
-  throw Usage("unknown priority '" + p + "' (low, normal, high, critical)");
+  if (p.empty()) return v1::NORMAL;
+  try {
+    return detail::to_proto(engine::parse_priority(p));
+  } catch (const InvalidArgument& e) {
+    throw Usage(e.what());
+  }
 }
 
 // The files of `cuzk prove --out`, written all or nothing.

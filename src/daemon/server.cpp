@@ -105,10 +105,7 @@ class Rpc final : public v1::ProvingEngine::Service {
       const uint32_t n = ch.partitions();
       if (head.partitions_size() != 0 || head.partition_paths_size() != 0)
         throw Rejected(Rejected::InvalidArgument, "a streamed header carries no witnesses; they follow in pieces");
-      if (n == 0) throw Rejected(Rejected::InvalidArgument, "a job needs at least one partition");
-      if (n > s_.config().max_partitions)
-        throw Rejected(Rejected::InvalidArgument, std::to_string(n) + " partitions, more than max_partitions (" +
-                                                      std::to_string(s_.config().max_partitions) + ")");
+      s_.validate_head(head, n);  // before any witness byte is written
       // The pieces go to files of this upload; whatever is not adopted by the journal is removed.
       Upload up(s_.incoming_dir());
       detail::RequestDigest d;
@@ -155,7 +152,7 @@ class Rpc final : public v1::ProvingEngine::Service {
   grpc::Status GetStatus(grpc::ServerContext* c, const v1::GetStatusRequest*, v1::GetStatusResponse* r) override {
     return guard(c, [&] {
       *r = s_.status();
-      r->set_status_json(s_.status_json());
+      r->set_status_json(s_.status_json(*r));
     });
   }
   grpc::Status GetMetrics(grpc::ServerContext* c, const v1::GetMetricsRequest*, v1::GetMetricsResponse* r) override {

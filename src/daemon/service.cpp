@@ -1,18 +1,12 @@
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
 
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <set>
 
 #include "backend/cuda/probe.hpp"
 #include "cuzk/prove.hpp"
@@ -138,10 +132,7 @@ FileIdentity identity_of(const v1::WitnessPath& p) {
 // the file is now is not told: after a swap it may be another one.
 engine::Witness witness_in_place(const v1::WitnessPath& p, const WitnessDirs* dirs) {
   return engine::Witness{p.path(), [p, dirs] {
-                           if (!dirs->covers(p.path()))
-                             throw InvalidArgument(p.path() + " is no longer under the daemon's witness_dirs (" +
-                                                   dirs->list() + ")");
-                           auto f = dirs->open(p.path());
+                           auto f = dirs->open(p.path());  // refuses a path no longer under them
                            if (!(f->identity() == identity_of(p)))
                              throw InvalidArgument(p.path() + ": changed since the job was accepted (it was " +
                                                    identity_of(p).describe() + ")");
@@ -376,25 +367,25 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
     if (stopping_) throw Rejected(Rejected::Unavailable, "the daemon is stopping");
   }
   validate_head(head, files.size());
+  std::vector<std::shared_ptr<io::FileBytes>> mapped;
   for (size_t i = 0; i < files.size(); ++i) {
-    std::shared_ptr<io::FileBytes> fb;
     try {
-      fb = io::FileBytes::map(files[i]);
+      mapped.push_back(io::FileBytes::map(files[i]));
     } catch (const Error& e) {
       throw Rejected(Rejected::Unavailable, e.what());
     }
-    check_witness("partition " + std::to_string(i), fb, head.circuit_id());
+    check_witness("partition " + std::to_string(i), mapped.back(), head.circuit_id());
   }
   if (farm_) {  // the farm keeps witnesses in the database
     v1::SubmitProofRequest req = head;
     req.clear_partitions();
-    for (auto& f : files) {
-      auto fb = io::FileBytes::map(f);
+    for (auto& fb : mapped) {
       auto b = fb->bytes();
       req.add_partitions(std::string(reinterpret_cast<const char*>(b.data()), b.size()));
     }
     return farm_submit(req, req_digest);
   }
+  mapped.clear();
   std::lock_guard accept(submit_mu_);
   if (auto known = existing(head, req_digest)) return *known;
   auto j = new_job(head, req_digest, uint32_t(files.size()));
@@ -670,8 +661,9 @@ v1::GetStatusResponse Service::status() {
   return s;
 }
 
-std::string Service::status_json() {
-  v1::GetStatusResponse s = status();
+std::string Service::status_json() { return status_json(status()); }
+
+std::string Service::status_json(const v1::GetStatusResponse& s) {
   using io::JsonValue;
   auto jint = [](uint64_t v) { return JsonValue::number(std::to_string(v)); };
   auto jnum = [](double v) {

@@ -49,9 +49,13 @@ class Service {
   v1::GetStatusResponse status();
   std::string metrics_text();
   std::string status_json();
+  std::string status_json(const v1::GetStatusResponse& s);  // of a status already taken
   v1::SrsResponse preload(const v1::SrsRequest& req);
   v1::SrsResponse evict(const v1::SrsRequest& req);
   void count_rejected();
+  // What can be checked of a request but its witnesses (kind, priority, circuit, count); throws
+  // Rejected.
+  void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
   // Refuses (RESOURCE_EXHAUSTED) when writing `more` bytes into the journal would leave less
   // than journal_reserve free on its filesystem.
   void check_journal_space(size_t more);
@@ -71,7 +75,6 @@ class Service {
   std::shared_ptr<Job> new_job(const v1::SubmitProofRequest& head, uint64_t req_digest, uint32_t partitions);
   v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
   v1::SubmitProofResponse journal_and_run(std::shared_ptr<Job> j);
-  void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
   void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit);
   void check_witness_shape(const std::string& name, CurveId curve, uint64_t n_witness, const std::string& circuit);
   v1::SubmitProofResponse submit_paths(const v1::SubmitProofRequest& req, uint64_t req_digest);

@@ -44,6 +44,15 @@ inline engine::Priority to_engine(v1::Priority p) {
   }
 }
 
+inline v1::Priority to_proto(engine::Priority p) {
+  switch (p) {
+    case engine::Priority::Low: return v1::LOW;
+    case engine::Priority::High: return v1::HIGH;
+    case engine::Priority::Critical: return v1::CRITICAL;
+    default: return v1::NORMAL;
+  }
+}
+
 inline v1::JobState to_proto(engine::JobState s) {
   switch (s) {
     case engine::JobState::Queued: return v1::QUEUED;

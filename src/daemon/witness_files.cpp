@@ -208,12 +208,6 @@ bool WitnessDirs::locate(const std::string& path, size_t& dir, std::string& rel)
   return false;
 }
 
-bool WitnessDirs::covers(const std::string& path) const {
-  size_t d;
-  std::string rel;
-  return locate(path, d, rel);
-}
-
 std::unique_ptr<WitnessFile> WitnessDirs::open(const std::string& path) const {
   if (path.empty() || path[0] != '/') throw InvalidArgument("'" + path + "' is not an absolute path");
   size_t d = 0;

@@ -68,8 +68,6 @@ class WitnessDirs {
   WitnessDirs& operator=(const WitnessDirs&) = delete;
   bool empty() const { return dirs_.empty(); }
   std::string list() const;  // as configured, for messages
-  // Whether `path` lies under one of the directories, as text (no filesystem access).
-  bool covers(const std::string& path) const;
   // Opens the regular file a client's absolute path names (see the top of this file). Throws
   // InvalidArgument naming the path as given, with the reason.
   std::unique_ptr<WitnessFile> open(const std::string& path) const;
