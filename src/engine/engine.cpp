@@ -448,6 +448,29 @@ struct Engine::Impl {
     d.budget_cv.notify_all();
   }
 
+  // With d's kernel lock held: runs `fn` as d's current work ("what"), spanning `span`; the
+  // time counts in d's busy time whether fn returns or throws.
+  void busy(Device& d, std::string what, Span& span, const std::function<void()>& fn) {
+    span.start_ms = now();
+    {
+      std::lock_guard lk(mu);
+      d.current = std::move(what);
+    }
+    auto end = [&] {
+      span.end_ms = now();
+      std::lock_guard lk(mu);
+      d.current.clear();
+      d.busy_ms += span.ms();
+    };
+    try {
+      fn();
+    } catch (...) {
+      end();
+      throw;
+    }
+    end();
+  }
+
   // ---------------------------------------------------------------- workers
   void worker_loop(Device& d, int worker) {
     for (;;) {
@@ -527,12 +550,7 @@ struct Engine::Impl {
       {
         std::lock_guard kl(d.lock);
         rec.lock_wait.end_ms = now();
-        rec.kernels.start_ms = now();
-        {
-          std::lock_guard lk(mu);
-          d.current = "job " + j.label + " partition " + std::to_string(p.index);
-        }
-        try {
+        busy(d, "job " + j.label + " partition " + std::to_string(p.index), rec.kernels, [&] {
           fault(Phase::Kernels, d.name, p);
           if (d.cfg.kind == DeviceConfig::Gpu) c.kernels_gpu(*p.work, key.get(), chunk, rec);
           else c.kernels_cpu(*p.work, chunk, *d.pool, rec);
@@ -541,17 +559,8 @@ struct Engine::Impl {
             const double left = floor_ms - (now() - rec.kernels.start_ms);
             if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
           }
-        } catch (...) {
-          rec.kernels.end_ms = now();
-          std::lock_guard lk(mu);
-          d.current.clear();
-          d.busy_ms += rec.kernels.ms();
-          throw;
-        }
-        rec.kernels.end_ms = now();
+        });
         std::lock_guard lk(mu);
-        d.current.clear();
-        d.busy_ms += rec.kernels.ms();
         ++d.partitions;
       }
       key.reset();  // before the release: once released, the key may be evicted and its memory reused
@@ -780,7 +789,6 @@ std::vector<Engine::PreloadOutcome> Engine::preload_all(const std::string& circu
       } catch (const std::exception& e) {
         o.error = e.what();
       }
-      if (o.error.empty() && o.invalid_argument) o.error = "refused";
     });
   for (auto& t : ts) t.join();
   return out;
@@ -799,28 +807,12 @@ void Engine::run_on_device(const std::string& device, size_t bytes, const std::s
   }
   auto release = [&] {
     std::lock_guard lk(I.mu);
-    d->reserved -= bytes;
-    d->budget_cv.notify_all();
+    I.release(*d, "", {bytes, true});  // a reservation of bytes alone: no key in use
   };
   try {
     std::lock_guard kl(d->lock);
-    const double t0 = I.now();
-    {
-      std::lock_guard lk(I.mu);
-      d->current = what;
-    }
-    auto done = [&] {
-      std::lock_guard lk(I.mu);
-      d->current.clear();
-      d->busy_ms += I.now() - t0;
-    };
-    try {
-      fn();
-    } catch (...) {
-      done();
-      throw;
-    }
-    done();
+    Span span;
+    I.busy(*d, what, span, fn);
   } catch (...) {
     release();
     throw;

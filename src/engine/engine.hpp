@@ -204,9 +204,9 @@ class Engine {
 };
 
 // An engine of one device and no circuits, for tools whose device work is not a partition (the
-// setup's fixed-base kernels, kernel benchmarks): use its runner(device). `memory` is the
-// device's budget as for --device-memory ("" = the default).
-std::unique_ptr<Engine> tool_engine(const std::string& device, const std::string& memory = "");
+// setup's fixed-base kernels, kernel benchmarks): use its runner(device). Its budget is the
+// default (free memory less a margin).
+std::unique_ptr<Engine> tool_engine(const std::string& device);
 
 // One proof of one witness through a one-device engine (the single-proof form of `cuzk prove`
 // on a GPU): the same lock, budget, residency and self-verification as every partition.

@@ -8,11 +8,10 @@
 
 namespace cuzk::engine {
 
-std::unique_ptr<Engine> tool_engine(const std::string& device, const std::string& memory) {
+std::unique_ptr<Engine> tool_engine(const std::string& device) {
   EngineConfig cfg;
   cfg.devices = parse_devices(device);
   if (cfg.devices.size() != 1) throw InvalidArgument("'" + device + "': expected one device");
-  if (!memory.empty()) apply_memory_budgets(cfg.devices, memory);
   cfg.workers_per_device = 1;
   cfg.synthesis_workers = 1;
   cfg.synthesis_threads = 1;
