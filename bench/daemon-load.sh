@@ -11,7 +11,8 @@ CLIENTS=${3:-16}
 DEVICES=${4:-sim:2}
 PARTS=${5:-1}
 run=$(mktemp -d)
-trap 'kill -TERM $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$run"' EXIT
+pid=
+trap '[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$run"' EXIT
 list=$(echo "$DEVICES" | sed 's/[^,][^,]*/"&"/g')
 cat > "$run/cuzk.toml" <<TOML
 [daemon]
