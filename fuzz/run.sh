@@ -21,7 +21,7 @@ COMMON=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I"$ROOT/src" -I"$ROOT/include
         -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 
 # ---- build: the parser sources once (instrumented), then one binary per target
-LIB_SRCS=(src/util/error.cpp src/io/binfile.cpp src/io/curve_id.cpp src/io/wtns.cpp src/io/zkey.cpp src/io/r1cs.cpp)
+LIB_SRCS=(src/util/error.cpp src/io/binfile.cpp src/ff/curve_id.cpp src/io/wtns.cpp src/io/zkey.cpp src/io/r1cs.cpp)
 OBJS=()
 for s in "${LIB_SRCS[@]}"; do
   o="$OUT/obj/${s//\//_}.o"

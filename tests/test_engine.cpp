@@ -32,6 +32,7 @@
 #include "util/error.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
+#include "util/time.hpp"
 
 using namespace cuzk;
 using namespace cuzk::engine;
@@ -120,10 +121,6 @@ std::map<std::string, size_t> per_device(const JobResult& r) {
   std::map<std::string, size_t> m;
   for (auto& rec : r.records) ++m[rec.device];
   return m;
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Every proof of a Done job verifies against its own witness and its public.json is that

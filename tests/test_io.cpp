@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "io/binfile.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 #include "io/json.hpp"
 #include "io/json_parse.hpp"
 #include "io/r1cs.hpp"

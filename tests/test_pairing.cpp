@@ -28,6 +28,7 @@
 #include "io/json_parse.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
+#include "util/time.hpp"
 
 using namespace cuzk;
 namespace bn = cuzk::ec::bignum;
@@ -35,10 +36,6 @@ namespace bn = cuzk::ec::bignum;
 namespace {
 
 RandomSource rng_for(uint64_t tag) { return RandomSource(test::seed() ^ (tag * 0x9e3779b97f4a7c15ull)); }
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

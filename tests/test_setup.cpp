@@ -28,9 +28,9 @@ bool same_scalars(const std::vector<cpu::Scalar>& x, const std::vector<cpu::Scal
 }
 
 template <class Fr>
-bool satisfied(const RowSource<Fr>& src, const std::vector<cpu::Scalar>& w, size_t* bad_row = nullptr) {
+bool satisfied(const r1cs::RowSource<Fr>& src, const std::vector<cpu::Scalar>& w, size_t* bad_row = nullptr) {
   ThreadPool pool(2);
-  const size_t bad = first_unsatisfied<Fr>(src, w.data(), pool);
+  const size_t bad = r1cs::first_unsatisfied<Fr>(src, w.data(), pool);
   if (bad_row) *bad_row = bad;
   return bad == SIZE_MAX;
 }
@@ -63,7 +63,7 @@ void synthetic_witnesses(Shape shape) {
       size_t bits = 0, nnz = 0;
       auto w = c.witness(3, pool);
       for (auto& x : w) bits += (x.v[0] <= 1 && !(x.v[1] | x.v[2] | x.v[3]));
-      Row<Fr> row;
+      r1cs::Row<Fr> row;
       for (size_t i = 0; i < src.n_rows; ++i) src.row(i, row), nnz += row.a.size() + row.b.size() + row.c.size();
       const double per_row = double(nnz) / double(src.n_rows), frac = double(bits) / double(w.size());
       CHECK_MSG(per_row > 5.0 && per_row < 6.0, per_row);
@@ -176,8 +176,8 @@ void writers_round_trip() {
   CHECK_EQ(cs.n_wires, src.n_wires);
   CHECK_EQ(size_t(cs.n_constraints), src.n_rows);
   CHECK_EQ(cs.n_pub_in, spec.n_public);
-  auto back = rows_of<Fr>(cs);
-  Row<Fr> r1, r2;
+  auto back = r1cs::rows_of<Fr>(cs);
+  r1cs::Row<Fr> r1, r2;
   for (size_t i = 0; i < src.n_rows; ++i) {
     src.row(i, r1);
     back.row(i, r2);
@@ -213,11 +213,11 @@ CUZK_TEST(setup_rejects_a_wire_out_of_range) {
   using E = ec::Bn254;
   using Fr = E::Fr;
   ThreadPool pool(2);
-  RowSource<Fr> src;
+  r1cs::RowSource<Fr> src;
   src.n_wires = 3;
   src.n_pub_in = 1;
   src.n_rows = 2;
-  src.row = [](size_t i, Row<Fr>& r) {
+  src.row = [](size_t i, r1cs::Row<Fr>& r) {
     r.clear();
     r.a.add(i == 1 ? 5 : 1, Fr::one());
     r.b.add(0, Fr::one());

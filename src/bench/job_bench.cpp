@@ -16,14 +16,11 @@
 #include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
+#include "util/time.hpp"
 
 namespace cuzk::bench {
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 template <class E>
 int run(const JobBenchOptions& o) {

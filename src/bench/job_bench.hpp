@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 #include "setup/tools.hpp"
 
 namespace cuzk::bench {

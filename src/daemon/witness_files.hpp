@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::daemon {
 

@@ -4,7 +4,7 @@
 #include "ec/curve.hpp"
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::ec {
 

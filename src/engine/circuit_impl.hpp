@@ -13,7 +13,7 @@
 #include "groth16/prover.hpp"
 #include "groth16/self_verify.hpp"
 #include "io/r1cs.hpp"
-#include "setup/rows.hpp"
+#include "r1cs/rows.hpp"
 #include "util/error.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
@@ -89,10 +89,10 @@ class CircuitT final : public CircuitOps {
   CircuitT(std::string name, groth16::ProvingKey<E> pk, std::optional<io::R1cs> r1cs)
       : name_(std::move(name)), pk_(std::move(pk)), r1cs_(std::move(r1cs)) {
     vk_ = groth16::verifying_key_of<E>(pk_);
-    if (r1cs_) rows_ = setup::rows_of<Fr>(*r1cs_);
+    if (r1cs_) rows_ = r1cs::rows_of<Fr>(*r1cs_);
   }
   // For in-memory circuits (benchmarks): rows from a generator instead of a file.
-  CircuitT(std::string name, groth16::ProvingKey<E> pk, setup::RowSource<Fr> rows)
+  CircuitT(std::string name, groth16::ProvingKey<E> pk, r1cs::RowSource<Fr> rows)
       : name_(std::move(name)), pk_(std::move(pk)), rows_(std::move(rows)) {
     vk_ = groth16::verifying_key_of<E>(pk_);
   }
@@ -210,11 +210,11 @@ class CircuitT final : public CircuitOps {
     const size_t rows = rows_.n_rows;
     const size_t chunks = std::max<size_t>(1, rows / 2048);
     pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
-      setup::Row<Fr> row;
+      r1cs::Row<Fr> row;
       for (size_t ch = cb; ch < ce; ++ch)
         for (size_t i = rows * ch / chunks, hi = rows * (ch + 1) / chunks; i < hi; ++i) {
           rows_.row(i, row);
-          auto dot = [&](const setup::LinComb<Fr>& lc) {
+          auto dot = [&](const r1cs::LinComb<Fr>& lc) {
             Fr s = Fr::zero();
             for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * Fr::from_std(w[lc.wire[k]]);
             return s;
@@ -311,7 +311,7 @@ class CircuitT final : public CircuitOps {
   std::string name_;
   groth16::ProvingKey<E> pk_;
   std::optional<io::R1cs> r1cs_;
-  setup::RowSource<Fr> rows_;
+  r1cs::RowSource<Fr> rows_;
   bool check_witnesses_ = true;
   groth16::VerifyingKey<E> vk_;
 };

@@ -23,7 +23,7 @@
 #include "backend/cpu/msm.hpp"
 #include "cuzk/prove.hpp"
 #include "engine/record.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 #include "util/device_runner.hpp"
 
 namespace cuzk {

@@ -5,6 +5,7 @@
 #include "cuzk/verify.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
+#include "util/time.hpp"
 
 namespace cuzk::groth16 {
 
@@ -380,10 +381,6 @@ namespace cuzk {
 namespace {
 
 const char* kPairingFailed = "pairing check failed: the proof does not verify against this key and these public inputs";
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Runs fn, turning every error into the result's fields.
 template <class Fn>

@@ -26,7 +26,7 @@
 
 #include "backend/cpu/msm.hpp"
 #include "ec/pairing.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 #include "io/json_parse.hpp"
 #include "util/error.hpp"
 

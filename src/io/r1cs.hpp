@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "io/binfile.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::io {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "io/binfile.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::io {
 

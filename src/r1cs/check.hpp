@@ -8,7 +8,7 @@
 
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
-#include "setup/rows.hpp"
+#include "r1cs/rows.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -36,7 +36,7 @@ void check_witness(const io::R1cs& cs, const io::Wtns& w, ThreadPool& pool) {
     throw InvalidArgument(w.path() + " and " + cs.path + " are for different curves");
   std::vector<ff::Limbs<4>> values(w.n_witness);
   std::memcpy(values.data(), w.values.data(), values.size() * 32);
-  const size_t bad = setup::first_unsatisfied<Fr>(setup::rows_of<Fr>(cs), values.data(), pool);
+  const size_t bad = r1cs::first_unsatisfied<Fr>(r1cs::rows_of<Fr>(cs), values.data(), pool);
   if (bad != SIZE_MAX)
     throw InvalidArgument(w.path() + ": witness does not satisfy constraint " + std::to_string(bad) + " of " + cs.path +
                           " (A.w * B.w != C.w)");

@@ -20,8 +20,9 @@
 
 #include "backend/cpu/ntt.hpp"
 #include "groth16/prover.hpp"
-#include "setup/rows.hpp"
+#include "r1cs/rows.hpp"
 #include "util/rng.hpp"
+#include "util/time.hpp"
 
 namespace cuzk::setup {
 
@@ -139,14 +140,9 @@ FixedBase cpu_fixed_base(ThreadPool& pool) {
 }
 
 // ------------------------------------------------------------------ the setup
-namespace setup_detail {
-inline double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-}  // namespace setup_detail
 
 template <class E>
-groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWaste<typename E::Fr>& tw,
+groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const ToxicWaste<typename E::Fr>& tw,
                              const FixedBase& fixed, ThreadPool& pool, SetupTimings* timings = nullptr,
                              const std::function<void(const std::string&)>& log = {}) {
   using Fr = typename E::Fr;
@@ -199,7 +195,7 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
       for (size_t i = lo; i < hi; ++i) L[i] = zn * L[i] * d[i - lo];
     }
   });
-  tm.lagrange_ms = setup_detail::ms_since(t0);
+  tm.lagrange_ms = ms_since(t0);
   say("Lagrange basis at tau over 2^" + std::to_string(log_n) + ": " + std::to_string(int(tm.lagrange_ms)) + " ms");
 
   // ---- columns u, v, w (and the prover's CSR of A and B, values scaled by R as in a .zkey)
@@ -232,12 +228,12 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
     std::vector<std::vector<Fr>> vals(csr ? row_chunks : 0);
     std::vector<std::vector<uint32_t>> row_len(csr ? row_chunks : 0);
     pool.parallel_for(row_chunks, [&](size_t cb, size_t ce) {
-      Row<Fr> row;
+      r1cs::Row<Fr> row;
       for (size_t ch = cb; ch < ce; ++ch) {
         const size_t lo = src.n_rows * ch / row_chunks, hi = src.n_rows * (ch + 1) / row_chunks;
         for (size_t i = lo; i < hi; ++i) {
           src.row(i, row);
-          const LinComb<Fr>& lc = mat == 0 ? row.a : mat == 1 ? row.b : row.c;
+          const r1cs::LinComb<Fr>& lc = mat == 0 ? row.a : mat == 1 ? row.b : row.c;
           for (size_t k = 0; k < lc.size(); ++k) {
             const uint32_t j = lc.wire[k];
             if (j >= m) {
@@ -294,7 +290,7 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
       for (size_t r = 1; r <= n; ++r) csr->row_ptr[r] = std::max(csr->row_ptr[r], csr->row_ptr[r - 1]);
     }
   }
-  tm.columns_ms = setup_detail::ms_since(t0);
+  tm.columns_ms = ms_since(t0);
   say("columns A, B, C at tau: " + std::to_string(int(tm.columns_ms)) + " ms");
 
   // ---- scalars
@@ -330,7 +326,7 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
     }
   });
   std::vector<Fr>().swap(L);
-  tm.scalars_ms = setup_detail::ms_since(t0);
+  tm.scalars_ms = ms_since(t0);
 
   // ---- fixed-base multiplications
   auto g1 = [&](const Scalar* k, size_t cnt) {
@@ -361,7 +357,7 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
   std::vector<Scalar>().swap(kl);
   pk.h = g1(kh.data(), n);
   std::vector<Scalar>().swap(kh);
-  tm.g1_ms = setup_detail::ms_since(t0);
+  tm.g1_ms = ms_since(t0);
   say("G1 points (" + std::to_string(tm.g1_points) + "): " + std::to_string(int(tm.g1_ms)) + " ms");
   t0 = std::chrono::steady_clock::now();
   pk.beta2 = single2(tw.beta);
@@ -371,9 +367,9 @@ groth16::ProvingKey<E> setup(const RowSource<typename E::Fr>& src, const ToxicWa
   fixed(FixedGroup::G2, kb.data(), m, pk.b2.data());
   std::vector<Scalar>().swap(kb);
   tm.g2_points = m + 3;
-  tm.g2_ms = setup_detail::ms_since(t0);
+  tm.g2_ms = ms_since(t0);
   say("G2 points (" + std::to_string(tm.g2_points) + "): " + std::to_string(int(tm.g2_ms)) + " ms");
-  tm.total_ms = setup_detail::ms_since(t_all);
+  tm.total_ms = ms_since(t_all);
   if (timings) *timings = tm;
   return pk;
 }

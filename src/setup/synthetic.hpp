@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "backend/cpu/msm.hpp"
-#include "setup/rows.hpp"
+#include "r1cs/rows.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -87,18 +87,18 @@ class SyntheticCircuit {
   uint32_t n_public() const { return spec_.n_public; }
   size_t n_rows() const { return n_rows_; }
 
-  RowSource<Fr> source() const {
-    RowSource<Fr> s;
+  r1cs::RowSource<Fr> source() const {
+    r1cs::RowSource<Fr> s;
     s.n_wires = n_wires_;
     s.n_pub_out = 0;
     s.n_pub_in = spec_.n_public;
     s.n_prv_in = spec_.n_inputs;
     s.n_rows = n_rows_;
-    s.row = [this](size_t i, Row<Fr>& out) { row(i, out); };
+    s.row = [this](size_t i, r1cs::Row<Fr>& out) { row(i, out); };
     return s;
   }
 
-  void row(size_t i, Row<Fr>& out) const {
+  void row(size_t i, r1cs::Row<Fr>& out) const {
     out.clear();
     if (i < n_checks_) {  // b (b - 1) = 0
       const uint32_t b = first_input_ + uint32_t(i);

@@ -11,14 +11,11 @@
 #include "setup/write.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
+#include "util/time.hpp"
 
 namespace cuzk::setup {
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::string insecure_note(std::optional<uint64_t> seed) {
   return std::string("cuzk ") + version_string() + " insecure setup: the toxic waste was " +
@@ -53,7 +50,7 @@ SetupStats setup_files_t(const io::R1cs& cs, const std::string& zkey_path, std::
   RandomSource rs(seed);
   auto tw = ToxicWaste<Fr>::draw(rs);
   SetupTimings t;
-  auto pk = setup<E>(rows_of<Fr>(cs), tw, make_fixed_base<E>(dev, pool), pool, &t, log);
+  auto pk = setup<E>(r1cs::rows_of<Fr>(cs), tw, make_fixed_base<E>(dev, pool), pool, &t, log);
   fill_setup_stats(st, pk, t);
   auto t0 = std::chrono::steady_clock::now();
   write_zkey<E>(zkey_path, pk, insecure_note(seed));
@@ -72,7 +69,7 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
   st.curve = curve_name(E::id);
   st.device = opt.device.name();
   SyntheticCircuit<Fr> circ(opt.spec);
-  const RowSource<Fr> src = circ.source();
+  const r1cs::RowSource<Fr> src = circ.source();
   st.n_rows = src.n_rows;
   st.n_vars = src.n_wires;
   st.n_public = src.n_public();
@@ -93,7 +90,7 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
     auto w = circ.witness(p, pool);
     st.witness_ms += ms_since(tw0);
     // Every witness is checked against every constraint; the first pass also counts non-zeros.
-    const size_t bad = first_unsatisfied<Fr>(src, w.data(), pool, p == 0 ? &st.nnz : nullptr);
+    const size_t bad = r1cs::first_unsatisfied<Fr>(src, w.data(), pool, p == 0 ? &st.nnz : nullptr);
     if (bad != SIZE_MAX)
       throw Error("internal error: generated witness " + std::to_string(p) + " fails constraint " + std::to_string(bad));
     if (p == 0) {

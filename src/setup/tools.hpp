@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 #include "setup/synthetic.hpp"
 #include "util/device_runner.hpp"
 

@@ -10,7 +10,7 @@
 #include "backend/cpu/msm.hpp"
 #include "groth16/prover.hpp"
 #include "io/zkey.hpp"
-#include "setup/rows.hpp"
+#include "r1cs/rows.hpp"
 
 namespace cuzk::setup {
 
@@ -53,7 +53,7 @@ void put_modulus(SectionWriter& w) {
 
 // .r1cs version 1: header, constraints (standard-form coefficients), identity wire labels.
 template <class Fr>
-void write_r1cs(const std::string& path, const RowSource<Fr>& src) {
+void write_r1cs(const std::string& path, const r1cs::RowSource<Fr>& src) {
   SectionWriter w(path, "r1cs", 1, 3);
   w.begin(1);
   w.u32(32);
@@ -66,12 +66,12 @@ void write_r1cs(const std::string& path, const RowSource<Fr>& src) {
   w.u32(uint32_t(src.n_rows));
   w.end();
   w.begin(2);
-  Row<Fr> row;
+  r1cs::Row<Fr> row;
   std::vector<uint8_t> buf;
   for (size_t i = 0; i < src.n_rows; ++i) {
     src.row(i, row);
     buf.clear();
-    for (const LinComb<Fr>* lc : {&row.a, &row.b, &row.c}) {
+    for (const r1cs::LinComb<Fr>* lc : {&row.a, &row.b, &row.c}) {
       uint32_t nt = uint32_t(lc->size());
       buf.insert(buf.end(), reinterpret_cast<uint8_t*>(&nt), reinterpret_cast<uint8_t*>(&nt) + 4);
       for (size_t k = 0; k < lc->size(); ++k) {

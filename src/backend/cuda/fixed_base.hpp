@@ -27,7 +27,7 @@
 
 #include "backend/cuda/gpu.hpp"
 #include "backend/cuda/msm.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::gpu {
 

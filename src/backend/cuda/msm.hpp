@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "backend/cuda/gpu.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::gpu {
 

@@ -11,7 +11,7 @@
 #include <cstddef>
 
 #include "backend/cuda/gpu.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::gpu {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "backend/cuda/gpu.hpp"
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 namespace cuzk::gpu {
 

@@ -1,4 +1,4 @@
-#include "io/curve_id.hpp"
+#include "ff/curve_id.hpp"
 
 #include <algorithm>
 #include <array>

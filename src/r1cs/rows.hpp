@@ -15,7 +15,7 @@
 #include "io/r1cs.hpp"
 #include "util/thread_pool.hpp"
 
-namespace cuzk::setup {
+namespace cuzk::r1cs {
 
 template <class Fr>
 struct LinComb {
@@ -122,4 +122,4 @@ size_t first_unsatisfied(const RowSource<Fr>& src, const ff::Limbs<4>* w, Thread
   return first.load();
 }
 
-}  // namespace cuzk::setup
+}  // namespace cuzk::r1cs
