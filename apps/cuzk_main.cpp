@@ -18,9 +18,8 @@
 #include <vector>
 
 #include "backend/cuda/probe.hpp"
-#if defined(CUZK_WITH_CUDA)
+#include "backend/spec.hpp"
 #include "bench/gpu_bench.hpp"
-#endif
 #include "cuzk/prove.hpp"
 #include "cuzk/verify.hpp"
 #include "engine/engine.hpp"
@@ -31,6 +30,7 @@
 #endif
 #include "setup/tools.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 
 namespace {
@@ -198,47 +198,13 @@ int cmd_devices() {
   return kExitOk;
 }
 
-// "cpu", "gpu:N" or "auto" (the first visible GPU, else the CPU). A GPU that is not visible is
-// an error: a proof never silently runs somewhere other than where it was asked to.
-cuzk::ProveDevice resolve_device(const std::string& s) {
-  cuzk::ProveDevice d;
-  if (s == "cpu") return d;
-  auto gpus = cuzk::cuda::list_devices();
-  if (s == "auto") {
-    if (!gpus.empty()) {
-      d.kind = cuzk::ProveDevice::Gpu;
-      d.ordinal = gpus.front().ordinal;
-    }
-    return d;
-  }
-  if (s.rfind("gpu:", 0) != 0) throw UsageError("--device: expected gpu:N, cpu or auto, got '" + s + "'");
-  int ordinal = int(parse_u64("--device", s.substr(4), INT_MAX));
-  bool found = false;
-  for (auto& g : gpus) found |= g.ordinal == ordinal;
-  if (!found) {
-    std::string have = cuzk::cuda::built_with_cuda() ? std::to_string(gpus.size()) + " GPU(s) visible"
-                                                     : "this cuzk was built without CUDA";
-    throw cuzk::Error("device " + s + " is not available (" + have + ")");
-  }
-  d.kind = cuzk::ProveDevice::Gpu;
-  d.ordinal = ordinal;
-  return d;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  for (;;) {
-    size_t e = s.find(sep, b);
-    out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) return out;
-    b = e + 1;
-  }
-}
+// One device named on the command line ("gpu:N", "cpu", "auto": the first visible GPU, else the
+// CPU). A GPU that is not visible is an error: a proof never silently runs elsewhere.
+std::string one_device(const std::string& spec) { return cuzk::engine::one_device(spec, "--device").name(); }
 
 // "20", "16,18", "16..26" -> sizes
 [[maybe_unused]] void add_log_ns(const std::string& s, std::vector<int>& out) {
-  for (auto& part : split(s, ',')) {
+  for (auto& part : cuzk::split(s, ',')) {
     if (part.empty()) continue;
     auto dots = part.find("..");
     if (dots == std::string::npos) {
@@ -266,16 +232,12 @@ int cmd_bench_job(const Args& a) {
   if (o.partitions == 0 || o.jobs == 0) throw UsageError("--partitions and --jobs must be at least 1");
   const bool gpus = !cuzk::cuda::list_devices().empty();
   std::string sets = a.opt("--devices").value_or(a.opt("--device").value_or(gpus ? "all" : "cpu"));
-  o.device_sets = split(sets, ';');
+  o.device_sets = cuzk::split(sets, ';');
   for (auto& d : o.device_sets)
     if (d.empty()) throw UsageError("--devices: an empty device set in '" + sets + "'");
   if (auto m = a.opt("--device-memory")) o.device_memory = *m;
   if (auto w = a.opt("--workers-per-device")) o.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
-  {
-    cuzk::ProveDevice sd = resolve_device(a.opt("--setup-device").value_or("auto"));
-    o.setup_device.gpu = sd.kind == cuzk::ProveDevice::Gpu;
-    o.setup_device.ordinal = sd.ordinal;
-  }
+  o.setup_device = one_device(a.opt("--setup-device").value_or("auto"));
   o.check_cpu = a.flag("--check-cpu");
   if (auto d = a.opt("--out")) o.out_dir = *d;
   if (auto s = a.opt("--seed")) o.seed = parse_u64("--seed", *s);
@@ -293,17 +255,17 @@ int cmd_bench(int argc, char** argv) {
                         "--out", "--seed"},
                        {"--check-cpu"});
   if (a.opt("--job")) return cmd_bench_job(a);
-#if !defined(CUZK_WITH_CUDA)
-  (void)a;
-  throw cuzk::Error("this cuzk was built without CUDA: cuzk bench times the GPU backend");
-#else
   cuzk::bench::BenchOptions o;
-  cuzk::ProveDevice d = resolve_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
-  if (d.kind != cuzk::ProveDevice::Gpu) throw cuzk::Error("cuzk bench needs a GPU and none is visible");
-  o.device = d.ordinal;
-  auto engine = cuzk::engine::tool_engine(d.name());  // the measurements take its lock and budget
-  o.run = engine->runner(d.name());
-  if (auto c = a.opt("--curve"); c && *c != "all") o.curves = split(*c, ',');
+  o.device = one_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
+  // The measurements take the device's lock and budget; `prove` runs as jobs on this engine.
+  cuzk::engine::EngineConfig ec;
+  ec.devices = {cuzk::engine::one_device(o.device, "--device")};
+  ec.workers_per_device = 1;
+  ec.verify = false;  // the prove benchmark's key is random points: its proofs are compared with the CPU's
+  ec.seed = o.seed;
+  cuzk::engine::Engine engine(ec);
+  o.engine = &engine;
+  if (auto c = a.opt("--curve"); c && *c != "all") o.curves = cuzk::split(*c, ',');
   std::vector<int> sizes;
   bool given = a.opt("--log-n").has_value() || !a.pos.empty();
   if (auto l = a.opt("--log-n")) add_log_ns(*l, sizes);
@@ -314,21 +276,17 @@ int cmd_bench(int argc, char** argv) {
     if (c != "bn254" && c != "bls12-381") throw UsageError("--curve: unknown curve '" + c + "' (bn254, bls12-381, all)");
   for (int v : o.log_ns)
     if (v < 3 || v > 28) throw UsageError("--log-n: sizes are 3..28, got " + std::to_string(v));
-  if (auto p = a.opt("--ops")) o.ops = split(*p, ',');
+  if (auto p = a.opt("--ops")) o.ops = cuzk::split(*p, ',');
   for (auto& op : o.ops)
     if (op != "ntt" && op != "msm-g1" && op != "msm-g2" && op != "h" && op != "prove")
       throw UsageError("--ops: unknown op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
   if (auto r = a.opt("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r, 1000)));
   if (auto m = a.opt("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m, 86400));
-  auto devs = cuzk::cuda::list_devices();
-  std::string name = d.name();
-  for (auto& g : devs)
-    if (g.ordinal == d.ordinal) name += " (" + g.name + ")";
+  const std::string name = o.device + " (" + engine.device_records().at(0).description + ")";
   std::printf("cuzk bench on %s; cuzk %s commit %s\n", name.c_str(), cuzk::version_string(), cuzk::git_commit());
   auto rows = cuzk::bench::run_gpu_bench(o);
   if (auto j = a.opt("--json")) cuzk::write_files_atomically({{*j, cuzk::bench::rows_to_json(rows, name)}});
   return kExitOk;
-#endif
 }
 
 int cmd_verify(int argc, char** argv) {
@@ -363,19 +321,16 @@ int cmd_prove_partitions(const Args& a) {
   const bool quiet = a.flag("--quiet");
   if (a.flag("--verify") && a.flag("--no-verify")) throw UsageError("--verify and --no-verify contradict each other");
   eng::EngineConfig cfg;
+  unsigned threads = 0;
+  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   try {
-    std::string devs = a.opt("--devices").value_or(a.opt("--device").value_or("auto"));
-    if (devs == "auto") devs = cuzk::cuda::list_devices().empty() ? "cpu" : "all";
-    cfg.devices = eng::parse_devices(devs);
-    if (auto m = a.opt("--device-memory")) eng::apply_memory_budgets(cfg.devices, *m);
+    cfg.devices = cuzk::backend::parse_device_specs(a.opt("--devices").value_or(a.opt("--device").value_or("auto")));
+    if (auto m = a.opt("--device-memory")) cuzk::backend::apply_memory(cfg.devices, cuzk::split(*m, ','), "--device-memory");
   } catch (const cuzk::InvalidArgument& e) {
     throw UsageError(e.what());
   }
-  unsigned threads = 0;
-  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  for (auto& d : cfg.devices)
-    if (d.kind == eng::DeviceConfig::Sim) d.sim_threads = std::max(1u, (threads ? threads : hw) / unsigned(cfg.devices.size()));
+  for (auto& d : cfg.devices) d.threads = std::max(1u, (threads ? threads : hw) / unsigned(cfg.devices.size()));
   if (auto w = a.opt("--workers-per-device")) cfg.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
   cfg.synthesis_threads = threads;
   cfg.verify = !a.flag("--no-verify");
@@ -388,7 +343,7 @@ int cmd_prove_partitions(const Args& a) {
       throw UsageError(e.what());
     }
   }
-  auto paths = split(*a.opt("--partitions"), ',');
+  auto paths = cuzk::split(*a.opt("--partitions"), ',');
   for (auto& p : paths)
     if (p.empty()) throw UsageError("--partitions: an empty path in the list");
   auto log = [&](const std::string& s) {
@@ -406,8 +361,7 @@ int cmd_prove_partitions(const Args& a) {
   req.circuit = "circuit";
   req.priority = prio;
   for (auto& p : paths) req.partitions.push_back(eng::Witness::file(p));
-  std::string devnames;
-  for (auto& d : cfg.devices) devnames += (devnames.empty() ? "" : ",") + d.name();
+  const std::string devnames = cuzk::backend::names_of(cfg.devices);
   log("job of " + std::to_string(paths.size()) + " partitions on " + devnames + ", " +
       std::to_string(cfg.workers_per_device) + " workers per device");
   uint64_t id = engine.submit(std::move(req));
@@ -436,8 +390,8 @@ int cmd_prove_partitions(const Args& a) {
   if (!quiet) {
     for (auto& rec : r.records)
       std::fprintf(stderr, "cuzk: partition %u on %s worker %d: synthesis %.1f, stage %.1f, lock wait %.1f, kernels %.1f, finish %.1f ms\n",
-                   rec.index, rec.device.c_str(), rec.worker, rec.synth.ms(), rec.stage.ms(), rec.lock_wait.ms(),
-                   rec.kernels.ms(), rec.finish.ms());
+                   rec.index, rec.device.c_str(), rec.worker, rec.ms(cuzk::Phase::Synthesis), rec.ms(cuzk::Phase::Stage),
+                   rec.ms(cuzk::Phase::LockWait), rec.ms(cuzk::Phase::Kernels), rec.ms(cuzk::Phase::Finish));
     for (auto& d : devrecs)
       std::fprintf(stderr, "cuzk: %s: %zu partitions, busy %.1f ms of %.1f (%.0f%%)\n", d.name.c_str(), d.partitions,
                    d.busy_ms, r.wall_ms, r.wall_ms > 0 ? 100.0 * d.busy_ms / r.wall_ms : 0.0);
@@ -466,8 +420,7 @@ int cmd_prove(int argc, char** argv) {
   if (auto s = a.opt("--seed")) opt.seed = parse_u64("--seed", *s);
   unsigned threads = 0;
   if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
-  std::string dev = a.opt("--device").value_or(a.opt("--devices").value_or("auto"));
-  opt.device = resolve_device(dev);
+  opt.device = one_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
   if (!quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
 
   auto t0 = std::chrono::steady_clock::now();
@@ -480,30 +433,26 @@ int cmd_prove(int argc, char** argv) {
   cuzk::write_files_atomically(files);
   double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!quiet) {
-    const auto& t = out.times;
-    std::fprintf(stderr,
-                 "cuzk: %s proof on %s (%u CPU threads): prove %.1f ms [abc %.1f, ntt/h %.1f, msm A %.1f, B1 %.1f, "
-                 "B2 %.1f, C %.1f, H %.1f, finish %.1f]; total %.1f ms\n",
-                 out.curve.c_str(), out.device.c_str(), pool.size(), t.prove_ms, t.abc_ms, t.ntt_h_ms, t.msm_a_ms, t.msm_b1_ms,
-                 t.msm_b2_ms, t.msm_c_ms, t.msm_h_ms, t.finish_ms, total);
+    std::string phases;
+    for (auto& [name, ms] : out.phases_ms)
+      if (name != "queue" && name != "synthesis" && name != "lock_wait" && name != "budget_wait" && name != "kernels")
+        phases += (phases.empty() ? "" : ", ") + name + " " + std::to_string(ms).substr(0, std::to_string(ms).find('.') + 2);
+    std::fprintf(stderr, "cuzk: %s proof on %s (%u CPU threads): [%s] ms; total %.1f ms\n", out.curve.c_str(),
+                 out.device.c_str(), pool.size(), phases.c_str(), total);
   }
   return kExitOk;
 }
 
-// Where the setup's fixed-base work runs; a GPU's through an engine of that one device.
+// Where the setup's fixed-base work runs: a device of an engine of its own.
 struct SetupTarget {
-  cuzk::setup::SetupDevice dev;
   std::unique_ptr<cuzk::engine::Engine> engine;
+  cuzk::setup::SetupDevice dev;
 };
-SetupTarget setup_device(const Args& a) {
-  cuzk::ProveDevice d = resolve_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
+SetupTarget setup_device(const Args& a, unsigned threads) {
   SetupTarget t;
-  t.dev.gpu = d.kind == cuzk::ProveDevice::Gpu;
-  t.dev.ordinal = d.ordinal;
-  if (t.dev.gpu) {
-    t.engine = cuzk::engine::tool_engine(d.name());
-    t.dev.run = t.engine->runner(d.name());
-  }
+  const std::string spec = a.opt("--device").value_or(a.opt("--devices").value_or("auto"));
+  t.engine = cuzk::engine::tool_engine(spec, threads);
+  t.dev = {t.engine.get(), one_device(spec)};
   return t;
 }
 
@@ -532,9 +481,9 @@ int cmd_setup(int argc, char** argv) {
   if (auto s = a.opt("--seed")) seed = parse_u64("--seed", *s);
   unsigned threads = 0;
   if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
-  auto target = setup_device(a);
-  const bool quiet = a.flag("--quiet");
   cuzk::ThreadPool pool(threads);
+  auto target = setup_device(a, pool.size());
+  const bool quiet = a.flag("--quiet");
   cuzk::setup::Log log;
   if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
   auto st = cuzk::setup::setup_files(a.pos[0], a.pos[1], seed, target.dev, pool, log);
@@ -574,10 +523,10 @@ int cmd_gen_circuit(int argc, char** argv) {
   if (out) o.out_dir = *out;
   unsigned threads = 0;
   if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
-  auto target = setup_device(a);
+  cuzk::ThreadPool pool(threads);
+  auto target = setup_device(a, pool.size());
   o.device = target.dev;
   const bool quiet = a.flag("--quiet");
-  cuzk::ThreadPool pool(threads);
   cuzk::setup::Log log;
   if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
   auto st = cuzk::setup::gen_circuit(o, pool, log);

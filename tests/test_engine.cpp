@@ -20,7 +20,11 @@
 #include <vector>
 
 #include "ec/curves.hpp"
+#include "backend/cpu/device.hpp"
+#include "backend/cpu/h.hpp"
 #include "engine/circuit_impl.hpp"
+#include "groth16/sequence.hpp"
+#include "backend/cuda/probe.hpp"
 #include "engine/engine.hpp"
 #include "groth16/encode.hpp"
 #include "groth16/self_verify.hpp"
@@ -92,23 +96,43 @@ Fixture<E>& fixture(int log_n) {
   return *f;
 }
 
-DeviceConfig sim(int k, double kernel_ms = 0, double stage_ms = 0, double speed = 1, size_t budget = 0) {
-  DeviceConfig d{DeviceConfig::Sim, k};
+DeviceSpec sim(int k, double kernel_ms = 0, double stage_ms = 0, double speed = 1, size_t budget = 0) {
+  DeviceSpec d;
+  d.kind = DeviceSpec::Kind::Sim;
+  d.index = k;
   d.sim_kernel_ms = kernel_ms;
   d.sim_stage_ms = stage_ms;
   d.speed = speed;
-  d.memory_budget = budget;
-  d.sim_threads = 1;
+  d.memory = budget;
+  d.threads = 1;
   return d;
 }
 
-EngineConfig config(std::vector<DeviceConfig> devs, int workers = 2) {
+EngineConfig config(std::vector<DeviceSpec> devs, int workers = 2) {
   EngineConfig c;
   c.devices = std::move(devs);
   c.workers_per_device = workers;
   c.synthesis_threads = 2;
   c.seed = test::seed();
   return c;
+}
+
+// What a partition of f's circuit takes on a simulated device (the engine charges the same).
+struct Sizes {
+  size_t key = 0, ws = 0, ws_s = 0;
+};
+template <class E>
+Sizes sizes(Fixture<E>& f, size_t chunk = EngineConfig{}.stream_chunk_points) {
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true;
+  cpu::CpuDevice d(o);
+  return {f.circuit->key_bytes(d), f.circuit->working_set_bytes(d, 0), f.circuit->working_set_bytes(d, chunk)};
+}
+
+std::vector<std::string> resident(const DeviceStatus& d) {
+  std::vector<std::string> v;
+  for (auto& k : d.resident_keys) v.push_back(k.circuit);
+  return v;
 }
 
 bool overlap(const Span& x, const Span& y) {
@@ -167,8 +191,8 @@ struct Poller {
 template <class E>
 void ten_partitions_on_two_devices() {
   auto& f = fixture<E>(9);
-  auto devs = parse_devices("sim:2");
-  for (auto& d : devs) d.sim_kernel_ms = 15;
+  auto devs = backend::parse_device_specs("sim:2");
+  for (auto& d : devs) d.sim_kernel_ms = 15, d.threads = 1;
   Engine eng(config(devs));
   eng.register_circuit("c", f.circuit);
   auto id = eng.submit({"c", Priority::Normal, f.witnesses(10)});
@@ -183,12 +207,12 @@ void ten_partitions_on_two_devices() {
     CHECK_MSG(rec.worker >= 0 && rec.worker < 2, rec.worker);
     CHECK_EQ(rec.attempts, 1);
     CHECK(!rec.streamed);
-    CHECK(rec.reserved_bytes == f.circuit->working_set_bytes(0));
-    CHECK(rec.synth.happened() && rec.stage.happened() && rec.kernels.happened() && rec.finish.happened());
-    CHECK(rec.queued.start_ms <= rec.synth.start_ms && rec.synth.end_ms <= rec.stage.start_ms &&
-          rec.stage.end_ms <= rec.lock_wait.end_ms && rec.lock_wait.end_ms <= rec.kernels.start_ms &&
-          rec.kernels.end_ms <= rec.finish.start_ms);
-    CHECK(rec.msm_a_ms > 0 && rec.msm_b2_ms > 0 && rec.msm_h_ms > 0);
+    CHECK(rec.reserved_bytes == sizes(f).ws);
+    CHECK(rec.spans[Phase::Synthesis].happened() && rec.spans[Phase::Stage].happened() && rec.spans[Phase::Kernels].happened() && rec.spans[Phase::Finish].happened());
+    CHECK(rec.spans[Phase::Queue].start_ms <= rec.spans[Phase::Synthesis].start_ms && rec.spans[Phase::Synthesis].end_ms <= rec.spans[Phase::Stage].start_ms &&
+          rec.spans[Phase::Stage].end_ms <= rec.spans[Phase::LockWait].end_ms && rec.spans[Phase::LockWait].end_ms <= rec.spans[Phase::Kernels].start_ms &&
+          rec.spans[Phase::Kernels].end_ms <= rec.spans[Phase::Finish].start_ms);
+    CHECK(rec.ms(Phase::MsmA) > 0 && rec.ms(Phase::MsmB2) > 0 && rec.ms(Phase::MsmH) > 0);
   }
   for (auto& dr : eng.device_records()) {
     CHECK_EQ(dr.partitions, counts[dr.name]);
@@ -199,8 +223,8 @@ void ten_partitions_on_two_devices() {
   CHECK_EQ(st.jobs_done, size_t(1));
   CHECK_EQ(st.partitions_retried, size_t(0));
   for (auto& d : st.devices) {
-    CHECK(d.resident_keys == std::vector<std::string>{"c"});
-    CHECK_EQ(d.reserved_bytes, f.circuit->key_bytes());  // only the resident key is left
+    CHECK(resident(d) == std::vector<std::string>{"c"});
+    CHECK_EQ(d.reserved_bytes, sizes(f).key);  // only the resident key is left
   }
 }
 CUZK_TEST(engine_ten_partitions_two_devices_bn254) { ten_partitions_on_two_devices<ec::Bn254>(); }
@@ -233,11 +257,11 @@ CUZK_TEST(engine_lock_per_device_from_spans) {
       if (i == k) continue;
       const auto &x = r.records[i], &y = r.records[k];
       if (x.device == y.device) {
-        CHECK_MSG(!overlap(x.kernels, y.kernels), "partitions " << i << " and " << k << " in kernels at once on "
+        CHECK_MSG(!overlap(x.spans[Phase::Kernels], y.spans[Phase::Kernels]), "partitions " << i << " and " << k << " in kernels at once on "
                                                                 << x.device);
-        stage_under_kernels |= overlap(x.stage, y.kernels);
+        stage_under_kernels |= overlap(x.spans[Phase::Stage], y.spans[Phase::Kernels]);
       } else {
-        cross |= overlap(x.kernels, y.kernels);
+        cross |= overlap(x.spans[Phase::Kernels], y.spans[Phase::Kernels]);
       }
     }
   CHECK_MSG(cross, "no two devices ran kernels at the same time");
@@ -251,7 +275,7 @@ CUZK_TEST(engine_lock_per_device_from_spans) {
 // ------------------------------------------------------------------ 4. budgets kept
 CUZK_TEST(engine_budgets_per_device) {
   auto& f = fixture<ec::Bn254>(9);
-  const size_t one = f.circuit->key_bytes() + f.circuit->working_set_bytes(0);
+  const size_t one = sizes(f).key + sizes(f).ws;
   Engine eng(config({sim(0, 30, 10, 1, one + 1), sim(1, 30, 10, 1, 3 * one)}, 2));
   eng.register_circuit("c", f.circuit);
   std::mutex m;
@@ -281,24 +305,24 @@ CUZK_TEST(engine_budgets_per_device) {
     std::vector<PartitionRecord> v;
     for (auto& rec : r.records)
       if (rec.device == dev) v.push_back(rec);
-    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.kernels.start_ms < b.kernels.start_ms; });
+    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.spans[Phase::Kernels].start_ms < b.spans[Phase::Kernels].start_ms; });
     return v;
   };
   auto d0 = on("sim:0"), d1 = on("sim:1");
   CHECK_MSG(d0.size() >= 2 && d1.size() >= 2, d0.size() << " " << d1.size());
   for (size_t i = 1; i < d0.size(); ++i)
-    CHECK_MSG(d0[i].stage.end_ms >= d0[i - 1].kernels.end_ms, "sim:0 staged partition " << d0[i].index
+    CHECK_MSG(d0[i].spans[Phase::Stage].end_ms >= d0[i - 1].spans[Phase::Kernels].end_ms, "sim:0 staged partition " << d0[i].index
                                                                   << " before " << d0[i - 1].index << " released");
   bool staged_early = false;
-  for (size_t i = 1; i < d1.size(); ++i) staged_early |= d1[i].stage.end_ms < d1[i - 1].kernels.end_ms;
+  for (size_t i = 1; i < d1.size(); ++i) staged_early |= d1[i].spans[Phase::Stage].end_ms < d1[i - 1].spans[Phase::Kernels].end_ms;
   CHECK_MSG(staged_early, "sim:1 never staged a partition beside another's kernels");
   // The wait for the budget is recorded inside the stage: on sim:0 a partition whose worker was
   // ready before the previous kernels ended waited for them (30 ms of simulated kernels).
   double waited = 0;
   for (auto& rec : r.records) {
-    CHECK_MSG(rec.budget_wait_ms >= 0 && rec.budget_wait_ms <= rec.stage.ms() + 1e-6,
-              "partition " << rec.index << ": budget wait " << rec.budget_wait_ms << " ms, stage " << rec.stage.ms());
-    if (rec.device == "sim:0") waited = std::max(waited, rec.budget_wait_ms);
+    CHECK_MSG(rec.ms(Phase::BudgetWait) >= 0 && rec.ms(Phase::BudgetWait) <= rec.spans[Phase::Stage].ms() + 1e-6,
+              "partition " << rec.index << ": budget wait " << rec.ms(Phase::BudgetWait) << " ms, stage " << rec.spans[Phase::Stage].ms());
+    if (rec.device == "sim:0") waited = std::max(waited, rec.ms(Phase::BudgetWait));
   }
   CHECK_MSG(waited >= 10, "no partition on sim:0 waited for its budget (longest wait " << waited << " ms)");
 }
@@ -307,7 +331,7 @@ CUZK_TEST(engine_budgets_per_device) {
 // (an InvalidArgument) while the others take it.
 CUZK_TEST(engine_preload_all_devices) {
   auto& f = fixture<ec::Bn254>(9);
-  const size_t one = f.circuit->key_bytes() + f.circuit->working_set_bytes(0);
+  const size_t one = sizes(f).key + sizes(f).ws;
   Engine eng(config({sim(0, 0, 0, 1, 2 * one), sim(1, 0, 0, 1, one - 1), sim(2, 0, 0, 1, 2 * one)}, 2));
   eng.register_circuit("c", f.circuit);
   auto out = eng.preload_all("c");
@@ -316,9 +340,9 @@ CUZK_TEST(engine_preload_all_devices) {
   CHECK(out[1].device == "sim:1" && out[1].invalid_argument && contains(out[1].error, "does not fit on sim:1"));
   CHECK(out[2].device == "sim:2" && out[2].error.empty());
   auto st = eng.status();
-  CHECK(st.devices[0].resident_keys == std::vector<std::string>{"c"});
+  CHECK(resident(st.devices[0]) == std::vector<std::string>{"c"});
   CHECK(st.devices[1].resident_keys.empty());
-  CHECK(st.devices[2].resident_keys == std::vector<std::string>{"c"});
+  CHECK(resident(st.devices[2]) == std::vector<std::string>{"c"});
   auto bad = eng.preload_all("no-such-circuit");
   for (auto& o : bad) CHECK(o.invalid_argument && contains(o.error, "unknown circuit"));
 }
@@ -328,8 +352,8 @@ template <class E>
 void streamed_key() {
   auto& f = fixture<E>(9);
   constexpr size_t kChunk = 100;
-  const size_t key = f.circuit->key_bytes(), ws = f.circuit->working_set_bytes(0),
-               ws_s = f.circuit->working_set_bytes(kChunk);
+  const auto sz = sizes(f, kChunk);
+  const size_t key = sz.key, ws = sz.ws, ws_s = sz.ws_s;
   CHECK_MSG(ws_s < key + ws, "streamed " << ws_s << " >= resident " << key + ws);
   auto cfg = config({sim(0, 0, 0, 1, ws_s), sim(1, 0, 0, 1, key + ws - 1)}, 1);
   cfg.stream_chunk_points = kChunk;
@@ -347,25 +371,34 @@ void streamed_key() {
   }
 }
 CUZK_TEST(engine_streamed_key_bn254) { streamed_key<ec::Bn254>(); }
-// The streamed kernels (MSMs in pieces, the last one short) give the resident kernels' results.
+// The streamed kernels (MSMs in pieces, the last one short) give the resident kernels' results,
+// on a simulated device (memory of its own: the bases come from the host chunk by chunk).
 template <class E>
 void chunked_kernels_match() {
   auto& f = fixture<E>(9);
   using Work = typename CircuitT<E>::Work;
   ThreadPool pool(1);
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1;
+  cpu::CpuDevice dev(o);
+  auto key = f.circuit->upload_key(dev);
   auto run = [&](size_t chunk) {
     auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
-    PartitionRecord rec;
-    f.circuit->kernels_cpu(*w, chunk, pool, rec);
+    f.circuit->stage(dev, *w, chunk, f.circuit->working_set_bytes(dev, chunk), pool);
+    f.circuit->kernels(dev, *w, chunk ? nullptr : key.get(), chunk, PhaseTimer{}, nullptr);
+    f.circuit->release_staged(*w);
     return w;
   };
   auto whole = run(0), pieces = run(100), odd = run(7);
   for (auto* p : {pieces.get(), odd.get()}) {
-    auto &x = static_cast<Work&>(*whole), &y = static_cast<Work&>(*p);
-    CHECK(x.pa.to_affine() == y.pa.to_affine() && x.pb1.to_affine() == y.pb1.to_affine());
-    CHECK(x.pb2.to_affine() == y.pb2.to_affine() && x.pc.to_affine() == y.pc.to_affine());
-    CHECK(x.ph.to_affine() == y.ph.to_affine());
+    auto &x = static_cast<Work&>(*whole).msm, &y = static_cast<Work&>(*p).msm;
+    CHECK(x.a.to_affine() == y.a.to_affine() && x.b1.to_affine() == y.b1.to_affine());
+    CHECK(x.b2.to_affine() == y.b2.to_affine() && x.c.to_affine() == y.c.to_affine());
+    CHECK(x.h.to_affine() == y.h.to_affine());
   }
+  CHECK_EQ(dev.hazards(), size_t(0));
+  key.reset();
+  CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }
 CUZK_TEST(engine_chunked_kernels_match) {
   chunked_kernels_match<ec::Bn254>();
@@ -376,11 +409,11 @@ CUZK_TEST(engine_streamed_key_bls12_381) { streamed_key<ec::Bls12381>(); }
 
 // ------------------------------------------------------------------ 6. does not fit at all
 CUZK_TEST(engine_refuses_what_cannot_fit) {
-  auto& big = fixture<ec::Bn254>(10);
+  auto& big = fixture<ec::Bn254>(11);
   auto& small = fixture<ec::Bn254>(9);
-  const size_t need = big.circuit->working_set_bytes(EngineConfig{}.stream_chunk_points);
+  const size_t need = sizes(big).ws_s;
   const size_t budget = need - 1;
-  CHECK(small.circuit->key_bytes() + small.circuit->working_set_bytes(0) <= budget);
+  CHECK(sizes(small).key + sizes(small).ws <= budget);
   Engine eng(config({sim(0, 0, 0, 1, budget)}, 2));
   eng.register_circuit("big", big.circuit);
   eng.register_circuit("small", small.circuit);
@@ -396,7 +429,7 @@ CUZK_TEST(engine_refuses_what_cannot_fit) {
   auto r2 = eng.await(eng.submit({"small", Priority::Normal, small.witnesses(3)}), 30000.0);
   check_proofs(small, r2, 0, 3);
   const auto st = eng.status();
-  CHECK_EQ(st.devices[0].reserved_bytes, small.circuit->key_bytes());
+  CHECK_EQ(st.devices[0].reserved_bytes, sizes(small).key);
   // And another engine with room for the big one proves it.
   Engine roomy(config({sim(0, 0, 0, 1, need)}, 1));
   roomy.register_circuit("big", big.circuit);
@@ -416,16 +449,18 @@ void pce_matches_rows() {
   auto rows = f.circuit->synthesize(Witness::values("w", w), false, pool);
   auto &x = static_cast<Work&>(*pce), &y = static_cast<Work&>(*rows);
   CHECK(x.a.empty() && !y.a.empty());  // with the PCE, a, b, c are made where the kernels run
-  f.circuit->ensure_abc(*pce, pool);
-  CHECK_EQ(x.a.size(), size_t(1) << 9);
-  CHECK(x.a == y.a && x.b == y.b && x.c == y.c);
+  const auto& pk = f.circuit->key();
+  const size_t n = pk.domain_size;
+  std::vector<typename E::Fr> a(n), b(n), c(n);
+  cpu::evaluate_abc<typename E::Fr>(n, pk.A.view(), pk.B.view(), w.data(), a.data(), b.data(), c.data(), pool);
+  CHECK_EQ(a.size(), size_t(1) << 9);
+  CHECK(a == y.a && b == y.b && c == y.c);
   // An unsatisfying witness: a, b still agree, c (a.b for the PCE, C.w row by row) does not;
   // synthesis refuses it either way, naming the witness and the constraint.
   auto bad = w;
   bad.back().v[0] ^= 2;
-  std::vector<typename E::Fr> a1, b1, c1, a2, b2, c2;
-  const auto& pk = f.circuit->key();
-  groth16::evaluate_abc(pk.A, pk.B, bad, pk.domain_size, a1, b1, c1, pool);
+  std::vector<typename E::Fr> a1(n), b1(n), c1(n), a2, b2, c2;
+  cpu::evaluate_abc<typename E::Fr>(n, pk.A.view(), pk.B.view(), bad.data(), a1.data(), b1.data(), c1.data(), pool);
   f.circuit->evaluate_rows(bad, a2, b2, c2, pool);
   CHECK(a1 == a2 && b1 == b2);
   CHECK(c1 != c2);
@@ -454,9 +489,9 @@ CUZK_TEST(engine_critical_overtakes_low) {
   auto rc = eng.await(crit, 30000.0), rl = eng.await(low, 30000.0);
   CHECK_MSG(rc.state == JobState::Done && rl.state == JobState::Done, rc.error << rl.error);
   double last_crit = 0;
-  for (auto& rec : rc.records) last_crit = std::max(last_crit, rec.kernels.start_ms);
+  for (auto& rec : rc.records) last_crit = std::max(last_crit, rec.spans[Phase::Kernels].start_ms);
   size_t low_after = 0;
-  for (auto& rec : rl.records) low_after += rec.kernels.start_ms > last_crit;
+  for (auto& rec : rl.records) low_after += rec.spans[Phase::Kernels].start_ms > last_crit;
   CHECK_MSG(low_after >= 2, low_after << " low partitions started after the critical job");
   CHECK(rc.wall_ms < rl.wall_ms);
 }
@@ -470,8 +505,8 @@ CUZK_TEST(engine_older_job_first) {
   auto rb = eng.await(b, 30000.0), ra = eng.await(a, 30000.0);
   CHECK(ra.state == JobState::Done && rb.state == JobState::Done);
   double last_a = 0, first_b = 1e300;
-  for (auto& rec : ra.records) last_a = std::max(last_a, rec.kernels.start_ms);
-  for (auto& rec : rb.records) first_b = std::min(first_b, rec.kernels.start_ms);
+  for (auto& rec : ra.records) last_a = std::max(last_a, rec.spans[Phase::Kernels].start_ms);
+  for (auto& rec : rb.records) first_b = std::min(first_b, rec.spans[Phase::Kernels].start_ms);
   CHECK_MSG(last_a < first_b, "job a's last start " << last_a << " after job b's first " << first_b);
 }
 
@@ -688,19 +723,32 @@ CUZK_TEST(engine_bad_witness_fails_job_without_retry) {
 
 // ------------------------------------------------------------------ 12. parsing
 CUZK_TEST(engine_parse_devices_sizes_budgets) {
-  auto d = parse_devices("sim:3");
+  using backend::parse_device_specs;
+  using backend::parse_size;
+  auto d = parse_device_specs("sim:3");
   CHECK_EQ(d.size(), size_t(3));
   for (int i = 0; i < 3; ++i) {
-    CHECK(d[i].kind == DeviceConfig::Sim);
+    CHECK(d[i].kind == DeviceSpec::Kind::Sim);
     CHECK_EQ(d[i].name(), "sim:" + std::to_string(i));
   }
-  CHECK_EQ(parse_devices("cpu").size(), size_t(1));
-  CHECK_THROWS_WITH(parse_devices("gpu:7"), InvalidArgument, "gpu:7");
-  CHECK_THROWS_WITH(parse_devices("sim:0"), InvalidArgument, "sim:K");
-  CHECK_THROWS_WITH(parse_devices("tpu:1"), InvalidArgument, "unknown device");
-  CHECK_THROWS_WITH(parse_devices("sim:2,,sim:1"), InvalidArgument, "empty item");
-  CHECK_THROWS_WITH(parse_devices("cpu,sim:1"), InvalidArgument, "sim:0 is listed twice");
-  CHECK_EQ(parse_devices("sim:2,cpu").back().name(), std::string("sim:2"));
+  CHECK_EQ(parse_device_specs("cpu").size(), size_t(1));
+  CHECK_EQ(parse_device_specs("cpu")[0].name(), std::string("cpu"));
+  CHECK_THROWS_WITH(parse_device_specs("gpu:7"), InvalidArgument, "gpu:7");
+  CHECK_THROWS_WITH(parse_device_specs("sim:0"), InvalidArgument, "sim:K");
+  CHECK_THROWS_WITH(parse_device_specs("tpu:1"), InvalidArgument, "unknown device");
+  CHECK_THROWS_WITH(parse_device_specs("sim:2,,sim:1"), InvalidArgument, "empty item");
+  CHECK_THROWS_WITH(parse_device_specs("sim:2,sim:1"), InvalidArgument, "sim:0 is listed twice");
+  CHECK_THROWS_WITH(parse_device_specs("cpu,cpu"), InvalidArgument, "cpu is listed twice");
+  CHECK_EQ(parse_device_specs("sim:2,cpu").back().name(), std::string("cpu"));
+  CHECK_THROWS_WITH(parse_device_specs("tpu:1", "devices.list"), InvalidArgument, "devices.list: unknown device");
+  // Suffixes: the whole list's budget and workers.
+  auto w = parse_device_specs("sim:2@3GiB*4");
+  for (auto& x : w) CHECK(x.memory == (size_t(3) << 30) && x.workers == 4);
+  CHECK_THROWS_WITH(parse_device_specs("sim:1@1GiB,cpu"), InvalidArgument, "at the end of the list");
+  CHECK_THROWS_WITH(parse_device_specs("sim:1*17"), InvalidArgument, "1..16");
+  CHECK_THROWS_WITH(parse_device_specs("sim:1@lots"), InvalidArgument, "not a size");
+  // auto: every GPU, else the CPU (no GPU where the tests run without one).
+  if (cuda::list_devices().empty()) CHECK_EQ(parse_device_specs("auto")[0].name(), std::string("cpu"));
 
   CHECK_EQ(parse_size("20GiB"), size_t(20) << 30);
   CHECK_EQ(parse_size("1.5GB"), size_t(1500000000));
@@ -710,13 +758,18 @@ CUZK_TEST(engine_parse_devices_sizes_budgets) {
   CHECK_THROWS_WITH(parse_size("GiB"), InvalidArgument, "not a size");
   CHECK_THROWS_WITH(parse_size("0"), InvalidArgument, "out of range");
 
-  auto devs = parse_devices("sim:3");
-  CHECK_THROWS_WITH(apply_memory_budgets(devs, "1GiB,2GiB"), InvalidArgument, "2 sizes for 3 devices");
-  apply_memory_budgets(devs, "1GiB");
-  for (auto& x : devs) CHECK_EQ(x.memory_budget, size_t(1) << 30);
-  apply_memory_budgets(devs, "1GiB,2GiB,3GB");
-  CHECK_EQ(devs[1].memory_budget, size_t(2) << 30);
-  CHECK_EQ(devs[2].memory_budget, size_t(3000000000));
+  auto devs = parse_device_specs("sim:3");
+  CHECK_THROWS_WITH(backend::apply_memory(devs, {"1GiB", "2GiB"}, "--device-memory"), InvalidArgument,
+                    "--device-memory has 2 sizes for 3 devices");
+  CHECK_THROWS_WITH(backend::apply_memory(devs, {"1GiB", "2GiB"}, "devices.memory"), InvalidArgument,
+                    "devices.memory has 2 sizes");
+  backend::apply_memory(devs, {"1GiB"}, "--device-memory");
+  for (auto& x : devs) CHECK_EQ(x.memory, size_t(1) << 30);
+  backend::apply_memory(devs, {"1GiB", "2GiB", "3GB"}, "--device-memory");
+  CHECK_EQ(devs[1].memory, size_t(2) << 30);
+  CHECK_EQ(devs[2].memory, size_t(3000000000));
+  CHECK_EQ(one_device("cpu", "--device").name(), std::string("cpu"));
+  CHECK_THROWS_WITH(one_device("sim:2", "--device"), InvalidArgument, "expected one");
 
   CHECK(parse_priority("CRITICAL") == Priority::Critical);
   CHECK_THROWS_WITH(parse_priority("urgent"), InvalidArgument, "unknown priority");
@@ -729,7 +782,7 @@ CUZK_TEST(engine_parse_devices_sizes_budgets) {
 // in its busy time; too large is refused naming both sizes; a throwing task releases its bytes.
 CUZK_TEST(engine_device_work_takes_lock_and_budget) {
   auto& f = fixture<ec::Bn254>(9);
-  const size_t key = f.circuit->key_bytes(), ws = f.circuit->working_set_bytes(0), budget = key + ws;
+  const size_t key = sizes(f).key, ws = sizes(f).ws, budget = key + ws;
   Engine eng(config({sim(0, 25, 0, 1, budget)}, 2));
   eng.register_circuit("c", f.circuit);
   const uint64_t job = eng.submit({"c", Priority::Normal, f.witnesses(4, 70)});
@@ -737,7 +790,8 @@ CUZK_TEST(engine_device_work_takes_lock_and_budget) {
   std::atomic<bool> ok_inside{true};
   for (int k = 0; k < 6; ++k) {
     Span s;
-    eng.run_on_device("sim:0", ws, "tool " + std::to_string(k), [&] {
+    eng.run_on_device("sim:0", ws, "tool " + std::to_string(k), [&](backend::Device&, backend::Memory m, backend::Stream&) {
+      if (m.bytes != ws) ok_inside = false;
       s.start_ms = eng.now_ms();
       auto st = eng.status().devices.at(0);
       if (st.current != "tool " + std::to_string(k) || st.reserved_bytes < ws) ok_inside = false;
@@ -750,49 +804,53 @@ CUZK_TEST(engine_device_work_takes_lock_and_budget) {
   check_proofs(f, r, 70, 4);
   CHECK(ok_inside.load());
   for (auto& t : tool)
-    for (auto& rec : r.records) CHECK_MSG(!overlap(t, rec.kernels), "device work overlaps partition " << rec.index);
+    for (auto& rec : r.records) CHECK_MSG(!overlap(t, rec.spans[Phase::Kernels]), "device work overlaps partition " << rec.index);
   auto dev = eng.device_records().at(0);
   double kernels = 0;
-  for (auto& rec : r.records) kernels += rec.kernels.ms();
+  for (auto& rec : r.records) kernels += rec.spans[Phase::Kernels].ms();
   CHECK_MSG(dev.busy_ms >= kernels + 6 * 15 - 1, "busy " << dev.busy_ms << " ms, kernels " << kernels);
 
   // The whole budget: the resident key (idle now) is evicted for it.
   CHECK_EQ(eng.status().devices.at(0).resident_keys.size(), size_t(1));
-  eng.run_on_device("sim:0", budget, "all of it", [&] { CHECK_EQ(eng.status().devices.at(0).reserved_bytes, budget); });
+  eng.run_on_device("sim:0", budget, "all of it", [&](backend::Device&, backend::Memory, backend::Stream&) {
+    CHECK_EQ(eng.status().devices.at(0).reserved_bytes, budget);
+  });
   CHECK(eng.status().devices.at(0).resident_keys.empty());
-  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [] {}), InvalidArgument,
+  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [](backend::Device&, backend::Memory, backend::Stream&) {}), InvalidArgument,
                     std::to_string(budget + 1) + " bytes");
-  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [] {}), InvalidArgument,
+  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [](backend::Device&, backend::Memory, backend::Stream&) {}), InvalidArgument,
                     "budget is " + std::to_string(budget));
-  CHECK_THROWS_WITH(eng.run_on_device("sim:7", 1, "x", [] {}), InvalidArgument, "unknown device");
-  CHECK_THROWS_WITH(eng.run_on_device("sim:0", ws, "failing", [] { throw DeviceFault("injected"); }), DeviceFault,
+  CHECK_THROWS_WITH(eng.run_on_device("sim:7", 1, "x", [](backend::Device&, backend::Memory, backend::Stream&) {}), InvalidArgument, "unknown device");
+  CHECK_THROWS_WITH(eng.run_on_device("sim:0", ws, "failing", [](backend::Device&, backend::Memory, backend::Stream&) { throw DeviceFault("injected"); }), DeviceFault,
                     "injected");
   CHECK_EQ(eng.status().devices.at(0).reserved_bytes, size_t(0));
   // And partitions run again afterwards.
   check_proofs(f, eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 74)}), 30000.0), 74, 2);
 }
 
-// The single-proof path (prove_one) gives the CPU prover's proof for the same seed: the first
-// job's first partition draws r, s from the seed itself.
-CUZK_TEST(engine_prove_one_equals_cpu_proof) {
+// One partition on a `cpu` engine gives the proof of the prove sequence run directly on a CPU
+// device for the same r, s (the first job's first partition draws r, s from the seed itself), and
+// the key is used in place there: no device memory is charged for it.
+CUZK_TEST(engine_cpu_device_equals_direct_proof) {
   auto& f = fixture<ec::Bls12381>(9);
   auto w = f.witness(3);
-  ProveOptions opt;
-  opt.seed = test::seed() + 11;
-  ProveOutput out = prove_one(f.circuit, w, "witness 3", opt, 2);
-  CHECK_EQ(out.device, std::string("sim:0"));
-  CHECK_EQ(out.curve, std::string("bls12-381"));
-  RandomSource rs(*opt.seed);
+  auto cfg = config({backend::parse_device_specs("cpu")[0]}, 1);
+  cfg.seed = test::seed() + 11;
+  Engine eng(cfg);
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, {Witness::values("witness 3", w)}}), 30000.0);
+  CHECK_MSG(r.state == JobState::Done, r.error);
+  CHECK_EQ(r.records[0].device, std::string("cpu"));
+  CHECK_EQ(eng.footprint("c", "cpu").key, size_t(0));
+  RandomSource rs(*cfg.seed);
   using Fr = ec::Bls12381::Fr;
-  Fr r = random_field<Fr>(rs), s = random_field<Fr>(rs);
-  auto want = groth16::prove<ec::Bls12381>(f.circuit->key(), w, r, s, f.pool);
-  CHECK_EQ(out.proof_json, groth16::proof_json(want));
-  CHECK_EQ(out.public_json, groth16::public_json(w, f.vk.n_public));
+  Fr rr = random_field<Fr>(rs), ss = random_field<Fr>(rs);
+  cpu::CpuDevice dev({});
+  auto want = groth16::prove_on<ec::Bls12381>(dev, f.circuit->key(), w, rr, ss);
+  CHECK_EQ(r.proofs[0].proof_json, groth16::proof_json(want));
+  CHECK_EQ(r.proofs[0].public_json, groth16::public_json(w, f.vk.n_public));
   CHECK_EQ(partition_seed(5, 1, 0), uint64_t(5));
   CHECK(partition_seed(5, 2, 0) != partition_seed(5, 1, 0) && partition_seed(5, 1, 1) != partition_seed(5, 1, 0));
-  // A witness of the wrong size is refused with the job's reason.
-  w.pop_back();
-  CHECK_THROWS_WITH(prove_one(f.circuit, w, "short witness", opt, 2), Error, "short witness");
 }
 
 // A service forgets what it has delivered: an ended job can be forgotten, a running one not.
@@ -815,24 +873,26 @@ CUZK_TEST(engine_forgets_ended_jobs_only) {
 // throughput grows with the devices (kernels bound here, not the CPU).
 CUZK_TEST(engine_eight_devices_same_properties) {
   auto& f = fixture<ec::Bn254>(9);
-  auto run = [&](std::vector<DeviceConfig> devs, uint64_t first, std::vector<JobResult>& out) {
+  auto run = [&](std::vector<DeviceSpec> devs, uint64_t first, std::vector<JobResult>& out) {
     Engine eng(config(std::move(devs), 2));
     eng.register_circuit("c", f.circuit);
     auto t0 = std::chrono::steady_clock::now();
-    const uint64_t a = eng.submit({"c", Priority::Normal, f.witnesses(16, first)});
-    const uint64_t b = eng.submit({"c", Priority::Normal, f.witnesses(16, first + 16)});
+    const uint64_t a = eng.submit({"c", Priority::Normal, f.witnesses(12, first)});
+    const uint64_t b = eng.submit({"c", Priority::Normal, f.witnesses(12, first + 12)});
     out.push_back(eng.await(a, 60000.0));
     out.push_back(eng.await(b, 60000.0));
     return ms_since(t0);
   };
-  std::vector<DeviceConfig> eight;
-  for (int i = 0; i < 8; ++i) eight.push_back(sim(i, 80, 10, i < 4 ? 1.0 : 2.0));
+  std::vector<DeviceSpec> eight;
+  // Kernel floors well above the CPU's own time for them (2^9), so that the speeds show even when
+  // other tests share the machine.
+  for (int i = 0; i < 8; ++i) eight.push_back(sim(i, 280, 10, i < 4 ? 1.0 : 2.0));
   std::vector<JobResult> r8, r1;
   const double ms8 = run(eight, 100, r8);
-  const double ms1 = run({sim(0, 80, 10)}, 100, r1);
-  check_proofs(f, r8[0], 100, 16);
-  check_proofs(f, r8[1], 116, 16);
-  check_proofs(f, r1[0], 100, 16);
+  const double ms1 = run({sim(0, 280, 10)}, 100, r1);
+  check_proofs(f, r8[0], 100, 12);
+  check_proofs(f, r8[1], 112, 12);
+  check_proofs(f, r1[0], 100, 12);
   std::vector<PartitionRecord> all;
   for (auto& r : r8) all.insert(all.end(), r.records.begin(), r.records.end());
   std::map<std::string, size_t> per;
@@ -845,19 +905,185 @@ CUZK_TEST(engine_eight_devices_same_properties) {
   for (size_t i = 0; i < all.size(); ++i)
     for (size_t k = 0; k < all.size(); ++k)
       if (i != k && all[i].device == all[k].device) {
-        CHECK_MSG(!overlap(all[i].kernels, all[k].kernels), "kernels at once on " << all[i].device);
-        stage_under_kernels |= overlap(all[i].stage, all[k].kernels);
+        CHECK_MSG(!overlap(all[i].spans[Phase::Kernels], all[k].spans[Phase::Kernels]), "kernels at once on " << all[i].device);
+        stage_under_kernels |= overlap(all[i].spans[Phase::Stage], all[k].spans[Phase::Kernels]);
       }
   CHECK(stage_under_kernels);
   // The most devices in kernels at one moment.
   std::vector<std::pair<double, int>> ev;
-  for (auto& rec : all) ev.push_back({rec.kernels.start_ms, 1}), ev.push_back({rec.kernels.end_ms, -1});
+  for (auto& rec : all) ev.push_back({rec.spans[Phase::Kernels].start_ms, 1}), ev.push_back({rec.spans[Phase::Kernels].end_ms, -1});
   std::sort(ev.begin(), ev.end());
   int cur = 0, most = 0;
   for (auto& [t, d] : ev) most = std::max(most, cur += d);
   CHECK_MSG(most >= 5, "at most " << most << " devices ran kernels at once");
   const double speedup = ms1 / ms8;
-  std::printf("    8 devices: %.0f ms, 1 device: %.0f ms for 32 partitions (%.1fx); up to %d devices in kernels at once\n",
+  std::printf("    8 devices: %.0f ms, 1 device: %.0f ms for 24 partitions (%.1fx); up to %d devices in kernels at once\n",
               ms8, ms1, speedup, most);
   CHECK_MSG(speedup >= 4.0, "8 devices only " << speedup << "x one");
+}
+
+// ------------------------------------------------------------------ 14. scheduler defects
+// Each of these pinned a defect of an earlier scheduler (the test failed there).
+
+namespace {
+std::shared_ptr<cpu::CpuDevice> sim_device(int k, size_t capacity, double kernel_ms = 0, double free_ms = 0,
+                                           std::function<void(const char*)> after_enqueue = {}) {
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:" + std::to_string(k), o.simulated = true, o.capacity = capacity, o.threads = 1;
+  o.kernel_ms = kernel_ms, o.free_ms = free_ms, o.after_enqueue = std::move(after_enqueue);
+  return std::make_shared<cpu::CpuDevice>(o);
+}
+}  // namespace
+
+// 1. Keys X and Y resident, X's working set larger than what is left beside both: the idle key Y
+// is evicted for X's partition (it used to wait forever: idle keys of other circuits were
+// evicted only when X's own key was not resident).
+CUZK_TEST(engine_evicts_other_idle_keys_for_a_resident_key) {
+  auto& x = fixture<ec::Bn254>(10);
+  auto& y = fixture<ec::Bn254>(9);
+  const Sizes sx = sizes(x), sy = sizes(y);
+  const size_t budget = std::max(sx.key + sy.key + sy.ws, sx.key + sx.ws);
+  CHECK_MSG(sx.key + sy.key + sx.ws > budget, "the scenario needs X's working set not to fit beside both keys");
+  Engine eng(config({sim(0, 0, 0, 1, budget)}, 2));
+  eng.register_circuit("x", x.circuit);
+  eng.register_circuit("y", y.circuit);
+  eng.preload("x", "sim:0");
+  eng.preload("y", "sim:0");
+  CHECK_EQ(eng.status().devices[0].resident_keys.size(), size_t(2));
+  auto r = eng.await(eng.submit({"x", Priority::Normal, x.witnesses(3)}), 10000.0);
+  CHECK_MSG(r.state == JobState::Done, "X's job " << job_state_name(r.state) << " after 10 s: " << r.error);
+  check_proofs(x, r, 0, 3);
+  CHECK(resident(eng.status().devices[0]) == std::vector<std::string>{"x"});
+  // A reservation that can never be satisfied fails at once, naming the sizes.
+  Engine tiny(config({sim(0, 0, 0, 1, sy.ws_s - 1)}, 1));
+  tiny.register_circuit("y", y.circuit);
+  CHECK_THROWS_WITH(tiny.preload("y", "sim:0"), InvalidArgument, "does not fit on sim:0");
+}
+
+// 2. A partition that cannot fit one device goes to a device that can hold it (mixed cards);
+// only when no device can does the job fail, naming each device's need and budget.
+CUZK_TEST(engine_routes_partitions_to_devices_that_can_hold_them) {
+  auto& f = fixture<ec::Bn254>(9);
+  const Sizes sz = sizes(f);
+  Engine mixed(config({sim(0, 5, 0, 1, sz.ws_s - 1), sim(1, 5, 0, 1, 4 * (sz.key + sz.ws))}, 2));
+  mixed.register_circuit("c", f.circuit);
+  CHECK(mixed.cannot_hold("c").empty());
+  CHECK(!mixed.footprint("c", "sim:0").fits() && mixed.footprint("c", "sim:1").fits());
+  auto r = mixed.await(mixed.submit({"c", Priority::Normal, f.witnesses(6)}), 30000.0);
+  check_proofs(f, r, 0, 6);
+  for (auto& rec : r.records) CHECK_EQ(rec.device, std::string("sim:1"));
+  CHECK_EQ(mixed.device_records()[0].partitions, size_t(0));
+
+  Engine small(config({sim(0, 0, 0, 1, sz.ws_s - 1), sim(1, 0, 0, 1, sz.ws_s - 2)}, 1));
+  small.register_circuit("c", f.circuit);
+  const std::string why = small.cannot_hold("c");
+  CHECK_MSG(contains(why, "sim:0 needs " + std::to_string(sz.ws_s)) && contains(why, std::to_string(sz.ws_s - 1)) &&
+                contains(why, "sim:1") && contains(why, std::to_string(sz.ws_s - 2)),
+            why);
+  auto r2 = small.await(small.submit({"c", Priority::Normal, f.witnesses(2)}), 5000.0);
+  CHECK(r2.state == JobState::Failed);
+  CHECK_EQ(r2.error, why);
+}
+
+// 3. Memory of a partition whose device work failed after more work was queued is freed only
+// once that work is done: on a simulated device a write that lands in freed memory is refused
+// and counted (on a GPU it would land in another worker's memory).
+CUZK_TEST(engine_frees_memory_after_the_work_that_uses_it) {
+  auto& f = fixture<ec::Bn254>(9);
+  std::atomic<int> failures{0};
+  auto dev = sim_device(0, 0, 1400, 0, [&](const char* op) {
+    if (std::string(op) == "compute_h" && failures++ == 0) throw Error("injected: a launch error after H was queued");
+  });
+  Engine eng(config({sim(0)}, 2), {dev});
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(1)}), 30000.0);
+  CHECK_MSG(r.state == JobState::Failed && contains(r.error, "injected"), r.error);
+  auto r2 = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 5)}), 30000.0);
+  check_proofs(f, r2, 5, 2);
+  CHECK_MSG(dev->hazards() == 0, dev->hazards() << " device writes into freed memory");
+}
+
+// 4. On an error path the budget goes back only after the memory is free: a device with room for
+// one partition, whose frees take time, serves the next partition without running out of memory.
+CUZK_TEST(engine_releases_budget_after_freeing) {
+  auto& f = fixture<ec::Bn254>(9);
+  const Sizes sz = sizes(f);
+  auto dev = sim_device(0, sz.key + sz.ws, 0, 150);
+  auto cfg = config({sim(0)}, 2);
+  cfg.fault = [](Phase ph, const std::string&, uint64_t job, uint32_t, int) {
+    if (ph == Phase::MsmA && job == 1) throw DeviceFault("injected fault in the MSMs");
+  };
+  Engine eng(cfg, {dev});
+  eng.register_circuit("c", f.circuit);
+  const uint64_t bad = eng.submit({"c", Priority::Normal, f.witnesses(1)});
+  const uint64_t good = eng.submit({"c", Priority::Normal, f.witnesses(2, 10)});
+  auto rb = eng.await(bad, 30000.0), rg = eng.await(good, 30000.0);
+  CHECK(rb.state == JobState::Failed);
+  for (auto& rec : rg.records) CHECK_MSG(!contains(rec.error, "out of memory"), rec.error);
+  check_proofs(f, rg, 10, 2);
+}
+
+// 5. An evicted key's memory is freed (which waits for its device) without holding the engine's
+// lock: while one device frees, the engine answers at once.
+CUZK_TEST(engine_evicts_without_stopping_the_other_devices) {
+  auto& x = fixture<ec::Bn254>(10);
+  auto& y = fixture<ec::Bn254>(9);
+  const Sizes sx = sizes(x), sy = sizes(y);
+  auto slow_free = sim_device(0, 0, 0, 600);  // its frees take 600 ms
+  auto other = sim_device(1, 0);
+  auto cfg = config({sim(0, 0, 0, 1, std::max(sx.key + sx.ws, sy.key + sy.ws)), sim(1)}, 1);
+  Engine eng(cfg, {slow_free, other});
+  eng.register_circuit("x", x.circuit);
+  eng.register_circuit("y", y.circuit);
+  eng.preload("x", "sim:0");
+  double worst = 0;
+  std::mutex m;
+  Poller poll([&] {
+    auto t0 = SteadyClock::now();
+    eng.status();
+    std::lock_guard lk(m);
+    worst = std::max(worst, ms_since(t0));
+  });
+  std::thread evictor([&] { eng.preload("y", "sim:0"); });  // x is evicted for it
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto t0 = SteadyClock::now();
+  auto r = eng.await(eng.submit({"y", Priority::Normal, y.witnesses(1, 30)}), 30000.0);
+  const double job_ms = ms_since(t0);
+  evictor.join();
+  poll.halt();
+  check_proofs(y, r, 30, 1);
+  CHECK(resident(eng.status().devices[0]) == std::vector<std::string>{"y"});
+  CHECK_MSG(worst < 300, "status() took " << worst << " ms while a key was freed");
+  (void)job_ms;
+}
+
+// 6. A cancelled job's partition stops between the phases of its kernels and gives the device
+// back, and a partition waiting for a device's budget stops waiting.
+CUZK_TEST(engine_cancel_stops_running_kernels) {
+  auto& f = fixture<ec::Bn254>(9);
+  const Sizes sz = sizes(f);
+  Engine eng(config({sim(0, 3500, 0, 1, sz.key + sz.ws)}, 2));  // each kernel phase ~500 ms; room for one
+  eng.register_circuit("c", f.circuit);
+  const uint64_t a = eng.submit({"c", Priority::Normal, f.witnesses(1)});
+  const uint64_t b = eng.submit({"c", Priority::Normal, f.witnesses(1, 1)});  // waits for a's budget
+  auto t0 = SteadyClock::now();
+  while (eng.status().devices[0].current.empty() && ms_since(t0) < 10000)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(eng.cancel(b));
+  CHECK(eng.cancel(a));
+  t0 = SteadyClock::now();
+  while (!eng.status().devices[0].current.empty() && ms_since(t0) < 10000)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const double released = ms_since(t0);
+  CHECK_MSG(released < 1200, "the device was busy " << released << " ms after the cancel");
+  while (eng.status().running > 0 && ms_since(t0) < 10000) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  auto st = eng.status();
+  CHECK_EQ(st.devices[0].reserved_bytes, sz.key);  // both partitions gave their working sets back
+  CHECK_EQ(st.devices[0].record.partitions, size_t(0));
+  CHECK(eng.await(a, 0.0).state == JobState::Cancelled && eng.await(b, 0.0).state == JobState::Cancelled);
+  // The device serves the next job.
+  Engine fast(config({sim(0, 0, 0, 1, sz.key + sz.ws)}, 2));
+  fast.register_circuit("c", f.circuit);
+  check_proofs(f, fast.await(fast.submit({"c", Priority::Normal, f.witnesses(2, 3)}), 30000.0), 3, 2);
 }

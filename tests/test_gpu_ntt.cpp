@@ -12,7 +12,7 @@
 #include "backend/cuda/probe.hpp"
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
-#include "groth16/prover.hpp"
+#include "groth16/key.hpp"
 #include "gpu_testing.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"

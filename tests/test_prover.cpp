@@ -5,9 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "backend/cpu/h.hpp"
 #include "cuzk/prove.hpp"
 #include "groth16/encode.hpp"
-#include "groth16/prover.hpp"
+#include "groth16/key.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
@@ -54,8 +55,9 @@ void check_pce_against_r1cs(const Fixture& fx, ThreadPool& pool) {
   auto cs = io::read_r1cs(fx.dir + "/circuit.r1cs");
   auto pk = groth16::load_proving_key<E>(z, pool);
   auto w = groth16::witness_scalars(wt.values, wt.n_witness);
-  std::vector<Fr> a, b, c;
-  groth16::evaluate_abc(pk.A, pk.B, w, pk.domain_size, a, b, c, pool);
+  const size_t n = pk.domain_size;
+  std::vector<Fr> a(n), b(n), c(n);
+  cpu::evaluate_abc<Fr>(n, pk.A.view(), pk.B.view(), w.data(), a.data(), b.data(), c.data(), pool);
   for (size_t i = 0; i < cs.n_constraints; ++i) {
     CHECK_MSG(a[i] == r1cs::row_dot<Fr>(cs.A, i, wt), fx.dir << " row " << i << " a");
     CHECK_MSG(b[i] == r1cs::row_dot<Fr>(cs.B, i, wt), fx.dir << " row " << i << " b");
@@ -71,8 +73,8 @@ void check_pce_against_r1cs(const Fixture& fx, ThreadPool& pool) {
   // h on the coset is (ab - c)(g w^i) = -2 H(g w^i) with deg H <= n - 2: interpolating the
   // values back gives a zero top coefficient. A witness that breaks one constraint does not.
   auto h_degree_top = [&](const std::vector<cpu::Scalar>& ws) {
-    std::vector<Fr> aa, bb, cc;
-    groth16::evaluate_abc(pk.A, pk.B, ws, pk.domain_size, aa, bb, cc, pool);
+    std::vector<Fr> aa(n), bb(n), cc(n);
+    cpu::evaluate_abc<Fr>(n, pk.A.view(), pk.B.view(), ws.data(), aa.data(), bb.data(), cc.data(), pool);
     // c must come from the C matrix for the negative control to mean anything
     for (size_t i = 0; i < cs.n_constraints; ++i) {
       Fr sum = Fr::zero();
@@ -83,7 +85,8 @@ void check_pce_against_r1cs(const Fixture& fx, ThreadPool& pool) {
       }
       cc[i] = sum;
     }
-    auto h = groth16::compute_h(aa, bb, cc, pk.log_n, pool);
+    std::vector<cpu::Scalar> h(n);
+    cpu::compute_h<Fr>(aa.data(), bb.data(), cc.data(), pk.log_n, h.data(), pool);
     std::vector<Fr> hv(h.size());
     for (size_t i = 0; i < h.size(); ++i) hv[i] = Fr::from_std(h[i]);
     auto dom = cpu::Domain<Fr>::make(pk.log_n);

@@ -60,26 +60,26 @@ Fixture make_fixture() {
     p.streamed = i == 4;
     p.reserved_bytes = (size_t(3) << 30) + size_t(i) * 12345;
     const double s0 = 1000.1234 + 25.0 * i;
-    if (i != 0) p.queued = {s0 - 5.5 - i, s0};  // partition #0 was never queued
-    p.synth = {s0, s0 + 80.45678};
-    p.stage.start_ms = std::max(p.synth.end_ms, worker_free[d][w]);
-    p.stage.end_ms = p.stage.start_ms + 12.3456;
-    p.budget_wait_ms = 1.5 + 0.25 * i;
-    const double k0 = std::max(p.stage.end_ms, lock_free[d]);
-    if (k0 > p.stage.end_ms) p.lock_wait = {p.stage.end_ms, k0};
-    p.kernels = {k0, k0 + 60.78912 + i};
-    lock_free[d] = p.kernels.end_ms;
-    p.ntt_h_ms = 10.1111 + i;
-    p.msm_a_ms = 5.2222;
-    p.msm_b1_ms = 4.3333;
-    p.msm_b2_ms = 12.4444;
-    p.msm_c_ms = 3.5555;
-    p.msm_h_ms = 5.12346;
-    if (p.ok) p.finish = {p.kernels.end_ms, p.kernels.end_ms + 9.87654};
-    worker_free[d][w] = p.ok ? p.finish.end_ms : p.kernels.end_ms;
-    f.devs[size_t(d)].busy_ms += p.kernels.ms();
+    if (i != 0) p.spans[Phase::Queue] = {s0 - 5.5 - i, s0};  // partition #0 was never queued
+    p.spans[Phase::Synthesis] = {s0, s0 + 80.45678};
+    p.spans[Phase::Stage].start_ms = std::max(p.spans[Phase::Synthesis].end_ms, worker_free[d][w]);
+    p.spans[Phase::Stage].end_ms = p.spans[Phase::Stage].start_ms + 12.3456;
+    p.spans[Phase::BudgetWait] = {0, 1.5 + 0.25 * i};
+    const double k0 = std::max(p.spans[Phase::Stage].end_ms, lock_free[d]);
+    if (k0 > p.spans[Phase::Stage].end_ms) p.spans[Phase::LockWait] = {p.spans[Phase::Stage].end_ms, k0};
+    p.spans[Phase::Kernels] = {k0, k0 + 60.78912 + i};
+    lock_free[d] = p.spans[Phase::Kernels].end_ms;
+    p.spans[Phase::NttH] = {0, 10.1111 + i};
+    p.spans[Phase::MsmA] = {0, 5.2222};
+    p.spans[Phase::MsmB1] = {0, 4.3333};
+    p.spans[Phase::MsmB2] = {0, 12.4444};
+    p.spans[Phase::MsmC] = {0, 3.5555};
+    p.spans[Phase::MsmH] = {0, 5.12346};
+    if (p.ok) p.spans[Phase::Finish] = {p.spans[Phase::Kernels].end_ms, p.spans[Phase::Kernels].end_ms + 9.87654};
+    worker_free[d][w] = p.ok ? p.spans[Phase::Finish].end_ms : p.spans[Phase::Kernels].end_ms;
+    f.devs[size_t(d)].busy_ms += p.spans[Phase::Kernels].ms();
     f.devs[size_t(d)].partitions += 1;
-    first = std::min(first, p.queued.happened() ? p.queued.start_ms : p.synth.start_ms);
+    first = std::min(first, p.spans[Phase::Queue].happened() ? p.spans[Phase::Queue].start_ms : p.spans[Phase::Synthesis].start_ms);
     last = std::max(last, worker_free[d][w]);
     f.parts.push_back(p);
   }
@@ -226,11 +226,8 @@ size_t count(const std::string& s, const std::string& needle) {
 }
 
 const Span& span_of(const PartitionRecord& p, const std::string& phase) {
-  if (phase == "synthesis") return p.synth;
-  if (phase == "stage") return p.stage;
-  if (phase == "lock_wait") return p.lock_wait;
-  if (phase == "kernels") return p.kernels;
-  if (phase == "finish") return p.finish;
+  for (size_t i = 0; i < kPhaseCount; ++i)
+    if (kPhaseNames[i] == phase) return p.spans.at[i];
   throw std::logic_error("test bug: phase " + phase);
 }
 
@@ -293,15 +290,13 @@ CUZK_TEST(summary_json_fields_and_values) {
     }
 
     const io::Json& t = member(o, "timings_ms");
-    CHECK_EQ(join(keys(t)),
-             std::string("queue,synthesis,stage,budget_wait,lock_wait,kernels,ntt_h,msm_a,msm_b1,msm_b2,msm_c,msm_h,finish"));
-    const std::pair<const char*, double> want_t[] = {
-        {"queue", p.queued.ms()},   {"synthesis", p.synth.ms()}, {"stage", p.stage.ms()},
-        {"budget_wait", p.budget_wait_ms}, {"lock_wait", p.lock_wait.ms()}, {"kernels", p.kernels.ms()}, {"ntt_h", p.ntt_h_ms},
-        {"msm_a", p.msm_a_ms},      {"msm_b1", p.msm_b1_ms},     {"msm_b2", p.msm_b2_ms},
-        {"msm_c", p.msm_c_ms},      {"msm_h", p.msm_h_ms},       {"finish", p.finish.ms()}};
+    CHECK_EQ(join(keys(t)), std::string("queue,synthesis,stage,budget_wait,lock_wait,kernels,abc,ntt_h,msm_a,msm_b1,"
+                                         "msm_b2,msm_c,msm_h,finish,verify"));
+    std::vector<std::pair<std::string, double>> want_t;
+    for (size_t i = 0; i < kPhaseCount; ++i) want_t.push_back({std::string(kPhaseNames[i]), p.spans.at[i].ms()});
     for (auto& [k, v] : want_t) {
-      CHECK_MSG(close3(number(member(t, k)), v), ctx << ": timings_ms." << k << " " << member(t, k).text << " vs " << v);
+      CHECK_MSG(close3(number(member(t, k.c_str())), v),
+                ctx << ": timings_ms." << k << " " << member(t, k.c_str()).text << " vs " << v);
     }
 
     const io::Json& s = member(o, "spans_ms");
@@ -445,7 +440,7 @@ CUZK_TEST(timeline_svg_structure) {
   // One linear time axis: x = a + b * t over all bar starts and ends.
   const Bar& k0 = by_key.at({"kernels", 2, 0});
   const Bar& k1 = by_key.at({"kernels", 3, 5});
-  const double t0 = find_part(f, 2, 0).kernels.start_ms, t1 = find_part(f, 3, 5).kernels.start_ms;
+  const double t0 = find_part(f, 2, 0).spans[Phase::Kernels].start_ms, t1 = find_part(f, 3, 5).spans[Phase::Kernels].start_ms;
   CHECK(t1 > t0 + 100);
   const double scale = (k1.x - k0.x) / (t1 - t0);
   CHECK_MSG(scale > 0.5 && scale < 5, "scale " << scale << " px/ms");
@@ -553,15 +548,15 @@ CUZK_TEST(timeline_svg_structure) {
 CUZK_TEST(timeline_svg_edge_cases) {
   PartitionRecord wide, narrow, stray;
   wide.job = 0, wide.index = 11, wide.device = "gpu:0", wide.worker = 0, wide.ok = true, wide.attempts = 1;
-  wide.kernels = {0, 1000};
+  wide.spans[Phase::Kernels] = {0, 1000};
   narrow = wide;
   narrow.index = 22;
-  narrow.kernels = {500, 500.01};
+  narrow.spans[Phase::Kernels] = {500, 500.01};
   stray = wide;
   stray.index = 33;
   stray.device = "gpu:7";
   stray.worker = 1;
-  stray.kernels = {100, 200};
+  stray.spans[Phase::Kernels] = {100, 200};
   std::vector<DeviceRecord> devs = {{"gpu:0", "", 3, 0, 1000, 2}};
   std::string svg = timeline_svg({wide, narrow, stray}, devs, "t");
   std::string why;

@@ -7,7 +7,9 @@
 #include <filesystem>
 
 #include "ec/curves.hpp"
-#include "groth16/prover.hpp"
+#include "backend/cpu/device.hpp"
+#include "groth16/key.hpp"
+#include "groth16/sequence.hpp"
 #include "groth16/self_verify.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
@@ -91,8 +93,8 @@ template <class Curve, class Fr>
 void fixed_base_matches() {
   ThreadPool pool(2);
   RandomSource rs(test::seed());
-  auto g = setup::generator<Curve>();
-  FixedBaseTable<Curve> t(g, pool);
+  auto g = cpu::generator<Curve>();
+  cpu::FixedBaseTable<Curve> t(g, pool);
   std::vector<cpu::Scalar> k;
   k.push_back(cpu::Scalar{{0, 0, 0, 0}});
   k.push_back(cpu::Scalar{{1, 0, 0, 0}});
@@ -130,9 +132,12 @@ void setup_prove_verify(Shape shape, int log_n) {
   auto pk = setup::setup<E>(c.source(), tw, cpu_fixed_base<E>(pool), pool);
   CHECK_EQ(pk.log_n, log_n);
   auto vk = groth16::verifying_key_of<E>(pk);
+  cpu::CpuDeviceOptions co;
+  co.threads = pool.size();
+  cpu::CpuDevice dev(co);
   for (uint64_t p : {0ull, 5ull}) {
     auto w = c.witness(p, pool);
-    auto proof = groth16::prove<E>(pk, w, random_field<Fr>(rs), random_field<Fr>(rs), pool);
+    auto proof = groth16::prove_on<E>(dev, pk, w, random_field<Fr>(rs), random_field<Fr>(rs));
     CHECK_MSG(groth16::self_verify<E>(vk, w, proof), shape_name(shape) << " partition " << p);
     auto w2 = w;
     w2[1].v[0] ^= 1;  // another public input: the same proof must not verify
@@ -141,7 +146,7 @@ void setup_prove_verify(Shape shape, int log_n) {
   // An unsatisfying witness gives a proof that does not verify.
   auto w = c.witness(9, pool);
   w[w.size() - 1].v[0] ^= 2;
-  auto bad = groth16::prove<E>(pk, w, random_field<Fr>(rs), random_field<Fr>(rs), pool);
+  auto bad = groth16::prove_on<E>(dev, pk, w, random_field<Fr>(rs), random_field<Fr>(rs));
   CHECK(!groth16::self_verify<E>(vk, w, bad));
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuzk {
@@ -15,36 +16,36 @@ const char* version_string();
 const char* git_commit();          // short hash, "-dirty" appended when the tree had changes
 const char* cuda_architectures();  // e.g. "90", or "none"
 
-// Where a proof runs. The library never picks a device: callers name one.
-struct ProveDevice {
-  enum Kind { Cpu, Gpu } kind = Cpu;
-  int ordinal = -1;  // for Gpu
-  std::string name() const { return kind == Cpu ? "cpu" : "gpu:" + std::to_string(ordinal); }
-};
-
 struct ProveOptions {
-  ProveDevice device;
+  // Where the proof runs: "cpu", "gpu:N", or "auto" (the first visible GPU, else the CPU). The
+  // library never picks a device on its own; a named device that is absent is an error.
+  std::string device = "cpu";
   std::string r1cs_path;             // when set, the witness is checked against every constraint
   std::optional<uint64_t> seed;      // deterministic r, s (tests); otherwise the OS CSPRNG
   bool verify = true;                // check the proof against the key before returning it
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
-struct PhaseTimes {
-  double load_ms = 0, check_ms = 0, abc_ms = 0, ntt_h_ms = 0, msm_a_ms = 0, msm_b1_ms = 0,
-         msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0, finish_ms = 0, prove_ms = 0, verify_ms = 0;
-};
-
 struct ProveOutput {
   std::string curve;              // "bn254" / "bls12-381"
-  std::string device;             // "cpu", or "gpu:N" as reported by the runtime for the memory used
+  std::string device;             // where it ran: "cpu", "gpu:N"
   std::string proof_json;         // as snarkjs writes proof.json
   std::string public_json;        // as snarkjs writes public.json
   std::vector<uint8_t> proof_compressed;
-  PhaseTimes times;
+  double load_ms = 0;             // reading and checking the key and the witness
+  // Every phase of the proof that happened, in order, as (name, milliseconds); the names are
+  // those of summary.json's timings_ms ("stage", "abc", "ntt_h", "msm_a", ..., "finish").
+  std::vector<std::pair<std::string, double>> phases_ms;
+  double ms(const std::string& phase) const {
+    for (auto& [n, v] : phases_ms)
+      if (n == phase) return v;
+    return 0;
+  }
 };
 
-// Reads, checks and proves. Throws cuzk::Error (FormatError names the file) on any problem.
+// Reads, checks and proves, through an engine of the one device named (its lock, budget and
+// self-verification, as for every partition). `pool` reads the key; the device's kernels use
+// as many threads. Throws cuzk::Error (FormatError names the file) on any problem.
 ProveOutput prove_files(const std::string& zkey_path, const std::string& wtns_path, const ProveOptions& opt,
                         ThreadPool& pool);
 

@@ -62,22 +62,25 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
   if (auto star = text.rfind('*'); star != std::string::npos) {
     const std::string w = text.substr(star + 1);
     if (!all_digits(w) || w.size() > 2 || std::stoi(w) < 1 || std::stoi(w) > 16)
-      throw InvalidArgument(what + ": '" + text0 + "': expected *W with 1..16 workers per device at the end");
+      throw BadDeviceSpec(what + ": '" + text0 + "': expected *W with 1..16 workers per device at the end");
     workers = std::stoi(w);
     text = text.substr(0, star);
   }
   if (auto at = text.rfind('@'); at != std::string::npos) {
+    if (text.find(',', at) != std::string::npos)
+      throw BadDeviceSpec(what + ": '" + text0 + "': @SIZE and *W go once at the end of the list and apply to "
+                            "every device in it (per-device budgets: --device-memory A,B or devices.memory)");
     try {
       memory = parse_size(text.substr(at + 1));
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument(what + ": '" + text0 + "': " + e.what());
+      throw BadDeviceSpec(what + ": '" + text0 + "': " + e.what());
     }
     text = text.substr(0, at);
   }
   if (text.find_first_of("@*") != std::string::npos)
-    throw InvalidArgument(what + ": '" + text0 + "': @SIZE and *W go once at the end of the list and apply to every "
+    throw BadDeviceSpec(what + ": '" + text0 + "': @SIZE and *W go once at the end of the list and apply to every "
                           "device in it (per-device budgets: --device-memory A,B or devices.memory)");
-  if (text.empty()) throw InvalidArgument(what + ": no device given");
+  if (text.empty()) throw BadDeviceSpec(what + ": no device given");
   std::vector<DeviceSpec> out;
   std::vector<cuda::DeviceInfo> gpus;
   bool probed = false;
@@ -86,7 +89,7 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
     return gpus;
   };
   for (const std::string& item : split(text, ',')) {
-    if (item.empty()) throw InvalidArgument(what + ": empty item in list '" + text0 + "'");
+    if (item.empty()) throw BadDeviceSpec(what + ": empty item in list '" + text0 + "'");
     if (item == "all" || item == "auto") {
       if (visible().empty() && item == "all") throw InvalidArgument(what + ": 'all': no GPU is usable (" + visible_text(0) + ")");
       if (visible().empty()) out.push_back(make(DeviceSpec::Kind::Cpu, 0));
@@ -96,11 +99,11 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
     } else if (item.rfind("sim:", 0) == 0) {
       const std::string k = item.substr(4);
       if (!all_digits(k) || k.size() > 3 || std::stoi(k) < 1)
-        throw InvalidArgument(what + ": '" + item + "': expected sim:K with K >= 1 simulated devices");
+        throw BadDeviceSpec(what + ": '" + item + "': expected sim:K with K >= 1 simulated devices");
       for (int i = 0, n = std::stoi(k); i < n; ++i) out.push_back(make(DeviceSpec::Kind::Sim, i));
     } else if (item.rfind("gpu:", 0) == 0) {
       const std::string k = item.substr(4);
-      if (!all_digits(k) || k.size() > 4) throw InvalidArgument(what + ": '" + item + "': expected gpu:N");
+      if (!all_digits(k) || k.size() > 4) throw BadDeviceSpec(what + ": '" + item + "': expected gpu:N");
       const int o = std::stoi(k);
       bool found = false;
       for (auto& g : visible()) found |= g.ordinal == o;
@@ -108,12 +111,12 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
         throw InvalidArgument(what + ": device " + item + " is not available (" + visible_text(visible().size()) + ")");
       out.push_back(make(DeviceSpec::Kind::Gpu, o));
     } else {
-      throw InvalidArgument(what + ": unknown device '" + item + "' (gpu:N, all, auto, cpu, sim:K)");
+      throw BadDeviceSpec(what + ": unknown device '" + item + "' (gpu:N, all, auto, cpu, sim:K)");
     }
   }
   std::set<std::string> names;
   for (auto& d : out) {
-    if (!names.insert(d.name()).second) throw InvalidArgument(what + ": device " + d.name() + " is listed twice");
+    if (!names.insert(d.name()).second) throw BadDeviceSpec(what + ": device " + d.name() + " is listed twice");
     d.memory = memory;
     d.workers = workers;
   }
@@ -122,14 +125,14 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
 
 void apply_memory(std::vector<DeviceSpec>& devs, const std::vector<std::string>& sizes, const std::string& what) {
   if (sizes.size() != 1 && sizes.size() != devs.size())
-    throw InvalidArgument(what + " has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(devs.size()) +
+    throw BadDeviceSpec(what + " has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(devs.size()) +
                           " devices (give one, or one per device)");
   for (size_t i = 0; i < devs.size(); ++i) {
     const std::string& s = sizes.size() == 1 ? sizes[0] : sizes[i];
     try {
       devs[i].memory = parse_size(s);
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument(what + ": " + e.what());
+      throw BadDeviceSpec(what + ": " + e.what());
     }
   }
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "util/error.hpp"
+
 namespace cuzk::backend {
 
 struct DeviceSpec {
@@ -23,6 +25,12 @@ struct DeviceSpec {
   double sim_stage_ms = 0;   // the staging copies of one partition take at least this long
   double sim_free_ms = 0;    // freeing memory waits this long (a GPU's free waits for its work)
   std::string name() const;  // "gpu:0", "cpu", "sim:1"
+};
+
+// The text of a device list is malformed (as opposed to naming a device that is not there, which
+// is a plain InvalidArgument): a command line reports it as a usage error.
+struct BadDeviceSpec : InvalidArgument {
+  using InvalidArgument::InvalidArgument;
 };
 
 // Parses `item[,item...][@SIZE][*W]`, item = gpu:N | all | auto | cpu | sim:K:

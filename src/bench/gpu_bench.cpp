@@ -9,10 +9,15 @@
 #include "backend/cuda/gpu.hpp"
 #include "backend/cuda/msm.hpp"
 #include "backend/cuda/ntt.hpp"
+#include "backend/spec.hpp"
 #include "bench/walk.hpp"
 #include "ec/curves.hpp"
-#include "groth16/gpu_prover.hpp"
-#include "groth16/prover.hpp"
+#include "backend/cpu/device.hpp"
+#include "backend/cpu/h.hpp"
+#include "engine/circuit_impl.hpp"
+#include "engine/engine.hpp"
+#include "groth16/key.hpp"
+#include "groth16/sequence.hpp"
 #include "io/json.hpp"
 #include "util/rng.hpp"
 
@@ -41,6 +46,13 @@ void print_row(const BenchRow& r) {
   std::fflush(stdout);
 }
 
+int gpu_ordinal(const std::string& device) {
+  const auto spec = backend::parse_device_specs(device, "--device");
+  if (spec.size() != 1 || spec[0].kind != backend::DeviceSpec::Kind::Gpu)
+    throw Error("cuzk bench times the GPU backend: '" + device + "' is not a GPU");
+  return spec[0].index;
+}
+
 template <class E, class G1Cfg, class G2Cfg>
 class CurveBench {
  public:
@@ -49,7 +61,7 @@ class CurveBench {
   using J2 = typename E::G2Jac;
 
   CurveBench(const BenchOptions& opt, ThreadPool& pool, Clock::time_point start, std::vector<BenchRow>& rows)
-      : opt_(opt), pool_(pool), start_(start), rows_(rows), dev_{opt.device}, rs_(0x5eed ^ uint64_t(E::id)) {}
+      : opt_(opt), pool_(pool), start_(start), rows_(rows), dev_{gpu_ordinal(opt.device)}, rs_(0x5eed ^ uint64_t(E::id)) {}
 
   bool out_of_time() const {
     return std::chrono::duration<double>(Clock::now() - start_).count() > opt_.max_seconds;
@@ -68,9 +80,17 @@ class CurveBench {
   }
 
  private:
-  // Every allocation and kernel of a measurement runs inside the device's runner (its lock and
-  // budget in the engine).
-  void run(size_t bytes, const std::string& what, const std::function<void()>& fn) { opt_.run(bytes, what, fn); }
+  // Every allocation and kernel of a measurement runs through the engine: `bytes` reserved and
+  // allocated from the device's budget, carved by fn, under the device's lock.
+  void run(size_t bytes, const std::string& what, const std::function<void(gpu::Arena&)>& fn) {
+    opt_.engine->run_on_device(dev_.name(), bytes, what, [&](backend::Device&, backend::Memory m, backend::Stream&) {
+      gpu::Arena arena(gpu::DeviceMemory{dev_, m.ptr, m.bytes});
+      fn(arena);
+    });
+  }
+  static gpu::DeviceMemory piece(gpu::Arena& a, gpu::DeviceId dev, size_t bytes, const char* what) {
+    return {dev, a.take(bytes, what), bytes};
+  }
 
   void add(BenchRow r) {
     r.curve = curve_name(E::id);
@@ -98,15 +118,15 @@ class CurveBench {
     std::vector<double> ms;
     std::vector<Fr> out(n);
     const size_t ws_bytes = gpu::ntt_workspace_bytes(E::id, log_n);
-    run(n * 32 + ws_bytes, "bench ntt 2^" + std::to_string(log_n), [&] {
-      gpu::DeviceBuffer data(dev_, n * 32), ws(dev_, ws_bytes);
+    run(gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes), "bench ntt 2^" + std::to_string(log_n), [&](gpu::Arena& a) {
+      auto data = piece(a, dev_, n * 32, "ntt data"), ws = piece(a, dev_, ws_bytes, "ntt workspace");
       for (int i = 0; i <= opt_.runs; ++i) {
-        gpu::copy_to_device(dev_, data.memory().ptr, host.data(), n * 32, "ntt input");
+        gpu::copy_to_device(dev_, data.ptr, host.data(), n * 32, "ntt input");
         gpu::NttTimings t;
-        gpu::ntt(dev_, E::id, data.memory().ptr, log_n, false, ws.memory(), {}, &t);
+        gpu::ntt(dev_, E::id, data.ptr, log_n, false, ws, {}, &t);
         if (i > 0) ms.push_back(t.total_ms);  // run 0 is the warm-up
       }
-      gpu::copy_to_host(dev_, out.data(), data.memory().ptr, n * 32, "ntt output");
+      gpu::copy_to_host(dev_, out.data(), data.ptr, n * 32, "ntt output");
     });
     // Spot check: two evaluations recomputed on the CPU by Horner's rule.
     Fr w = cpu::root_of_unity<Fr>(log_n);
@@ -134,16 +154,20 @@ class CurveBench {
     std::vector<double> ms;
     gpu::MsmTimings med{};
     std::vector<gpu::MsmTimings> all;
-    const size_t ws_bytes = gpu::msm_workspace_bytes(dev_, E::id, group, n, true, true);
-    run(pbytes + n * 32 + ws_bytes, std::string("bench ") + op + " 2^" + std::to_string(log_n), [&] {
-      gpu::DeviceBuffer bases(dev_, pbytes), scalars(dev_, n * 32), ws(dev_, ws_bytes);
-      gpu::copy_to_device(dev_, bases.memory().ptr, walk.points.data(), pbytes, "msm bases");
-      gpu::copy_to_device(dev_, scalars.memory().ptr, k.data(), n * 32, "msm scalars");
+    gpu::MsmConfig cfg;
+    cfg.curve = E::id, cfg.group = group, cfg.count = n;
+    const size_t ws_bytes = gpu::msm_workspace_bytes(dev_, cfg);
+    const size_t total = gpu::Arena::round(pbytes) + gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes);
+    run(total, std::string("bench ") + op + " 2^" + std::to_string(log_n), [&](gpu::Arena& a) {
+      auto bases = piece(a, dev_, pbytes, "msm bases"), scalars = piece(a, dev_, n * 32, "msm scalars"),
+           ws = piece(a, dev_, ws_bytes, "msm workspace");
+      gpu::copy_to_device(dev_, bases.ptr, walk.points.data(), pbytes, "msm bases");
+      gpu::copy_to_device(dev_, scalars.ptr, k.data(), n * 32, "msm scalars");
+      cfg.bases = bases.ptr, cfg.scalars = scalars.ptr;
       for (int i = 0; i <= opt_.runs; ++i) {
         J got;
         gpu::MsmTimings t;
-        gpu::msm(dev_, E::id, group, n, bases.memory().ptr, true, scalars.memory().ptr, true,
-                 gpu::ScalarForm::Standard, ws.memory(), &got, {}, &t);
+        gpu::msm(dev_, cfg, ws, &got, {}, &t);
         if (!(got == expected))
           throw Error(std::string("bench: GPU ") + op + " result is wrong at 2^" + std::to_string(log_n) + " (run " +
                       std::to_string(i) + ")");
@@ -161,8 +185,8 @@ class CurveBench {
       << fmt("%.2f", med.accumulate_ms) << " reduce " << fmt("%.2f", med.reduce_ms);
     add({"", op, log_n, s.median, s.min, s.max, int(ms.size()), "every run == exact walk sum", d.str()});
   }
-  void bench_msm_g1(int log_n) { bench_msm<G1Cfg, J1>(log_n, gpu::Group::G1, "msm-g1"); }
-  void bench_msm_g2(int log_n) { bench_msm<G2Cfg, J2>(log_n, gpu::Group::G2, "msm-g2"); }
+  void bench_msm_g1(int log_n) { bench_msm<G1Cfg, J1>(log_n, backend::Group::G1, "msm-g1"); }
+  void bench_msm_g2(int log_n) { bench_msm<G2Cfg, J2>(log_n, backend::Group::G2, "msm-g2"); }
 
   void bench_h(int log_n) {
     const size_t n = size_t(1) << log_n;
@@ -170,22 +194,23 @@ class CurveBench {
     std::vector<double> ms;
     std::vector<cpu::Scalar> h(n);
     const size_t ws_bytes = gpu::h_workspace_bytes(E::id, log_n);
-    run(3 * n * 32 + ws_bytes, "bench h 2^" + std::to_string(log_n), [&] {
-      gpu::DeviceBuffer da(dev_, n * 32), db(dev_, n * 32), dc(dev_, n * 32), ws(dev_, ws_bytes);
+    run(3 * gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes), "bench h 2^" + std::to_string(log_n), [&](gpu::Arena& ar) {
+      auto da = piece(ar, dev_, n * 32, "a"), db = piece(ar, dev_, n * 32, "b"), dc = piece(ar, dev_, n * 32, "c"),
+           ws = piece(ar, dev_, ws_bytes, "h workspace");
       for (int i = 0; i <= opt_.runs; ++i) {
-        gpu::copy_to_device(dev_, da.memory().ptr, a.data(), n * 32, "a");
-        gpu::copy_to_device(dev_, db.memory().ptr, b.data(), n * 32, "b");
-        gpu::copy_to_device(dev_, dc.memory().ptr, c.data(), n * 32, "c");
+        gpu::copy_to_device(dev_, da.ptr, a.data(), n * 32, "a");
+        gpu::copy_to_device(dev_, db.ptr, b.data(), n * 32, "b");
+        gpu::copy_to_device(dev_, dc.ptr, c.data(), n * 32, "c");
         gpu::HTimings t;
-        gpu::compute_h(dev_, E::id, log_n, da.memory().ptr, db.memory().ptr, dc.memory().ptr, da.memory().ptr,
-                       ws.memory(), {}, &t);
+        gpu::compute_h(dev_, E::id, log_n, da.ptr, db.ptr, dc.ptr, da.ptr, ws, {}, &t);
         if (i > 0) ms.push_back(t.total_ms);
       }
-      gpu::copy_to_host(dev_, h.data(), da.memory().ptr, n * 32, "h");
+      gpu::copy_to_host(dev_, h.data(), da.ptr, n * 32, "h");
     });
     std::string check = "not checked above 2^20";
     if (log_n <= 20) {
-      auto want = groth16::compute_h(a, b, c, log_n, pool_);
+      std::vector<cpu::Scalar> want(n);
+      cpu::compute_h<Fr>(a.data(), b.data(), c.data(), log_n, want.data(), pool_);
       for (size_t i = 0; i < n; ++i)
         if (std::memcmp(&want[i], &h[i], 32) != 0)
           throw Error("bench: GPU H differs from the CPU at 2^" + std::to_string(log_n) + " index " + std::to_string(i));
@@ -240,40 +265,49 @@ class CurveBench {
     std::vector<cpu::Scalar> w(m);
     for (size_t i = 0; i < m; ++i) w[i] = wf[i].to_std();
     w[0] = {{1, 0, 0, 0}};
-    Fr r = random_field<Fr>(rs_), s = random_field<Fr>(rs_);
+    // One-partition jobs on the engine (key preloaded: resident before the clock), the same
+    // path as every proof; the time of each is its stage, kernels and finish.
+    const std::string id = "bench-prove-" + std::string(curve_name(E::id)) + "-2^" + std::to_string(log_n);
+    auto circuit = std::make_shared<engine::CircuitT<E>>(id, pk, std::optional<io::R1cs>{});
+    opt_.engine->register_circuit(id, circuit);
+    opt_.engine->preload(id, dev_.name());
     std::vector<double> ms;
-    groth16::Proof<E> proof{};
-    groth16::ProveTimings med{};
-    std::vector<groth16::ProveTimings> all;
-    const size_t key_bytes = groth16::GpuProvingKey<E>::device_bytes(pk),
-                 ws_bytes = groth16::gpu_prove_workspace_bytes<E>(dev_, pk);
-    run(key_bytes + ws_bytes, "bench prove 2^" + std::to_string(log_n), [&] {
-      gpu::DeviceBuffer key_mem(dev_, key_bytes);
-      groth16::GpuProvingKey<E> key(dev_, pk, key_mem.memory());
-      gpu::DeviceBuffer ws(dev_, ws_bytes);
-      for (int i = 0; i <= opt_.runs; ++i) {
-        groth16::ProveTimings t;
-        proof = groth16::prove_gpu<E>(key, pk, w, r, s, ws.memory(), pool_, &t);
-        if (i > 0) {
-          ms.push_back(t.total_ms);
-          all.push_back(t);
-        }
+    std::vector<engine::PartitionRecord> recs;
+    std::string proof_json;
+    uint64_t first_job = 0;
+    for (int i = 0; i <= opt_.runs; ++i) {
+      engine::JobRequest req;
+      req.circuit = id;
+      req.partitions.push_back(engine::Witness::values("bench witness", w));
+      auto r = opt_.engine->await(opt_.engine->submit(std::move(req)));
+      if (r.state != engine::JobState::Done) throw Error("bench: prove 2^" + std::to_string(log_n) + ": " + r.error);
+      const auto& rec = r.records[0];
+      if (i == 0) proof_json = r.proofs[0].proof_json, first_job = r.id;
+      if (i > 0) {
+        ms.push_back(rec.ms(Phase::Stage) + rec.ms(Phase::Kernels) + rec.ms(Phase::Finish));
+        recs.push_back(rec);
       }
-    });
+    }
+    opt_.engine->evict(id, dev_.name());
     std::string check = "not compared above 2^16";
     if (log_n <= 16) {
-      auto want = groth16::prove<E>(pk, w, r, s, pool_);
-      if (!(want.a == proof.a && want.b == proof.b && want.c == proof.c))
+      RandomSource rs(engine::partition_seed(opt_.seed, first_job, 0));  // the engine's r, s for that job
+      const Fr r = random_field<Fr>(rs), s = random_field<Fr>(rs);
+      cpu::CpuDevice cpu_dev({});
+      auto want = groth16::prove_on<E>(cpu_dev, pk, w, r, s);
+      if (groth16::proof_json(want) != proof_json)
         throw Error("bench: GPU proof differs from the CPU proof at 2^" + std::to_string(log_n));
       check = "proof == CPU proof (same r, s)";
     }
     auto st = stats(ms);
-    for (auto& t : all)
-      if (t.total_ms == st.median) med = t;
+    engine::PartitionRecord med;
+    for (size_t k = 0; k < recs.size(); ++k)
+      if (ms[k] == st.median) med = recs[k];
     std::ostringstream d;
-    d << "abc " << fmt("%.1f", med.abc_ms) << " h " << fmt("%.1f", med.ntt_h_ms) << " A " << fmt("%.1f", med.msm_a_ms)
-      << " B1 " << fmt("%.1f", med.msm_b1_ms) << " B2 " << fmt("%.1f", med.msm_b2_ms) << " C " << fmt("%.1f", med.msm_c_ms)
-      << " H " << fmt("%.1f", med.msm_h_ms) << " finish " << fmt("%.1f", med.finish_ms);
+    d << "stage " << fmt("%.1f", med.ms(Phase::Stage));
+    for (Phase p : {Phase::Abc, Phase::NttH, Phase::MsmA, Phase::MsmB1, Phase::MsmB2, Phase::MsmC, Phase::MsmH,
+                    Phase::Finish})
+      d << " " << phase_name(p) << " " << fmt("%.1f", med.ms(p));
     add({"", "prove", log_n, st.median, st.min, st.max, int(ms.size()), check, d.str()});
   }
 
@@ -288,8 +322,8 @@ class CurveBench {
 }  // namespace
 
 std::vector<BenchRow> run_gpu_bench(const BenchOptions& opt) {
-  if (opt.device < 0) throw InvalidArgument("bench: no device given");
-  if (!opt.run) throw InvalidArgument("bench: no device runner given (the engine owns the GPU)");
+  if (opt.device.empty()) throw InvalidArgument("bench: no device given");
+  if (!opt.engine) throw InvalidArgument("bench: no engine given (the engine owns the GPU)");
   std::vector<BenchRow> rows;
   ThreadPool pool(0);
   auto start = Clock::now();

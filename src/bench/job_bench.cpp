@@ -10,11 +10,14 @@
 #include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
+#include "backend/cpu/device.hpp"
+#include "groth16/sequence.hpp"
 #include "setup/fixed_base_on.hpp"
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 #include "util/time.hpp"
 
@@ -34,60 +37,41 @@ int run(const JobBenchOptions& o) {
   setup::SyntheticCircuit<Fr> circ(spec);
   RandomSource rs(o.seed);
   auto tw = setup::ToxicWaste<Fr>::draw(rs);
-  // The key's GPU work runs on an engine of its own, gone before the measured engines start.
-  setup::SetupDevice sdev = o.setup_device;
-  std::unique_ptr<engine::Engine> setup_engine;
-  if (sdev.gpu && !sdev.run) {
-    setup_engine = engine::tool_engine(sdev.name());
-    sdev.run = setup_engine->runner(sdev.name());
+  groth16::ProvingKey<E> pk;
+  // The key's device work runs on an engine of its own, gone before the measured engines start.
+  {
+    auto setup_engine = engine::tool_engine(o.setup_device, pool.size());
+    const setup::SetupDevice sdev{setup_engine.get(), engine::one_device(o.setup_device, "--setup-device").name()};
+    pk = setup::setup<E>(circ.source(), tw, setup::fixed_base_on<E>(sdev), pool);
   }
-  const setup::FixedBase fixed = setup::make_fixed_base<E>(sdev, pool);
-  auto pk = setup::setup<E>(circ.source(), tw, fixed, pool);
-  setup_engine.reset();
   const double setup_ms = ms_since(t0);
   const std::string name = o.shape + "-2^" + std::to_string(o.log_n) + "-" + curve_name(E::id);
   auto circuit = std::make_shared<engine::CircuitT<E>>(name, std::move(pk), circ.source());
   circuit->set_check_witnesses(false);  // correct by construction; every proof is self-verified
-  std::printf("cuzk bench --job %s: %s, %zu constraints, key %.1f GiB on device, made in %.1f s (setup on %s)\n",
-              o.shape.c_str(), name.c_str(), circ.n_rows(), double(circuit->key_bytes()) / double(1ull << 30),
-              setup_ms / 1000, o.setup_device.name().c_str());
+  std::printf("cuzk bench --job %s: %s, %zu constraints, made in %.1f s (setup on %s)\n", o.shape.c_str(),
+              name.c_str(), circ.n_rows(), setup_ms / 1000, o.setup_device.c_str());
   std::fflush(stdout);
 
   int bad = 0;
   double base_rate = 0;
   for (size_t si = 0; si < o.device_sets.size(); ++si) {
     // A set is DEVICES[@MEMORY][*WORKERS], e.g. "gpu:0,gpu:1@20GiB" or "gpu:0@1TiB*6".
-    std::string set = o.device_sets[si], memory = o.device_memory;
-    int workers = o.workers_per_device;
-    if (auto star = set.find('*'); star != std::string::npos) {
-      const std::string w = set.substr(star + 1);
-      if (w.empty() || w.size() > 2 || w.find_first_not_of("0123456789") != std::string::npos)
-        throw InvalidArgument("device set '" + o.device_sets[si] + "': expected *WORKERS (1..16) at the end");
-      workers = std::stoi(w);
-      set = set.substr(0, star);
-    }
-    if (auto at = set.find('@'); at != std::string::npos) {
-      memory = set.substr(at + 1);
-      set = set.substr(0, at);
-    }
     engine::EngineConfig cfg;
-    cfg.devices = engine::parse_devices(set);
-    if (!memory.empty()) engine::apply_memory_budgets(cfg.devices, memory);
-    for (auto& d : cfg.devices)
-      d.sim_threads = std::max(1u, pool.size() / unsigned(cfg.devices.size()));
-    cfg.workers_per_device = workers;
+    cfg.devices = backend::parse_device_specs(o.device_sets[si], "--devices");
+    if (!o.device_memory.empty() && o.device_sets[si].find('@') == std::string::npos)
+      backend::apply_memory(cfg.devices, split(o.device_memory, ','), "--device-memory");
+    for (auto& d : cfg.devices) d.threads = std::max(1u, pool.size() / unsigned(cfg.devices.size()));
+    cfg.workers_per_device = o.workers_per_device;
     cfg.seed = o.seed;
-    if (si == 0) {
-      const auto& d0 = cfg.devices[0];
-      std::printf("working set per partition on %s: %.2f GiB (key resident), %.2f GiB streamed; the simulated "
-                  "devices' estimate: %.2f / %.2f GiB\n",
-                  d0.name().c_str(), double(circuit->working_set_on(d0, 0)) / double(1ull << 30),
-                  double(circuit->working_set_on(d0, cfg.stream_chunk_points)) / double(1ull << 30),
-                  double(circuit->working_set_bytes(0)) / double(1ull << 30),
-                  double(circuit->working_set_bytes(cfg.stream_chunk_points)) / double(1ull << 30));
-    }
     engine::Engine eng(cfg);
     eng.register_circuit(name, circuit);
+    if (si == 0) {
+      const auto d0 = cfg.devices[0].name();
+      const auto f = eng.footprint(name, d0);
+      std::printf("on %s: key %.2f GiB, working set per partition %.2f GiB (key resident), %.2f GiB streamed\n",
+                  d0.c_str(), double(f.key) / double(1ull << 30), double(f.working_set) / double(1ull << 30),
+                  double(f.working_set_streamed) / double(1ull << 30));
+    }
     // Keys made resident before the clock starts (a streamed or refused device keeps none).
     auto tp = std::chrono::steady_clock::now();
     for (auto& o : eng.preload_all(name))
@@ -111,13 +95,13 @@ int run(const JobBenchOptions& o) {
     const bool check = o.check_cpu && si + 1 == o.device_sets.size();  // the last set, under full load
     if (check) {
       cpu_thread = std::thread([&] {
-        ThreadPool cpu_pool(std::max(1u, pool.size() / 2));
-        auto work = circuit->synthesize(engine::Witness{"cpu check", [&] { return circ.witness(0, cpu_pool); }}, true,
-                                        cpu_pool);
-        engine::PartitionRecord rec;
-        circuit->kernels_cpu(*work, 0, cpu_pool, rec);
+        cpu::CpuDeviceOptions co;
+        co.threads = std::max(1u, pool.size() / 2);
+        cpu::CpuDevice cpu_dev(co);
+        ThreadPool wp(co.threads);
         RandomSource r2(engine::partition_seed(*cfg.seed, ids[0], 0));
-        cpu_proof = circuit->finish(*work, true, r2).proof_json;
+        const Fr r = random_field<Fr>(r2), s = random_field<Fr>(r2);
+        cpu_proof = groth16::proof_json(groth16::prove_on<E>(cpu_dev, circuit->key(), circ.witness(0, wp), r, s));
       });
     }
     std::vector<engine::JobResult> results;
@@ -146,7 +130,8 @@ int run(const JobBenchOptions& o) {
       const auto& r0 = results[0];
       double lock_wait = 0, stage = 0, budget_wait = 0, kernels = 0;
       for (auto& p : r0.records)
-        lock_wait += p.lock_wait.ms(), stage += p.stage.ms(), budget_wait += p.budget_wait_ms, kernels += p.kernels.ms();
+        lock_wait += p.ms(Phase::LockWait), stage += p.ms(Phase::Stage), budget_wait += p.ms(Phase::BudgetWait),
+            kernels += p.ms(Phase::Kernels);
       const double k = r0.records.size();
       std::printf("  first job: %.2f s; per partition: stage %.0f ms (of which waiting for the memory budget %.0f ms),"
                   " lock wait %.0f ms, kernels %.0f ms; working set %.2f GiB\n",

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "ff/curve_id.hpp"
-#include "setup/tools.hpp"
 
 namespace cuzk::bench {
 
@@ -20,7 +19,7 @@ struct JobBenchOptions {
   std::vector<std::string> device_sets;       // e.g. {"gpu:0", "gpu:0,gpu:1"}
   std::string device_memory;                  // --device-memory for every set ("" = default)
   int workers_per_device = 2;
-  setup::SetupDevice setup_device;            // where the key's fixed-base work runs
+  std::string setup_device = "auto";          // where the key's fixed-base work runs (gpu:N, cpu, auto)
   bool check_cpu = false;                     // prove one partition on the CPU with the same r, s
   std::string out_dir;                        // summary.json / timeline.svg per set ("" = none)
   uint64_t seed = 1;

@@ -13,7 +13,7 @@
 #include "engine/report.hpp"
 #include "io/binfile.hpp"
 #include "io/json.hpp"
-#include "groth16/prover.hpp"
+#include "groth16/key.hpp"
 #include "io/wtns.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"

@@ -2,35 +2,27 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <list>
 #include <map>
 #include <mutex>
-#include <set>
 #include <thread>
 
-#include "backend/cuda/probe.hpp"
-#if defined(CUZK_WITH_CUDA)
-#include "backend/cuda/device_alloc.hpp"
-#endif
-#include "cuzk/prove.hpp"
+#include "backend/open.hpp"
 #include "ec/curves.hpp"
 #include "engine/circuit_impl.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::engine {
 
-// ------------------------------------------------------------------ parsing helpers
+// ------------------------------------------------------------------ names
 Priority parse_priority(const std::string& s0) {
-  std::string s;
-  for (char c : s0) s += char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string s = to_lower(s0);
   if (s == "low") return Priority::Low;
   if (s == "normal") return Priority::Normal;
   if (s == "high") return Priority::High;
@@ -53,90 +45,6 @@ const char* job_state_name(JobState s) {
     case JobState::Failed: return "failed";
     default: return "cancelled";
   }
-}
-
-size_t parse_size(const std::string& s) {
-  size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  if (i == 0) throw InvalidArgument("not a size: '" + s + "' (e.g. 20GiB, 512MiB, 1.5GB)");
-  double v = std::strtod(s.substr(0, i).c_str(), nullptr);
-  std::string unit = s.substr(i);
-  double mul = 1;
-  if (unit.empty() || unit == "B") mul = 1;
-  else if (unit == "KiB" || unit == "K") mul = 1024.0;
-  else if (unit == "MiB" || unit == "M") mul = 1024.0 * 1024;
-  else if (unit == "GiB" || unit == "G") mul = 1024.0 * 1024 * 1024;
-  else if (unit == "TiB" || unit == "T") mul = 1024.0 * 1024 * 1024 * 1024;
-  else if (unit == "KB") mul = 1e3;
-  else if (unit == "MB") mul = 1e6;
-  else if (unit == "GB") mul = 1e9;
-  else if (unit == "TB") mul = 1e12;
-  else throw InvalidArgument("unknown size unit in '" + s + "' (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
-  double b = v * mul;
-  if (!(b >= 1) || b > 1e18) throw InvalidArgument("size out of range: '" + s + "'");
-  return size_t(b);
-}
-
-static std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  for (;;) {
-    size_t e = s.find(',', b);
-    std::string part = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
-    if (part.empty()) throw InvalidArgument("empty item in list '" + s + "'");
-    out.push_back(part);
-    if (e == std::string::npos) return out;
-    b = e + 1;
-  }
-}
-
-std::vector<DeviceConfig> parse_devices(const std::string& spec) {
-  std::vector<DeviceConfig> out;
-  auto gpus = cuda::list_devices();
-  auto visible = [&](int o) {
-    for (auto& g : gpus)
-      if (g.ordinal == o) return true;
-    return false;
-  };
-  for (const std::string& item : split_commas(spec)) {
-    if (item == "all") {
-      if (gpus.empty())
-        throw InvalidArgument(cuda::built_with_cuda() ? "--devices all: no GPU is visible"
-                                                      : "--devices all: this cuzk was built without CUDA");
-      for (auto& g : gpus) out.push_back(DeviceConfig{DeviceConfig::Gpu, g.ordinal});
-    } else if (item == "cpu") {
-      out.push_back(DeviceConfig{DeviceConfig::Sim, int(out.size())});
-    } else if (item.rfind("sim:", 0) == 0) {
-      const std::string k = item.substr(4);
-      if (k.empty() || k.size() > 3 || !std::all_of(k.begin(), k.end(), ::isdigit) || std::stoi(k) < 1)
-        throw InvalidArgument("'" + item + "': expected sim:K with K >= 1 simulated devices");
-      for (int i = 0, n = std::stoi(k); i < n; ++i) out.push_back(DeviceConfig{DeviceConfig::Sim, i});
-    } else if (item.rfind("gpu:", 0) == 0) {
-      const std::string k = item.substr(4);
-      if (k.empty() || k.size() > 4 || !std::all_of(k.begin(), k.end(), ::isdigit))
-        throw InvalidArgument("'" + item + "': expected gpu:N");
-      const int o = std::stoi(k);
-      if (!visible(o))
-        throw InvalidArgument("device " + item + " is not available (" +
-                              (cuda::built_with_cuda() ? std::to_string(gpus.size()) + " GPU(s) visible"
-                                                       : std::string("this cuzk was built without CUDA")) + ")");
-      out.push_back(DeviceConfig{DeviceConfig::Gpu, o});
-    } else {
-      throw InvalidArgument("unknown device '" + item + "' (gpu:N, all, sim:K, cpu)");
-    }
-  }
-  std::set<std::string> names;
-  for (auto& d : out)
-    if (!names.insert(d.name()).second) throw InvalidArgument("device " + d.name() + " is listed twice");
-  return out;
-}
-
-void apply_memory_budgets(std::vector<DeviceConfig>& devs, const std::string& spec) {
-  auto parts = split_commas(spec);
-  if (parts.size() != 1 && parts.size() != devs.size())
-    throw InvalidArgument("--device-memory has " + std::to_string(parts.size()) + " sizes for " +
-                          std::to_string(devs.size()) + " devices (give one, or one per device)");
-  for (size_t i = 0; i < devs.size(); ++i) devs[i].memory_budget = parse_size(parts.size() == 1 ? parts[0] : parts[i]);
 }
 
 // ------------------------------------------------------------------ witnesses and circuits
@@ -178,10 +86,8 @@ std::shared_ptr<Circuit> make_circuit(const std::string& name, const io::ZkeyGro
                                                   std::move(cs));
 }
 
-// ------------------------------------------------------------------ the engine
+// ------------------------------------------------------------------ the engine's state
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct Job;
 
@@ -200,6 +106,7 @@ struct Job {
   Priority priority = Priority::Normal;
   std::vector<Witness> witnesses;
   JobState state = JobState::Queued;
+  std::atomic<bool> stop{false};  // set when the job ends: its partitions stop between phases
   std::string error;
   std::vector<std::optional<ProofData>> proofs;
   std::vector<PartitionRecord> records;
@@ -210,52 +117,60 @@ struct Job {
 
 // Order: the higher priority (CRITICAL, HIGH, NORMAL, LOW), then the oldest job, then the lowest
 // partition.
-struct PartOrder {
-  bool operator()(const Part* a, const Part* b) const {
-    bool ca = a->job->priority == Priority::Critical, cb = b->job->priority == Priority::Critical;
-    if (ca != cb) return ca;
-    if (a->job->priority != b->job->priority) return int(a->job->priority) > int(b->job->priority);
-    if (a->job->seq != b->job->seq) return a->job->seq < b->job->seq;
-    return a->index < b->index;
-  }
-};
+bool before(const Part& a, const Part& b) {
+  if (a.job->priority != b.job->priority) return int(a.job->priority) > int(b.job->priority);
+  if (a.job->seq != b.job->seq) return a.job->seq < b.job->seq;
+  return a.index < b.index;
+}
+
+std::string bytes_text(size_t b) { return std::to_string(b) + " bytes"; }
 
 }  // namespace
 
 struct Engine::Impl {
+  // A key made resident on a device: uploaded once (outside `mu`) by the first stage that needs it.
+  struct KeySlot {
+    std::mutex m;
+    std::shared_ptr<void> handle;
+  };
+  struct Resident {
+    size_t bytes = 0;
+    int users = 0;  // partitions (and preloads) between their reservation and its release
+    std::shared_ptr<KeySlot> slot;
+  };
+
   struct Device {
-    DeviceConfig cfg;
+    std::shared_ptr<backend::Device> dev;
     std::string name;
+    int workers = 1;
     std::mutex lock;  // the kernel lock: one partition's kernels at a time, this device only
-    // Budget and residency (guarded by Impl::mu).
+    // Guarded by Impl::mu:
     size_t budget = 0, reserved = 0;
-    std::list<std::string> resident;  // circuit ids, most recent first
-    std::map<std::string, size_t> resident_bytes;
-    std::map<std::string, int> key_users;
+    std::list<std::string> lru;  // resident keys, most recent first
+    std::map<std::string, Resident> keys;
+    std::map<std::string, Footprint> footprints;  // by circuit
     std::string current;
     double busy_ms = 0;
     size_t partitions = 0;
-    std::unique_ptr<ThreadPool> pool;  // sim: its kernels' CPU threads
-    // GPU: keys uploaded to this device (created when a key becomes resident, dropped on
-    // eviction); the upload itself happens in the first stage that needs it, outside `mu`.
-    struct KeySlot {
-      std::mutex m;
-      std::shared_ptr<void> handle;
-    };
-    std::map<std::string, std::shared_ptr<KeySlot>> keys;
     std::condition_variable budget_cv;
-    std::string description;
+  };
+
+  // What a partition holds of a device between its reservation and the release.
+  struct Reservation {
+    size_t bytes = 0;
+    bool streamed = false;
+    std::string key;  // the resident key it uses ("" when streamed, or for device work)
   };
 
   EngineConfig cfg;
-  Clock::time_point epoch = Clock::now();
+  SteadyClock::time_point epoch = SteadyClock::now();
   mutable std::mutex mu;
   std::condition_variable cv;  // queues and job state changes
   bool stopping = false;
   std::map<std::string, std::shared_ptr<CircuitOps>> circuits;
   std::map<uint64_t, std::shared_ptr<Job>> jobs;
   uint64_t next_id = 1;
-  std::vector<std::unique_ptr<Part>> synth_queue;  // kept sorted lazily (small)
+  std::vector<std::unique_ptr<Part>> synth_queue;
   std::vector<std::unique_ptr<Part>> ready;
   size_t synth_running = 0, running = 0;
   size_t jobs_done = 0, jobs_failed = 0, partitions_done = 0, partitions_retried = 0;
@@ -263,33 +178,61 @@ struct Engine::Impl {
   std::unique_ptr<ThreadPool> synth_pool;
   std::vector<std::thread> threads;
 
-  double now() const { return std::chrono::duration<double, std::milli>(Clock::now() - epoch).count(); }
+  double now() const { return ms_since(epoch); }
+  PhaseTimer timer(PartitionRecord& rec) const {
+    return PhaseTimer{[this] { return now(); }, &rec.spans};
+  }
 
-  template <class Q>
-  static typename Q::iterator best(Q& q) {
-    return std::min_element(q.begin(), q.end(), [](const auto& a, const auto& b) { return PartOrder()(a.get(), b.get()); });
+  Device* find_device(const std::string& name) const {
+    for (auto& d : devices)
+      if (d->name == name) return d.get();
+    return nullptr;
+  }
+  Device& device(const std::string& name) const {
+    if (Device* d = find_device(name)) return *d;
+    throw InvalidArgument("unknown device '" + name + "'");
   }
 
   void fault(Phase ph, const std::string& dev, const Part& p) {
     if (cfg.fault) cfg.fault(ph, dev, p.job->id, p.index, p.attempt);
   }
 
-  // Ends a job (under mu).
+  // ---------------------------------------------------------------- jobs (under mu)
   void end_job(Job& j, JobState s, const std::string& err) {
     if (j.ended()) return;
     j.state = s;
     j.error = err;
     j.ended_ms = now();
+    j.stop = true;
     if (s == JobState::Done) ++jobs_done;
     if (s == JobState::Failed) ++jobs_failed;
     j.witnesses.clear();
-    // Drop what is still queued of it.
     auto drop = [&](std::vector<std::unique_ptr<Part>>& q) {
       q.erase(std::remove_if(q.begin(), q.end(), [&](const auto& p) { return p->job.get() == &j; }), q.end());
     };
     drop(synth_queue);
     drop(ready);
+    for (auto& d : devices) d->budget_cv.notify_all();  // a partition of it may wait for a budget
     cv.notify_all();
+  }
+
+  // Whether some device other than `excluded` can run partitions of `cid`.
+  bool another_can_hold(const std::string& cid, const std::string& excluded) const {
+    for (auto& d : devices)
+      if (d->name != excluded && d->footprints.at(cid).fits()) return true;
+    return false;
+  }
+
+  std::string cannot_hold(const std::string& cid) const {
+    std::string why;
+    for (auto& d : devices) {
+      const Footprint& f = d->footprints.at(cid);
+      if (f.fits()) return "";
+      why += (why.empty() ? "" : "; ") + d->name + " needs " + bytes_text(f.working_set_streamed) +
+             " with the key streamed (" + bytes_text(f.key + f.working_set) + " with it resident), its budget is " +
+             bytes_text(f.budget);
+    }
+    return "no device can hold a partition of " + cid + ": " + why;
   }
 
   void fail_partition(Part& p, const std::string& err, bool device_fault, const std::string& dev) {
@@ -299,7 +242,7 @@ struct Engine::Impl {
     rec.ok = false;
     rec.error = err;
     if (j.ended()) return;
-    if (device_fault && p.attempt < 2 && devices.size() > 1) {
+    if (device_fault && p.attempt < 2 && another_can_hold(j.circuit_id, dev)) {
       // Retry once on another device: back to synthesis (its work was consumed).
       ++partitions_retried;
       auto again = std::make_unique<Part>();
@@ -323,16 +266,20 @@ struct Engine::Impl {
       Witness wit;  // a copy: cancelling the job clears its witnesses while this one loads
       {
         std::unique_lock lk(mu);
-        const size_t cap = cfg.max_synthesized ? cfg.max_synthesized : 2 * devices.size() * size_t(cfg.workers_per_device);
+        size_t workers = 0;
+        for (auto& d : devices) workers += size_t(d->workers);
+        const size_t cap = cfg.max_synthesized ? cfg.max_synthesized : 2 * workers;
         cv.wait(lk, [&] { return stopping || (!synth_queue.empty() && ready.size() + synth_running < cap); });
         if (stopping) return;
-        auto it = best(synth_queue);
+        auto it = std::min_element(synth_queue.begin(), synth_queue.end(),
+                                   [](const auto& a, const auto& b) { return before(*a, *b); });
         p = std::move(*it);
         synth_queue.erase(it);
         ++synth_running;
         if (p->job->state == JobState::Queued) p->job->state = JobState::Running;
-        p->job->records[p->index].synth.start_ms = now();
-        p->job->records[p->index].queued.end_ms = now();
+        PartitionRecord& rec = p->job->records[p->index];
+        rec.spans[Phase::Queue].end_ms = now();
+        rec.spans[Phase::Synthesis] = Span{now(), -1};
         wit = p->job->witnesses.at(p->index);
       }
       std::string err;
@@ -344,7 +291,7 @@ struct Engine::Impl {
       }
       std::unique_lock lk(mu);
       --synth_running;
-      p->job->records[p->index].synth.end_ms = now();
+      p->job->records[p->index].spans[Phase::Synthesis].end_ms = now();
       if (!err.empty()) {
         lk.unlock();
         fail_partition(*p, err, false, "");
@@ -357,95 +304,97 @@ struct Engine::Impl {
   }
 
   // ---------------------------------------------------------------- budgets
-  // Reserves a partition's working set on d, waiting while other partitions hold it. Decides
-  // whether the key is resident or streamed. Throws DeviceFault-free errors when it can never fit.
-  struct Reservation {
-    size_t bytes = 0;
-    bool streamed = false;
-  };
-  Reservation reserve(Device& d, const std::string& cid, const CircuitOps& c, std::unique_lock<std::mutex>& lk) {
-    const size_t key = c.key_bytes(), ws = c.working_set_on(d.cfg, 0),
-                 ws_stream = c.working_set_on(d.cfg, cfg.stream_chunk_points);
-    for (;;) {
-      if (stopping) throw Error("engine stopping");
-      const bool resident = d.resident_bytes.count(cid) != 0;
-      // Keys not in use may be evicted, least recently used first.
-      size_t evictable = 0;
-      for (auto& [id, b] : d.resident_bytes)
-        if (id != cid && d.key_users[id] == 0) evictable += b;
-      // Resident mode possible at all on this device?
-      const bool fits_resident = key + ws <= d.budget;
-      if (resident || fits_resident) {
-        size_t need = ws + (resident ? 0 : key);
-        if (d.budget - d.reserved + (resident ? 0 : evictable) >= need) {
-          if (!resident) {
-            while (d.budget - d.reserved < need) evict_lru(d, cid);
-            d.resident.push_front(cid);
-            d.resident_bytes[cid] = key;
-            d.keys[cid] = std::make_shared<Device::KeySlot>();
-            d.reserved += key;
-          } else {
-            d.resident.remove(cid);
-            d.resident.push_front(cid);
-          }
-          ++d.key_users[cid];
-          d.reserved += ws;
-          return {ws, false};
-        }
-      } else if (ws_stream <= d.budget) {
-        if (d.budget - d.reserved >= ws_stream) {
-          d.reserved += ws_stream;
-          return {ws_stream, true};
-        }
-        if (evictable > 0) {
-          evict_lru(d, cid);
-          continue;
-        }
-      } else {
-        throw InvalidArgument("does not fit on " + d.name + ": the partition needs " + std::to_string(ws_stream) +
-                              " bytes of device memory even with the key streamed (" + std::to_string(key + ws) +
-                              " with the key resident), the device's budget is " + std::to_string(d.budget) + " bytes");
-      }
-      d.budget_cv.wait(lk);
-    }
+  // The least recently used resident key that no partition uses, other than `keep`; "" if none.
+  static std::string idle_key(const Device& d, const std::string& keep) {
+    for (auto it = d.lru.rbegin(); it != d.lru.rend(); ++it)
+      if (*it != keep && d.keys.at(*it).users == 0) return *it;
+    return "";
   }
-  // Drops a resident key that no partition uses (its device memory goes with the last handle).
-  void drop_key(Device& d, const std::string cid) {
-    d.reserved -= d.resident_bytes[cid];
-    d.resident_bytes.erase(cid);
+
+  // Evicts `cid` from d. The key's memory is freed (which may wait for the device) with `mu`
+  // released, and its bytes go back to the budget only once it is free; then waiters are woken.
+  void evict(Device& d, const std::string& cid, std::unique_lock<std::mutex>& lk) {
+    Resident r = std::move(d.keys.at(cid));
     d.keys.erase(cid);
-    d.key_users.erase(cid);
-    d.resident.remove(cid);
+    d.lru.remove(cid);
+    lk.unlock();
+    r.slot.reset();  // the last handle: the device memory goes (no partition uses it)
+    lk.lock();
+    d.reserved -= r.bytes;
     d.budget_cv.notify_all();
   }
-  void evict_lru(Device& d, const std::string& keep) {
-    for (auto it = d.resident.rbegin(); it != d.resident.rend(); ++it)
-      if (*it != keep && d.key_users[*it] == 0) return drop_key(d, *it);
-  }
-  // Reserves `bytes` on d for work that is not a partition (no key of its own).
-  void reserve_bytes(Device& d, size_t bytes, const std::string& what, std::unique_lock<std::mutex>& lk) {
-    if (bytes > d.budget)
-      throw InvalidArgument("does not fit on " + d.name + ": " + what + " needs " + std::to_string(bytes) +
-                            " bytes of device memory, the device's budget is " + std::to_string(d.budget) + " bytes");
+
+  // Reserves a partition's working set on d (and its key's memory when the key becomes
+  // resident), evicting idle keys of any circuit when that makes room, waiting while other
+  // partitions hold the rest. Resident mode when key and working set fit the budget together,
+  // else streamed; InvalidArgument when neither can ever fit. `must_be_resident`: a preload.
+  Reservation reserve(Device& d, const std::string& cid, std::unique_lock<std::mutex>& lk, const Job* job,
+                      bool must_be_resident = false) {
+    const Footprint f = d.footprints.at(cid);
+    if (!f.fits() || (must_be_resident && !f.resident()))
+      throw InvalidArgument("does not fit on " + d.name + ": the partition needs " + bytes_text(f.working_set_streamed) +
+                            " of device memory with the key streamed (" + bytes_text(f.key + f.working_set) +
+                            " with the key resident), the device's budget is " + bytes_text(d.budget));
+    const bool resident_mode = f.resident();
     for (;;) {
-      if (stopping) throw Error("engine stopping");
-      if (d.budget - d.reserved >= bytes) {
-        d.reserved += bytes;
-        return;
+      if (stopping) throw Cancelled("the engine is stopping");
+      if (job && job->stop) throw Cancelled("cancelled");
+      const bool has_key = d.keys.count(cid) != 0;
+      const size_t need = resident_mode ? f.working_set + (has_key ? 0 : f.key) : f.working_set_streamed;
+      if (d.budget - d.reserved >= need) {
+        d.reserved += need;
+        if (!resident_mode) return {f.working_set_streamed, true, ""};
+        if (!has_key) d.keys[cid] = Resident{f.key, 0, std::make_shared<KeySlot>()};
+        d.lru.remove(cid);
+        d.lru.push_front(cid);
+        ++d.keys.at(cid).users;
+        return {f.working_set, false, cid};
       }
-      bool evictable = false;
-      for (auto& [id, b] : d.resident_bytes) evictable |= d.key_users[id] == 0;
-      if (evictable) {
-        evict_lru(d, "");
+      if (std::string victim = idle_key(d, cid); !victim.empty()) {
+        evict(d, victim, lk);
         continue;
       }
       d.budget_cv.wait(lk);
     }
   }
-  void release(Device& d, const std::string& cid, const Reservation& r) {
+
+  // Reserves `bytes` on d for work that is not a partition (no key of its own).
+  void reserve_bytes(Device& d, size_t bytes, const std::string& what, std::unique_lock<std::mutex>& lk) {
+    if (bytes > d.budget)
+      throw InvalidArgument("does not fit on " + d.name + ": " + what + " needs " + bytes_text(bytes) +
+                            " of device memory, the device's budget is " + bytes_text(d.budget));
+    for (;;) {
+      if (stopping) throw Cancelled("the engine is stopping");
+      if (d.budget - d.reserved >= bytes) {
+        d.reserved += bytes;
+        return;
+      }
+      if (std::string victim = idle_key(d, ""); !victim.empty()) {
+        evict(d, victim, lk);
+        continue;
+      }
+      d.budget_cv.wait(lk);
+    }
+  }
+
+  // Gives a reservation back (under mu). Whatever device memory it covered must be free already.
+  void release(Device& d, const Reservation& r) {
     d.reserved -= r.bytes;
-    if (!r.streamed) --d.key_users[cid];
+    if (!r.key.empty()) --d.keys.at(r.key).users;
     d.budget_cv.notify_all();
+  }
+
+  // The key of `cid` on d, uploading it if this is its first use (one upload per device, outside
+  // `mu`, while other circuits run on). The caller holds a reservation that uses the key.
+  std::shared_ptr<void> resident_key(Device& d, const std::string& cid, const CircuitOps& c) {
+    std::shared_ptr<KeySlot> slot;
+    {
+      std::lock_guard lk(mu);
+      slot = d.keys.at(cid).slot;
+    }
+    std::lock_guard kl(slot->m);
+    if (!slot->handle) slot->handle = c.upload_key(*d.dev);
+    return slot->handle;
   }
 
   // With d's kernel lock held: runs `fn` as d's current work ("what"), spanning `span`; the
@@ -472,129 +421,122 @@ struct Engine::Impl {
   }
 
   // ---------------------------------------------------------------- workers
+  // The best ready partition that d can run (and has not failed on d), or ready.end().
+  std::vector<std::unique_ptr<Part>>::iterator eligible(const Device& d) {
+    auto best = ready.end();
+    for (auto i = ready.begin(); i != ready.end(); ++i)
+      if ((*i)->excluded != d.name && d.footprints.at((*i)->job->circuit_id).fits() &&
+          (best == ready.end() || before(**i, **best)))
+        best = i;
+    return best;
+  }
+
   void worker_loop(Device& d, int worker) {
     for (;;) {
       std::unique_ptr<Part> p;
       {
         std::unique_lock lk(mu);
-        auto eligible = [&] {
-          auto it = ready.end();
-          for (auto i = ready.begin(); i != ready.end(); ++i)
-            if ((*i)->excluded != d.name && (it == ready.end() || PartOrder()(i->get(), it->get()))) it = i;
-          return it;
-        };
-        cv.wait(lk, [&] { return stopping || eligible() != ready.end(); });
+        cv.wait(lk, [&] { return stopping || eligible(d) != ready.end(); });
         if (stopping) return;
-        auto it = eligible();
+        auto it = eligible(d);
         p = std::move(*it);
         ready.erase(it);
         ++running;
         cv.notify_all();  // synthesis may refill
       }
       run_partition(d, worker, *p);
-      std::unique_lock lk(mu);
+      std::lock_guard lk(mu);
       --running;
     }
   }
 
+  // One partition on d: reserve, stage, kernels under d's lock, free the working set, release
+  // the reservation, finish. Every path that gives device memory back waits for the work that
+  // used it first (release_staged), and the budget goes back only after that.
   void run_partition(Device& d, int worker, Part& p) {
     Job& j = *p.job;
-    const std::string cid = j.circuit_id;
     const CircuitOps& c = *j.circuit;
     PartitionRecord rec;
     {
-      std::unique_lock lk(mu);
+      std::lock_guard lk(mu);
       rec = j.records[p.index];
     }
     rec.device = d.name;
     rec.worker = worker;
     rec.attempts = p.attempt;
-    rec.stage = Span{now(), -1};
-    Reservation res;
-    bool reserved = false;
+    const PhaseTimer timer = this->timer(rec);
+    const groth16::Checkpoint checkpoint = [&](Phase next) {
+      fault(next, d.name, p);
+      if (j.stop) throw Cancelled("cancelled");
+      if (stopping) throw Cancelled("the engine is stopping");
+    };
+    std::optional<Reservation> res;
+    std::shared_ptr<void> key;
+    auto give_back = [&] {  // device memory first, then the budget
+      if (p.work) c.release_staged(*p.work);
+      key.reset();
+      if (res) {
+        std::lock_guard lk(mu);
+        release(d, *res);
+        res.reset();
+      }
+    };
     std::string err;
-    bool device_fault = false;
+    bool device_fault = false, cancelled = false;
     ProofData proof;
     try {
+      timer.begin(Phase::Stage);
       {
+        timer.begin(Phase::BudgetWait);
         std::unique_lock lk(mu);
-        res = reserve(d, cid, c, lk);
-        reserved = true;
+        res = reserve(d, j.circuit_id, lk, &j);
       }
-      rec.budget_wait_ms = now() - rec.stage.start_ms;
-      rec.reserved_bytes = res.bytes;
-      rec.streamed = res.streamed;
-      fault(Phase::Stage, d.name, p);
-      const size_t chunk = res.streamed ? cfg.stream_chunk_points : 0;
-      std::shared_ptr<void> key;  // GPU, resident mode: the uploaded key
-      if (d.cfg.kind == DeviceConfig::Gpu) {
-        if (!res.streamed) {
-          std::shared_ptr<Device::KeySlot> slot;
-          {
-            std::lock_guard lk(mu);
-            slot = d.keys.at(cid);
-          }
-          std::lock_guard kl(slot->m);  // one upload per device, while other circuits run on
-          if (!slot->handle) slot->handle = c.upload_key(d.cfg.ordinal);
-          key = slot->handle;
-        }
-        c.stage_gpu(*p.work, d.cfg.ordinal, res.bytes, chunk, *synth_pool);
-      } else {
-        // What a GPU's staging does: copy the partition's inputs into the reserved region.
-        c.stage_copy(*p.work);
-        const double left = d.cfg.sim_stage_ms / std::max(1e-3, d.cfg.speed) - (now() - rec.stage.start_ms);
-        if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
-      }
-      rec.stage.end_ms = now();
-      rec.lock_wait.start_ms = now();
+      timer.end(Phase::BudgetWait);
+      rec.reserved_bytes = res->bytes;
+      rec.streamed = res->streamed;
+      checkpoint(Phase::Stage);
+      const size_t chunk = res->streamed ? cfg.stream_chunk_points : 0;
+      if (!res->streamed) key = resident_key(d, j.circuit_id, c);
+      c.stage(*d.dev, *p.work, chunk, res->bytes, *synth_pool);
+      timer.end(Phase::Stage);
+      timer.begin(Phase::LockWait);
       {
         std::lock_guard kl(d.lock);
-        rec.lock_wait.end_ms = now();
-        busy(d, "job " + j.label + " partition " + std::to_string(p.index), rec.kernels, [&] {
-          fault(Phase::Kernels, d.name, p);
-          if (d.cfg.kind == DeviceConfig::Gpu) c.kernels_gpu(*p.work, key.get(), chunk, rec);
-          else c.kernels_cpu(*p.work, chunk, *d.pool, rec);
-          if (d.cfg.kind == DeviceConfig::Sim && d.cfg.sim_kernel_ms > 0) {
-            const double floor_ms = d.cfg.sim_kernel_ms / std::max(1e-3, d.cfg.speed);
-            const double left = floor_ms - (now() - rec.kernels.start_ms);
-            if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left));
-          }
+        timer.end(Phase::LockWait);
+        busy(d, "job " + j.label + " partition " + std::to_string(p.index), rec.spans[Phase::Kernels], [&] {
+          checkpoint(Phase::Kernels);
+          c.kernels(*d.dev, *p.work, key.get(), chunk, timer, checkpoint);
+          c.release_staged(*p.work);  // waits for the device's work on it: inside the busy time
         });
         std::lock_guard lk(mu);
         ++d.partitions;
       }
-      key.reset();  // before the release: once released, the key may be evicted and its memory reused
-      {
-        std::unique_lock lk(mu);
-        release(d, cid, res);
-        reserved = false;
-      }
-      rec.finish.start_ms = now();
-      fault(Phase::Finish, d.name, p);
+      give_back();
+      checkpoint(Phase::Finish);
+      timer.begin(Phase::Finish);
       RandomSource rs = cfg.seed ? RandomSource(partition_seed(*cfg.seed, j.id, p.index)) : RandomSource();
-      proof = c.finish(*p.work, cfg.verify, rs);
-      rec.finish.end_ms = now();
+      proof = c.finish(*p.work, cfg.verify, rs, timer);
+      timer.end(Phase::Finish);
+    } catch (const Cancelled& e) {
+      err = e.what(), cancelled = true;
     } catch (const DeviceFault& e) {
       err = e.what(), device_fault = true;
     } catch (const InvalidArgument& e) {
       err = e.what();
     } catch (const std::exception& e) {
-      err = e.what(), device_fault = true;  // CUDA errors, out of memory: the device's
+      err = e.what(), device_fault = true;  // device errors, out of memory: the device's
     }
-    if (reserved) {
-      std::unique_lock lk(mu);
-      release(d, cid, res);
-    }
+    give_back();
     p.work.reset();
+    std::unique_lock lk(mu);
     if (!err.empty()) {
-      {
-        std::lock_guard lk(mu);
-        j.records[p.index] = rec;
-      }
+      rec.error = err;
+      j.records[p.index] = rec;
+      if (cancelled) return;  // the job has ended already (or the engine stops)
+      lk.unlock();
       fail_partition(p, err, device_fault, d.name);
       return;
     }
-    std::lock_guard lk(mu);
     rec.ok = true;
     rec.error.clear();
     j.records[p.index] = rec;
@@ -603,49 +545,51 @@ struct Engine::Impl {
     ++partitions_done;
     if (++j.finished == j.proofs.size()) end_job(j, JobState::Done, "");
   }
+
+  // ---------------------------------------------------------------- devices
+  void add_device(std::shared_ptr<backend::Device> dev, const DeviceSpec& spec) {
+    auto d = std::make_unique<Device>();
+    d->dev = std::move(dev);
+    d->name = d->dev->name();
+    d->workers = spec.workers > 0 ? spec.workers : cfg.workers_per_device;
+    if (d->workers < 1 || d->workers > 16)
+      throw InvalidArgument("workers per device must be 1..16, got " + std::to_string(d->workers));
+    d->budget = spec.memory ? spec.memory : d->dev->default_budget();
+    if (find_device(d->name)) throw InvalidArgument("device " + d->name + " is listed twice");
+    devices.push_back(std::move(d));
+  }
+
+  void start_threads() {
+    synth_pool = std::make_unique<ThreadPool>(cfg.synthesis_threads);
+    size_t workers = 0;
+    for (auto& d : devices) workers += size_t(d->workers);
+    const unsigned synth_workers = cfg.synthesis_workers ? cfg.synthesis_workers : std::max(2u, unsigned(workers));
+    for (unsigned i = 0; i < synth_workers; ++i) threads.emplace_back([this] { synth_loop(); });
+    for (auto& d : devices)
+      for (int w = 0; w < d->workers; ++w) threads.emplace_back([this, dp = d.get(), w] { worker_loop(*dp, w); });
+  }
 };
 
-// Free memory less a margin (1 GiB, or 3% of the card if more) for a GPU; 16 GiB for a
-// simulated device.
-static size_t default_budget(const DeviceConfig& d) {
-  if (d.kind == DeviceConfig::Sim) return size_t(16) << 30;
-#if defined(CUZK_WITH_CUDA)
-  size_t free_b = 0, total = 0;
-  gpu::memory_info(gpu::DeviceId{d.ordinal}, &free_b, &total);
-  const size_t margin = std::max(size_t(1) << 30, total / 33);
-  return free_b > margin ? free_b - margin : 0;
-#else
-  throw InvalidArgument(d.name() + ": this cuzk was built without CUDA");
-#endif
+// ------------------------------------------------------------------ the engine
+static EngineConfig checked(EngineConfig cfg, size_t devices) {
+  if (devices == 0) throw InvalidArgument("the engine needs at least one device");
+  if (const char* e = std::getenv("CUZK_DISABLE_PCE"); e && std::string(e) == "1") cfg.use_pce = false;
+  return cfg;
 }
 
 Engine::Engine(EngineConfig cfg) : impl_(std::make_unique<Impl>()) {
-  Impl& I = *impl_;
-  if (cfg.devices.empty()) throw InvalidArgument("the engine needs at least one device");
-  if (cfg.workers_per_device < 1 || cfg.workers_per_device > 16)
-    throw InvalidArgument("workers per device must be 1..16, got " + std::to_string(cfg.workers_per_device));
-  if (const char* e = std::getenv("CUZK_DISABLE_PCE"); e && std::string(e) == "1") cfg.use_pce = false;
-  I.cfg = std::move(cfg);
-  for (auto& dc : I.cfg.devices) {
-    auto d = std::make_unique<Impl::Device>();
-    d->cfg = dc;
-    d->name = dc.name();
-    d->budget = dc.memory_budget ? dc.memory_budget : default_budget(dc);
-    d->pool = std::make_unique<ThreadPool>(std::max(1u, dc.sim_threads));
-    d->description = "simulated (CPU backend), speed " + std::to_string(dc.speed).substr(0, 4);
-    if (dc.kind == DeviceConfig::Gpu)
-      for (auto& g : cuda::list_devices())
-        if (g.ordinal == dc.ordinal) d->description = g.name;
-    I.devices.push_back(std::move(d));
-  }
-  I.synth_pool = std::make_unique<ThreadPool>(I.cfg.synthesis_threads);
-  const unsigned synth_workers =
-      I.cfg.synthesis_workers ? I.cfg.synthesis_workers
-                              : std::max(2u, unsigned(I.devices.size()) * unsigned(I.cfg.workers_per_device));
-  for (unsigned i = 0; i < synth_workers; ++i) I.threads.emplace_back([&I] { I.synth_loop(); });
-  for (auto& d : I.devices)
-    for (int w = 0; w < I.cfg.workers_per_device; ++w)
-      I.threads.emplace_back([&I, dp = d.get(), w] { I.worker_loop(*dp, w); });
+  const size_t n = cfg.devices.size();
+  impl_->cfg = checked(std::move(cfg), n);
+  for (auto& spec : impl_->cfg.devices) impl_->add_device(backend::open_device(spec), spec);
+  impl_->start_threads();
+}
+
+Engine::Engine(EngineConfig cfg, std::vector<std::shared_ptr<backend::Device>> devices)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->cfg = checked(std::move(cfg), devices.size());
+  for (size_t i = 0; i < devices.size(); ++i)
+    impl_->add_device(devices[i], i < impl_->cfg.devices.size() ? impl_->cfg.devices[i] : DeviceSpec{});
+  impl_->start_threads();
 }
 
 Engine::~Engine() {
@@ -665,8 +609,28 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
   if (!ops) throw InvalidArgument("circuit " + id + " was not made by load_circuit");
   if (!impl_->cfg.use_pce && !ops->has_r1cs())
     throw InvalidArgument("circuit " + id + ": constraint evaluation without the PCE needs its r1cs");
+  // Each device's memory queries, asked once (outside the lock: a GPU's query asks its driver).
+  std::vector<Footprint> f;
+  for (auto& d : impl_->devices)
+    f.push_back({ops->key_bytes(*d->dev), ops->working_set_bytes(*d->dev, 0),
+                 ops->working_set_bytes(*d->dev, impl_->cfg.stream_chunk_points), d->budget});
   std::lock_guard lk(impl_->mu);
   impl_->circuits[id] = ops;
+  for (size_t i = 0; i < f.size(); ++i) impl_->devices[i]->footprints[id] = f[i];
+}
+
+Engine::Footprint Engine::footprint(const std::string& circuit, const std::string& device) const {
+  std::lock_guard lk(impl_->mu);
+  Impl::Device& d = impl_->device(device);
+  auto it = d.footprints.find(circuit);
+  if (it == d.footprints.end()) throw InvalidArgument("unknown circuit '" + circuit + "'");
+  return it->second;
+}
+
+std::string Engine::cannot_hold(const std::string& circuit) const {
+  std::lock_guard lk(impl_->mu);
+  if (!impl_->circuits.count(circuit)) throw InvalidArgument("unknown circuit '" + circuit + "'");
+  return impl_->cannot_hold(circuit);
 }
 
 uint64_t Engine::submit(JobRequest req, std::string label) {
@@ -687,17 +651,21 @@ uint64_t Engine::submit(JobRequest req, std::string label) {
   j->proofs.resize(j->witnesses.size());
   j->records.resize(j->witnesses.size());
   j->submitted_ms = I.now();
+  I.jobs[j->id] = j;
+  if (std::string why = I.cannot_hold(req.circuit); !why.empty()) {
+    I.end_job(*j, JobState::Failed, why);
+    return j->id;
+  }
   for (uint32_t i = 0; i < j->witnesses.size(); ++i) {
     j->records[i].job = j->id;
     j->records[i].index = i;
-    j->records[i].queued.start_ms = j->submitted_ms;
+    j->records[i].spans[Phase::Queue].start_ms = j->submitted_ms;
     auto p = std::make_unique<Part>();
     p->job = j;
     p->index = i;
     p->attempt = 1;
     I.synth_queue.push_back(std::move(p));
   }
-  I.jobs[j->id] = j;
   I.cv.notify_all();
   return j->id;
 }
@@ -745,35 +713,26 @@ void Engine::preload(const std::string& circuit, const std::string& device) {
   std::unique_lock lk(I.mu);
   auto c = I.circuits.find(circuit);
   if (c == I.circuits.end()) throw InvalidArgument("unknown circuit '" + circuit + "'");
-  for (auto& d : I.devices) {
-    if (d->name != device) continue;
-    auto r = I.reserve(*d, circuit, *c->second, lk);
-    if (r.streamed) {
-      I.release(*d, circuit, r);
-      throw InvalidArgument(circuit + " does not fit on " + device + " with a partition beside it");
-    }
-    if (d->cfg.kind == DeviceConfig::Gpu) {  // upload now, holding the key in use meanwhile
-      auto slot = d->keys.at(circuit);
-      lk.unlock();
-      std::string err;
-      try {
-        std::lock_guard kl(slot->m);
-        if (!slot->handle) slot->handle = c->second->upload_key(d->cfg.ordinal);
-      } catch (const std::exception& e) {
-        err = e.what();
-      }
-      lk.lock();
-      I.release(*d, circuit, r);
-      if (!err.empty()) {
-        if (d->key_users[circuit] == 0) I.drop_key(*d, circuit);
-        throw Error("preloading " + circuit + " on " + device + ": " + err);
-      }
-      return;
-    }
-    I.release(*d, circuit, r);
-    return;
+  Impl::Device& d = I.device(device);
+  Impl::Reservation r;
+  try {
+    r = I.reserve(d, circuit, lk, nullptr, true);
+  } catch (const InvalidArgument&) {
+    throw InvalidArgument(circuit + " does not fit on " + device + " with a partition beside it");
   }
-  throw InvalidArgument("unknown device '" + device + "'");
+  lk.unlock();
+  std::string err;
+  try {
+    I.resident_key(d, circuit, *c->second);  // upload now, holding the key in use meanwhile
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  lk.lock();
+  I.release(d, r);
+  if (!err.empty()) {
+    if (d.keys.count(circuit) && d.keys.at(circuit).users == 0) I.evict(d, circuit, lk);
+    throw Error("preloading " + circuit + " on " + device + ": " + err);
+  }
 }
 
 std::vector<Engine::PreloadOutcome> Engine::preload_all(const std::string& circuit) {
@@ -794,48 +753,45 @@ std::vector<Engine::PreloadOutcome> Engine::preload_all(const std::string& circu
   return out;
 }
 
-void Engine::run_on_device(const std::string& device, size_t bytes, const std::string& what,
-                           const std::function<void()>& fn) {
+bool Engine::evict(const std::string& circuit, const std::string& device) {
   Impl& I = *impl_;
-  Impl::Device* d = nullptr;
-  for (auto& x : I.devices)
-    if (x->name == device) d = x.get();
-  if (!d) throw InvalidArgument("unknown device '" + device + "'");
+  std::unique_lock lk(I.mu);
+  Impl::Device* d = I.find_device(device);
+  if (!d || !d->keys.count(circuit) || d->keys.at(circuit).users != 0) return false;
+  I.evict(*d, circuit, lk);
+  return true;
+}
+
+void Engine::run_on_device(const std::string& device, size_t bytes, const std::string& what, const DeviceWork& fn) {
+  Impl& I = *impl_;
+  Impl::Device& d = I.device(device);
   {
     std::unique_lock lk(I.mu);
-    I.reserve_bytes(*d, bytes, what, lk);
+    I.reserve_bytes(d, bytes, what, lk);
   }
   auto release = [&] {
     std::lock_guard lk(I.mu);
-    I.release(*d, "", {bytes, true});  // a reservation of bytes alone: no key in use
+    I.release(d, Impl::Reservation{bytes, true, ""});
   };
   try {
-    std::lock_guard kl(d->lock);
+    auto stream = d.dev->make_stream();
+    std::unique_ptr<backend::Buffer> mem;
+    if (bytes > 0) mem = d.dev->allocate(bytes, stream, what.c_str());
+    std::lock_guard kl(d.lock);
     Span span;
-    I.busy(*d, what, span, fn);
+    I.busy(d, what, span, [&] {
+      fn(*d.dev, mem ? mem->memory() : backend::Memory{}, *stream);
+      d.dev->synchronize(*stream);
+    });
   } catch (...) {
-    release();
+    release();  // the memory and the stream are gone (and waited for) by now
     throw;
   }
   release();
 }
 
-DeviceRunner Engine::runner(const std::string& device) {
-  return [this, device](size_t bytes, const std::string& what, const std::function<void()>& fn) {
-    run_on_device(device, bytes, what, fn);
-  };
-}
-
-bool Engine::evict(const std::string& circuit, const std::string& device) {
-  Impl& I = *impl_;
-  std::lock_guard lk(I.mu);
-  for (auto& d : I.devices) {
-    if (d->name != device || !d->resident_bytes.count(circuit)) continue;
-    if (d->key_users[circuit] != 0) return false;
-    I.drop_key(*d, circuit);
-    return true;
-  }
-  return false;
+size_t Engine::ask_device(const std::string& device, const std::function<size_t(const backend::Device&)>& query) const {
+  return query(*impl_->device(device).dev);
 }
 
 std::vector<DeviceRecord> Engine::device_records() const {
@@ -844,8 +800,8 @@ std::vector<DeviceRecord> Engine::device_records() const {
   for (auto& d : impl_->devices) {
     DeviceRecord r;
     r.name = d->name;
-    r.description = d->description;
-    r.workers = impl_->cfg.workers_per_device;
+    r.description = d->dev->description();
+    r.workers = d->workers;
     r.budget_bytes = d->budget;
     r.busy_ms = d->busy_ms;
     r.partitions = d->partitions;
@@ -864,7 +820,7 @@ EngineStatus Engine::status() const {
     ds.record = recs[i];
     ds.reserved_bytes = d.reserved;
     ds.free_bytes = d.budget - d.reserved;
-    ds.resident_keys.assign(d.resident.begin(), d.resident.end());
+    for (auto& id : d.lru) ds.resident_keys.push_back({id, d.keys.at(id).bytes});
     ds.current = d.current;
     s.devices.push_back(ds);
   }
@@ -879,5 +835,25 @@ EngineStatus Engine::status() const {
 }
 
 double Engine::now_ms() const { return impl_->now(); }
+
+// ------------------------------------------------------------------ engines of one device
+DeviceSpec one_device(const std::string& spec, const std::string& what) {
+  auto devs = backend::parse_device_specs(spec, what);
+  const std::string s = to_lower(spec);
+  if ((s == "auto" || s == "all") && !devs.empty()) devs.resize(1);
+  if (devs.size() != 1)
+    throw backend::BadDeviceSpec(what + ": '" + spec + "' names " + std::to_string(devs.size()) + " devices, expected one");
+  return devs[0];
+}
+
+std::unique_ptr<Engine> tool_engine(const std::string& device, unsigned threads) {
+  EngineConfig cfg;
+  cfg.devices = {one_device(device, "--device")};
+  cfg.devices[0].threads = threads;
+  cfg.workers_per_device = 1;
+  cfg.synthesis_workers = 1;
+  cfg.synthesis_threads = 1;
+  return std::make_unique<Engine>(cfg);
+}
 
 }  // namespace cuzk::engine

@@ -4,13 +4,16 @@
 //          -> worker k of device d: stage (reserve d's budget, copies)  -> lock d -> kernels
 //             -> unlock -> finish (assemble, self-verify, encode) -> job
 //
-// Devices are fixed at construction (GPUs by ordinal, or simulated devices that run the CPU
-// backend under a declared budget and speed). Each has its own lock, budget, resident keys and
-// workers; no lock is shared between devices and nothing uses a device outside its worker.
-// A partition's whole device working set is reserved from its device's budget before staging;
-// a key that does not fit beside it is streamed in chunks; if even that cannot fit the partition
-// fails naming the bytes needed and available. A device's failure (out of memory, CUDA error,
-// a proof that does not verify) is retried once on another device; a bad witness fails the job.
+// Devices (backend::Device: GPUs, the CPU, simulated devices) are opened once at construction
+// from their specs; the engine never asks which kind it holds. Each has its own lock, budget,
+// resident keys and workers; no lock is shared between devices and nothing uses a device
+// outside its worker. A partition's whole working set is reserved from its device's budget
+// before staging (idle keys of any circuit are evicted for it, least recently used first); a
+// key that does not fit beside it is streamed in chunks. A partition goes only to a device that
+// can hold it, and a job whose circuit no device can hold fails at once, naming each device's
+// need and budget. A device's failure (out of memory, a device error, a proof that does not
+// verify) is retried once on another device; a bad witness fails the job; a cancelled job's
+// partitions stop between phases and give their device back.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -21,10 +24,12 @@
 #include <vector>
 
 #include "backend/cpu/msm.hpp"
-#include "cuzk/prove.hpp"
+#include "backend/device.hpp"
+#include "backend/spec.hpp"
 #include "engine/record.hpp"
 #include "ff/curve_id.hpp"
-#include "util/device_runner.hpp"
+#include "groth16/phases.hpp"
+#include "util/error.hpp"
 
 namespace cuzk {
 class ThreadPool;
@@ -40,31 +45,18 @@ enum class Priority { Low = 0, Normal = 1, High = 2, Critical = 3 };
 Priority parse_priority(const std::string& s);  // low, normal, high, critical (any case)
 const char* priority_name(Priority p);
 
-struct DeviceConfig {
-  enum Kind { Gpu, Sim } kind = Sim;
-  int ordinal = 0;              // GPU ordinal, or the simulated device's number
-  size_t memory_budget = 0;     // bytes; 0 = default (GPU: free memory less a margin; sim: 16 GiB)
-  double speed = 1.0;           // sim: kernels take at least sim_kernel_ms / speed
-  double sim_kernel_ms = 0;     // sim: the kernels' floor at speed 1 (0 = just the CPU's time)
-  double sim_stage_ms = 0;      // sim: the staging copies' floor at speed 1
-  unsigned sim_threads = 1;     // sim: CPU threads of its "kernels"
-  std::string name() const { return (kind == Gpu ? "gpu:" : "sim:") + std::to_string(ordinal); }
-};
+using backend::DeviceSpec;
 
-// Parses "gpu:0,gpu:1", "all" (every visible GPU), "sim:K" (K simulated devices), "cpu" (= sim:1).
-// Throws InvalidArgument naming what is wrong (a GPU that is not visible is an error).
-std::vector<DeviceConfig> parse_devices(const std::string& spec);
-// "20GiB", "512MiB", "1.5GB", "123456": bytes. Throws InvalidArgument.
-size_t parse_size(const std::string& s);
-// "20GiB" or "20GiB,80GiB" applied in device order (one value applies to all).
-void apply_memory_budgets(std::vector<DeviceConfig>& devs, const std::string& spec);
-
-// Where the engine calls out so that tests can inject faults. InvalidArgument acts as the job's
+// Where the engine calls out so that tests can inject faults: at the start of synthesis, stage,
+// kernels, each kernel phase (abc, ntt_h, msm_*) and finish. InvalidArgument acts as the job's
 // failure (bad input: no retry); DeviceFault, or any other error, as the device's (retried once
 // on another device).
-enum class Phase { Synthesis, Stage, Kernels, Finish };
 struct DeviceFault : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// A partition stopped because its job was cancelled (or the engine is stopping).
+struct Cancelled : Error {
+  using Error::Error;
 };
 using FaultHook = std::function<void(Phase, const std::string& device, uint64_t job, uint32_t partition, int attempt)>;
 
@@ -76,8 +68,8 @@ inline uint64_t partition_seed(uint64_t seed, uint64_t job, uint32_t index) {
 }
 
 struct EngineConfig {
-  std::vector<DeviceConfig> devices;
-  int workers_per_device = 2;
+  std::vector<DeviceSpec> devices;
+  int workers_per_device = 2;      // unless a device's spec names its own
   unsigned synthesis_threads = 0;  // threads of the synthesis pool (0 = hardware threads)
   unsigned synthesis_workers = 0;  // partitions synthesized at once (0 = one per device worker, at least 2)
   size_t max_synthesized = 0;      // synthesized partitions waiting for a device (0 = 2 per worker)
@@ -106,12 +98,6 @@ class Circuit {
   virtual uint32_t n_public() const = 0;
   virtual int log_n() const = 0;
   virtual bool has_r1cs() const = 0;
-  // Device bytes of the key when resident (points and compiled matrices).
-  virtual size_t key_bytes() const = 0;
-  // Device bytes of one partition's working set: with stream_chunk_points 0, besides the
-  // resident key; otherwise besides nothing (the key's points pass through in chunks of at most
-  // that many points).
-  virtual size_t working_set_bytes(size_t stream_chunk_points) const = 0;
   // An identity of the key (a hash of its verifying part and its shape): two hosts with the same
   // digest prove against the same key.
   virtual std::string key_digest() const = 0;
@@ -146,10 +132,14 @@ struct JobResult {
   double wall_ms = 0;                     // submit -> last partition finished
 };
 
+struct ResidentKey {
+  std::string circuit;
+  size_t bytes = 0;  // of the device's memory (0 where the device uses the host's key in place)
+};
 struct DeviceStatus {
   DeviceRecord record;
   size_t reserved_bytes = 0, free_bytes = 0;
-  std::vector<std::string> resident_keys;
+  std::vector<ResidentKey> resident_keys;  // most recently used first
   std::string current;  // "job J partition I" under the lock now, or ""
 };
 struct EngineStatus {
@@ -161,11 +151,28 @@ struct EngineStatus {
 class Engine {
  public:
   explicit Engine(EngineConfig cfg);
+  // With devices opened by the caller (tests keep a handle on a simulated device to read its
+  // counters); cfg.devices gives each one's budget and workers, in the same order.
+  Engine(EngineConfig cfg, std::vector<std::shared_ptr<backend::Device>> devices);
   ~Engine();  // stops accepting, cancels what is queued, joins every thread
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
   void register_circuit(const std::string& id, std::shared_ptr<Circuit> c);
+
+  // What a partition of `circuit` takes on `device`, as its budget is charged.
+  struct Footprint {
+    size_t key = 0;                   // the key resident there
+    size_t working_set = 0;           // one partition beside the resident key
+    size_t working_set_streamed = 0;  // one partition with the key's points streamed
+    size_t budget = 0;                // the device's budget
+    bool resident() const { return key + working_set <= budget; }
+    bool fits() const { return resident() || working_set_streamed <= budget; }
+  };
+  Footprint footprint(const std::string& circuit, const std::string& device) const;
+  // "" when some device can run partitions of `circuit`; otherwise why not, naming each device's
+  // need and budget.
+  std::string cannot_hold(const std::string& circuit) const;
   // `label` names the job in status ("job <label> partition <i>"); by default its id.
   uint64_t submit(JobRequest req, std::string label = {});
   // Waits for the job to end (or the timeout): Done, Failed or Cancelled; Queued/Running on timeout.
@@ -185,13 +192,15 @@ class Engine {
   };
   std::vector<PreloadOutcome> preload_all(const std::string& circuit);
   bool evict(const std::string& circuit, const std::string& device);
-  // Device work that is not a partition (the setup's fixed-base kernels, kernel benchmarks):
-  // waits for `bytes` of `device`'s budget (evicting keys no partition uses), then runs `fn`
-  // under the device's kernel lock, counted in its busy time. Throws InvalidArgument, naming
-  // both sizes, when `bytes` exceeds the budget. `fn` allocates at most `bytes` on the device.
-  void run_on_device(const std::string& device, size_t bytes, const std::string& what, const std::function<void()>& fn);
-  // run_on_device bound to one device, for code that knows nothing of the engine.
-  DeviceRunner runner(const std::string& device);
+  // Device work that is not a partition (the setup's fixed-base multiplications, kernel
+  // benchmarks): waits for `bytes` of `device`'s budget (evicting keys no partition uses),
+  // allocates them, then runs `fn` with that memory and a stream under the device's kernel lock,
+  // counted in its busy time. Throws InvalidArgument, naming both sizes, when `bytes` exceeds the
+  // budget.
+  using DeviceWork = std::function<void(backend::Device&, backend::Memory, backend::Stream&)>;
+  void run_on_device(const std::string& device, size_t bytes, const std::string& what, const DeviceWork& fn);
+  // The bytes that `query` asks of `device` (a workspace query of the device itself).
+  size_t ask_device(const std::string& device, const std::function<size_t(const backend::Device&)>& query) const;
 
   EngineStatus status() const;
   std::vector<DeviceRecord> device_records() const;
@@ -204,14 +213,11 @@ class Engine {
 };
 
 // An engine of one device and no circuits, for tools whose device work is not a partition (the
-// setup's fixed-base kernels, kernel benchmarks): use its runner(device). Its budget is the
-// default (free memory less a margin).
-std::unique_ptr<Engine> tool_engine(const std::string& device);
+// setup's fixed-base multiplications, kernel benchmarks): use run_on_device. `device` is a
+// spec of one device (gpu:N, cpu; auto: the first GPU, else cpu).
+std::unique_ptr<Engine> tool_engine(const std::string& device, unsigned threads = 0);
 
-// One proof of one witness through a one-device engine (the single-proof form of `cuzk prove`
-// on a GPU): the same lock, budget, residency and self-verification as every partition.
-// `opt.device` names the device; `opt.seed` gives the same r, s as the CPU prover's.
-ProveOutput prove_one(std::shared_ptr<Circuit> circuit, std::vector<cpu::Scalar> witness,
-                      const std::string& witness_name, const ProveOptions& opt, unsigned threads);
+// One device from a spec that must name exactly one (auto and all: the first GPU, else cpu).
+DeviceSpec one_device(const std::string& spec, const std::string& what);
 
 }  // namespace cuzk::engine

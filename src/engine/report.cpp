@@ -93,27 +93,14 @@ std::string summary_json(const std::string& version, double wall_ms, const std::
     o.add("reserved_bytes", jint(p.reserved_bytes));
 
     JsonValue t = JsonValue::object();
-    t.add("queue", jms(p.queued.ms()));
-    t.add("synthesis", jms(p.synth.ms()));
-    t.add("stage", jms(p.stage.ms()));
-    t.add("budget_wait", jms(p.budget_wait_ms));
-    t.add("lock_wait", jms(p.lock_wait.ms()));
-    t.add("kernels", jms(p.kernels.ms()));
-    t.add("ntt_h", jms(p.ntt_h_ms));
-    t.add("msm_a", jms(p.msm_a_ms));
-    t.add("msm_b1", jms(p.msm_b1_ms));
-    t.add("msm_b2", jms(p.msm_b2_ms));
-    t.add("msm_c", jms(p.msm_c_ms));
-    t.add("msm_h", jms(p.msm_h_ms));
-    t.add("finish", jms(p.finish.ms()));
+    for (size_t i = 0; i < kPhaseCount; ++i) t.add(std::string(kPhaseNames[i]), jms(p.spans.at[i].ms()));
     o.add("timings_ms", std::move(t));
 
     JsonValue s = JsonValue::object();
-    const std::pair<const char*, const Span*> spans[] = {
-        {"synthesis", &p.synth}, {"stage", &p.stage}, {"lock_wait", &p.lock_wait},
-        {"kernels", &p.kernels}, {"finish", &p.finish}};
-    for (auto& [name, sp] : spans) {
-      if (sp->happened()) s.add(name, JsonValue::array({jms(sp->start_ms), jms(sp->end_ms)}));
+    for (Phase ph : kTopPhases) {
+      const Span& sp = p.spans[ph];
+      if (ph != cuzk::Phase::Queue && sp.happened())
+        s.add(std::string(phase_name(ph)), JsonValue::array({jms(sp.start_ms), jms(sp.end_ms)}));
     }
     o.add("spans_ms", std::move(s));
     jparts.items.push_back(std::move(o));
@@ -139,18 +126,20 @@ std::string summary_json(const std::string& version, double wall_ms, const std::
 // ================================================================== SVG timeline
 namespace {
 
-struct Phase {
-  const char* name;   // as in summary_json, also the CSS class of its bars
-  const char* label;  // legend
+// How a phase is drawn: its legend and colour (its name, the bars' CSS class, is the phase table's).
+struct Drawn {
+  cuzk::Phase phase;
+  const char* label;
   const char* fill;
-  Span PartitionRecord::*span;
+  const char* name() const { return phase_name(phase).data(); }
+  const Span& of(const PartitionRecord& p) const { return p.spans[phase]; }
 };
-const Phase kSynth{"synthesis", "synthesis (CPU)", "#74c476", &PartitionRecord::synth};
-const Phase kWorkerPhases[] = {
-    {"stage", "stage", "#9ecae1", &PartitionRecord::stage},
-    {"lock_wait", "lock wait", "#fdae6b", &PartitionRecord::lock_wait},
-    {"kernels", "kernels (device lock)", "#08519c", &PartitionRecord::kernels},
-    {"finish", "finish", "#bcbddc", &PartitionRecord::finish},
+const Drawn kSynth{cuzk::Phase::Synthesis, "synthesis (CPU)", "#74c476"};
+const Drawn kWorkerPhases[] = {
+    {cuzk::Phase::Stage, "stage", "#9ecae1"},
+    {cuzk::Phase::LockWait, "lock wait", "#fdae6b"},
+    {cuzk::Phase::Kernels, "kernels (device lock)", "#08519c"},
+    {cuzk::Phase::Finish, "finish", "#bcbddc"},
 };
 constexpr const char* kFailStroke = "#d62728";
 
@@ -210,9 +199,11 @@ std::string tooltip(const PartitionRecord& p, const char* phase, const Span& s) 
   std::string t = "job " + std::to_string(p.job) + " partition " + std::to_string(p.index) + ": " + phase + " " +
                   fixed(s.ms(), 1) + " ms";
   if (std::string_view(phase) == "kernels") {
-    t += "\nntt_h " + fixed(p.ntt_h_ms, 1) + ", msm_a " + fixed(p.msm_a_ms, 1) + ", msm_b1 " + fixed(p.msm_b1_ms, 1) +
-         ", msm_b2 " + fixed(p.msm_b2_ms, 1) + ", msm_c " + fixed(p.msm_c_ms, 1) + ", msm_h " + fixed(p.msm_h_ms, 1) +
-         " ms";
+    std::string inner;
+    for (cuzk::Phase ph : {cuzk::Phase::Abc, cuzk::Phase::NttH, cuzk::Phase::MsmA, cuzk::Phase::MsmB1,
+                           cuzk::Phase::MsmB2, cuzk::Phase::MsmC, cuzk::Phase::MsmH})
+      if (p.spans[ph].happened()) inner += (inner.empty() ? "" : ", ") + std::string(phase_name(ph)) + " " + fixed(p.ms(ph), 1);
+    t += "\n" + inner + " ms";
   }
   if (!p.device.empty()) t += "\non " + p.device + " w" + std::to_string(p.worker);
   if (p.attempts > 1) t += ", attempt " + std::to_string(p.attempts);
@@ -246,7 +237,9 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
   // Time range of everything drawn.
   double lo = INFINITY, hi = -INFINITY;
   for (auto& p : parts) {
-    for (const Span* s : {&p.synth, &p.stage, &p.lock_wait, &p.kernels, &p.finish}) {
+    for (cuzk::Phase ph : {cuzk::Phase::Synthesis, cuzk::Phase::Stage, cuzk::Phase::LockWait, cuzk::Phase::Kernels,
+                           cuzk::Phase::Finish}) {
+      const Span* s = &p.spans[ph];
       if (!s->happened() || !std::isfinite(s->end_ms)) continue;
       lo = std::min(lo, s->start_ms);
       hi = std::max(hi, s->end_ms);
@@ -293,9 +286,9 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
   std::vector<size_t> synth_parts;
   std::vector<std::pair<double, double>> synth_iv;
   for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i].synth.happened()) {
+    if (parts[i].spans[cuzk::Phase::Synthesis].happened()) {
       synth_parts.push_back(i);
-      synth_iv.push_back({parts[i].synth.start_ms, parts[i].synth.end_ms});
+      synth_iv.push_back({parts[i].spans[cuzk::Phase::Synthesis].start_ms, parts[i].spans[cuzk::Phase::Synthesis].end_ms});
     }
   }
   auto [synth_lane, synth_lanes] = assign_lanes(synth_iv);
@@ -322,7 +315,7 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
         if (p.device != row.device || p.worker != row.worker) continue;
         double a = INFINITY, b = -INFINITY;
         for (auto& ph : kWorkerPhases) {
-          const Span& s = p.*ph.span;
+          const Span& s = ph.of(p);
           if (s.happened()) a = std::min(a, s.start_ms), b = std::max(b, s.end_ms);
         }
         if (a > b) continue;
@@ -403,10 +396,10 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
   // Device busy strips: the kernels of all its workers, in the device's header line.
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     for (auto& p : parts) {
-      if (p.device != groups[gi].device || !p.kernels.happened()) continue;
-      const double x0 = ax.x(p.kernels.start_ms);
+      if (p.device != groups[gi].device || !p.spans[cuzk::Phase::Kernels].happened()) continue;
+      const double x0 = ax.x(p.spans[cuzk::Phase::Kernels].start_ms);
       out += "<rect class=\"busy\" x=\"" + num(x0) + "\" y=\"" + num(header_y[gi] + kDeviceHeaderH - 5) +
-             "\" width=\"" + num(std::max(1.0, ax.x(p.kernels.end_ms) - x0)) +
+             "\" width=\"" + num(std::max(1.0, ax.x(p.spans[cuzk::Phase::Kernels].end_ms) - x0)) +
              "\" height=\"4\" fill=\"#08519c\" fill-opacity=\"0.6\"/>\n";
     }
   }
@@ -414,7 +407,7 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
   // Synthesis bars.
   for (size_t k = 0; k < synth_parts.size(); ++k) {
     const auto& p = parts[synth_parts[k]];
-    bar(out, ax, p, kSynth.name, kSynth.fill, p.synth, kPlotTop + 4 + synth_lane[k] * kSynthLaneH, kSynthBarH);
+    bar(out, ax, p, kSynth.name(), kSynth.fill, kSynth.of(p), kPlotTop + 4 + synth_lane[k] * kSynthLaneH, kSynthBarH);
   }
 
   // Worker bars.
@@ -425,12 +418,12 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
         const auto& p = parts[rl.parts[k]];
         const double by = row_top + rl.lane[k] * kWorkerLaneH + (kWorkerLaneH - kWorkerBarH) / 2;
         for (auto& ph : kWorkerPhases) {
-          const Span& s = p.*ph.span;
-          if (s.happened()) bar(out, ax, p, ph.name, ph.fill, s, by, kWorkerBarH);
+          const Span& s = ph.of(p);
+          if (s.happened()) bar(out, ax, p, ph.name(), ph.fill, s, by, kWorkerBarH);
         }
-        if (p.kernels.happened()) {
+        if (p.spans[cuzk::Phase::Kernels].happened()) {
           const std::string label = std::to_string(p.index);
-          const double x0 = ax.x(p.kernels.start_ms), x1 = ax.x(p.kernels.end_ms);
+          const double x0 = ax.x(p.spans[cuzk::Phase::Kernels].start_ms), x1 = ax.x(p.spans[cuzk::Phase::Kernels].end_ms);
           if (x1 - x0 >= 7.0 * double(label.size()) + 4) {
             text(out, (x0 + x1) / 2, by + kWorkerBarH / 2 + 4, label,
                  "class=\"idx\" text-anchor=\"middle\" fill=\"#ffffff\" font-size=\"11\" pointer-events=\"none\"");

@@ -20,8 +20,10 @@ namespace cuzk::engine {
 // partitions, sorted by (job, index):
 //   {"index", "job", "device", "worker", "attempts", "ok", "error" (only when !ok), "streamed",
 //    "reserved_bytes",
-//    "timings_ms": {"queue", "synthesis", "stage", "budget_wait" (inside stage), "lock_wait", "kernels",
-//                   "ntt_h", "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h", "finish"},
+//    "timings_ms": every phase of groth16/phases.hpp's table, in its order: {"queue", "synthesis",
+//                   "stage", "budget_wait" (inside stage), "lock_wait", "kernels", "abc", "ntt_h",
+//                   "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h" (inside kernels), "finish",
+//                   "verify" (inside finish)},
 //    "spans_ms": {"synthesis": [start, end], "stage", "lock_wait", "kernels", "finish"}}
 //   A phase that did not happen (Span::happened() false) is 0 in timings_ms and absent from
 //   spans_ms.

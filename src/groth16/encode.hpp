@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ec/curves.hpp"
-#include "groth16/prover.hpp"
+#include "groth16/key.hpp"
 #include "io/json.hpp"
 
 namespace cuzk::groth16 {

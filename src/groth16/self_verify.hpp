@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "groth16/prover.hpp"
+#include "groth16/key.hpp"
 #include "groth16/verifier.hpp"
 
 namespace cuzk::groth16 {

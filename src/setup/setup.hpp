@@ -18,8 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/fixed_base.hpp"
+#include "backend/cpu/h.hpp"
 #include "backend/cpu/ntt.hpp"
-#include "groth16/prover.hpp"
+#include "groth16/key.hpp"
 #include "r1cs/rows.hpp"
 #include "util/rng.hpp"
 #include "util/time.hpp"
@@ -47,93 +49,15 @@ enum class FixedGroup { G1, G2 };
 // out[i] = [k_i] generator of the group (affine, (0,0) = infinity), scalars standard form.
 using FixedBase = std::function<void(FixedGroup, const cpu::Scalar* k, size_t n, void* out)>;
 
-// ------------------------------------------------------------------ CPU fixed-base
-// Table T[w][d] = [d 2^(c w)] P (affine, d = 1 .. 2^c - 1); a scalar is then one mixed addition
-// per window; the results are normalised in blocks with one inversion each.
-template <class Curve>
-class FixedBaseTable {
- public:
-  using F = typename Curve::F;
-  using Aff = ec::Affine<F>;
-  using Jac = ec::Jacobian<F>;
-  static constexpr unsigned kC = 10, kWindows = (256 + kC - 1) / kC, kPer = (1u << kC) - 1;
-
-  FixedBaseTable(const Aff& p, ThreadPool& pool) : t_(size_t(kWindows) * kPer) {
-    std::vector<Jac> j(t_.size());
-    pool.parallel_for(kWindows, [&](size_t wb, size_t we) {
-      for (size_t w = wb; w < we; ++w) {
-        Jac base = Jac::from_affine(p);
-        for (unsigned k = 0; k < kC * w; ++k) base = base.dbl();
-        Jac acc = base;
-        for (unsigned d = 1; d <= kPer; ++d) {
-          j[w * kPer + d - 1] = acc;
-          acc = acc + base;
-        }
-      }
-    });
-    normalize(j.data(), t_.data(), j.size(), pool);
-  }
-
-  void mul(const cpu::Scalar* k, size_t n, Aff* out, ThreadPool& pool) const {
-    constexpr size_t kBlock = 1024;
-    pool.parallel_for((n + kBlock - 1) / kBlock, [&](size_t bb, size_t be) {
-      std::vector<Jac> acc(kBlock);
-      for (size_t b = bb; b < be; ++b) {
-        const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
-        for (size_t i = lo; i < hi; ++i) {
-          Jac r = Jac::infinity();
-          for (unsigned w = 0; w < kWindows; ++w) {
-            uint32_t d = cpu::scalar_bits(k[i], w * kC, kC);
-            if (d) r = r.add_affine(t_[size_t(w) * kPer + d - 1]);
-          }
-          acc[i - lo] = r;
-        }
-        normalize_serial(acc.data(), out + lo, hi - lo);
-      }
-    });
-  }
-
-  static void normalize_serial(const Jac* in, Aff* out, size_t n) {
-    std::vector<F> z(n), scratch(n);
-    for (size_t i = 0; i < n; ++i) z[i] = in[i].Z;
-    ff::batch_inverse(z.data(), n, scratch.data());
-    for (size_t i = 0; i < n; ++i) {
-      if (in[i].is_inf()) {
-        out[i] = Aff::infinity();
-        continue;
-      }
-      F zi2 = z[i].sqr();
-      out[i] = Aff{in[i].X * zi2, in[i].Y * zi2 * z[i]};
-    }
-  }
-  static void normalize(const Jac* in, Aff* out, size_t n, ThreadPool& pool) {
-    pool.parallel_for(n, [&](size_t lo, size_t hi) { normalize_serial(in + lo, out + lo, hi - lo); }, 4096);
-  }
-
- private:
-  std::vector<Aff> t_;
-};
-
-template <class C>
-struct CfgOf;
-template <class C>
-struct CfgOf<ec::Curve<C>> {
-  using type = C;
-};
-template <class Curve>
-ec::Affine<typename Curve::F> generator() {
-  return CfgOf<Curve>::type::generator();
-}
-
 template <class E>
 FixedBase cpu_fixed_base(ThreadPool& pool) {
   return [&pool](FixedGroup g, const cpu::Scalar* k, size_t n, void* out) {
     if (n == 0) return;
     if (g == FixedGroup::G1) {
-      FixedBaseTable<typename E::G1> t(generator<typename E::G1>(), pool);
+      cpu::FixedBaseTable<typename E::G1> t(cpu::generator<typename E::G1>(), pool);
       t.mul(k, n, static_cast<typename E::G1Affine*>(out), pool);
     } else {
-      FixedBaseTable<typename E::G2> t(generator<typename E::G2>(), pool);
+      cpu::FixedBaseTable<typename E::G2> t(cpu::generator<typename E::G2>(), pool);
       t.mul(k, n, static_cast<typename E::G2Affine*>(out), pool);
     }
   };
@@ -307,7 +231,7 @@ groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const T
   std::vector<Fr>().swap(u), std::vector<Fr>().swap(v), std::vector<Fr>().swap(w);
   // H_i = L^coset_i(tau) Z(tau) / (g^n - 1) / delta, L^coset_i(tau) = (tau^n - g^n) p_i / (n g^n (tau - p_i)),
   // p_i = g w^i. The factor common to all i:
-  const Fr g = groth16::h_coset<Fr>(log_n);
+  const Fr g = cpu::h_coset<Fr>(log_n);
   const Fr gn = g.pow_u64(n);
   const Fr common = (tau_n - gn) * (Fr::from_u64(n) * gn).inv() * zt * (gn - Fr::one()).inv() * delta_inv;
   std::vector<Scalar> kh(n);

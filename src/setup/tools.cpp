@@ -45,12 +45,12 @@ SetupStats setup_files_t(const io::R1cs& cs, const std::string& zkey_path, std::
   using Fr = typename E::Fr;
   SetupStats st;
   st.curve = curve_name(E::id);
-  st.device = dev.name();
+  st.device = dev.name;
   st.n_rows = cs.n_constraints;
   RandomSource rs(seed);
   auto tw = ToxicWaste<Fr>::draw(rs);
   SetupTimings t;
-  auto pk = setup<E>(r1cs::rows_of<Fr>(cs), tw, make_fixed_base<E>(dev, pool), pool, &t, log);
+  auto pk = setup<E>(r1cs::rows_of<Fr>(cs), tw, fixed_base_on<E>(dev), pool, &t, log);
   fill_setup_stats(st, pk, t);
   auto t0 = std::chrono::steady_clock::now();
   write_zkey<E>(zkey_path, pk, insecure_note(seed));
@@ -67,7 +67,7 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
   const auto t_all = std::chrono::steady_clock::now();
   SetupStats st;
   st.curve = curve_name(E::id);
-  st.device = opt.device.name();
+  st.device = opt.device.name;
   SyntheticCircuit<Fr> circ(opt.spec);
   const r1cs::RowSource<Fr> src = circ.source();
   st.n_rows = src.n_rows;
@@ -115,7 +115,7 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
     RandomSource rs(opt.setup_seed);
     auto tw = ToxicWaste<Fr>::draw(rs);
     SetupTimings t;
-    auto pk = setup<E>(src, tw, make_fixed_base<E>(opt.device, pool), pool, &t, log);
+    auto pk = setup<E>(src, tw, fixed_base_on<E>(opt.device), pool, &t, log);
     fill_setup_stats(st, pk, t);
     say("setup on " + st.device + ": " + std::to_string(int(t.total_ms)) + " ms");
     if (files) {

@@ -7,25 +7,24 @@
 
 #include "ff/curve_id.hpp"
 #include "setup/synthetic.hpp"
-#include "util/device_runner.hpp"
 
 namespace cuzk {
 class ThreadPool;
+}
+namespace cuzk::engine {
+class Engine;
 }
 
 namespace cuzk::setup {
 
 using Log = std::function<void(const std::string&)>;
 
-// Where fixed-base multiplications run: "cpu" or "gpu:N" (resolved by the caller; never a
-// default inside the library).
+// Where fixed-base multiplications run: a device (`name`: "cpu", "gpu:N") of an engine that
+// owns it (engine::tool_engine), so that every allocation and kernel of the setup runs under
+// the device's lock and budget.
 struct SetupDevice {
-  bool gpu = false;
-  int ordinal = -1;
-  // For a GPU: the engine's runner for that device (Engine::runner); every allocation and kernel
-  // of the setup runs inside it, under the device's lock and budget. Required for a GPU.
-  DeviceRunner run;
-  std::string name() const { return gpu ? "gpu:" + std::to_string(ordinal) : "cpu"; }
+  engine::Engine* engine = nullptr;
+  std::string name = "cpu";
 };
 
 struct SetupStats {

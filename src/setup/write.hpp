@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backend/cpu/msm.hpp"
-#include "groth16/prover.hpp"
+#include "groth16/key.hpp"
 #include "io/zkey.hpp"
 #include "r1cs/rows.hpp"
 

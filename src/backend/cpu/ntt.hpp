@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ff/field.hpp"
+
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 

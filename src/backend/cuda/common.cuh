@@ -46,7 +46,8 @@ class DeviceScope {
   int prev_ = -1;
 };
 
-// A non-blocking stream on one device, destroyed with the object.
+// A non-blocking stream on one device. Destroying it first waits for its work: a call that
+// throws after queueing kernels must not leave them running into memory its caller then frees.
 class Stream {
  public:
   explicit Stream(DeviceId dev) : dev_(dev) {
@@ -56,6 +57,7 @@ class Stream {
   ~Stream() {
     if (s_) {
       DeviceScope d(dev_, std::nothrow);
+      cudaStreamSynchronize(s_);
       cudaStreamDestroy(s_);
     }
   }

@@ -6,7 +6,8 @@
 
 namespace cuzk::gpu {
 
-PoolBuffer::PoolBuffer(DeviceId dev, size_t bytes, const char* what) : dev_(dev), bytes_(bytes) {
+PoolBuffer::PoolBuffer(DeviceId dev, size_t bytes, const char* what, StreamHandle bound)
+    : dev_(dev), bytes_(bytes), bound_(bound.stream) {
   DeviceScope s(dev);
   cudaStream_t st = nullptr;
   check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), dev, "cudaStreamCreate");
@@ -25,6 +26,9 @@ PoolBuffer::PoolBuffer(DeviceId dev, size_t bytes, const char* what) : dev_(dev)
 PoolBuffer::~PoolBuffer() {
   DeviceScope s(dev_, std::nothrow);
   auto st = static_cast<cudaStream_t>(stream_);
+  // Kernels still queued on the bound stream may write here: the memory goes back to the pool
+  // (where another worker's allocation can take it at once) only after they are done.
+  if (bound_) cudaStreamSynchronize(static_cast<cudaStream_t>(bound_));
   if (ptr_) {
     cudaFreeAsync(ptr_, st);
     cudaStreamSynchronize(st);  // this stream only: the memory is back in the pool
@@ -101,6 +105,25 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
     throw;
   }
   st.pending[0] = st.pending[1] = false;
+}
+
+StreamHandle create_stream(DeviceId dev) {
+  DeviceScope s(dev);
+  cudaStream_t st = nullptr;
+  check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), dev, "cudaStreamCreate");
+  return StreamHandle{st};
+}
+
+void destroy_stream(DeviceId dev, StreamHandle h) {
+  if (!h.stream) return;
+  DeviceScope s(dev, std::nothrow);
+  cudaStreamSynchronize(static_cast<cudaStream_t>(h.stream));
+  cudaStreamDestroy(static_cast<cudaStream_t>(h.stream));
+}
+
+void synchronize(DeviceId dev, StreamHandle h, const char* what) {
+  DeviceScope s(dev);
+  check(cudaStreamSynchronize(static_cast<cudaStream_t>(h.stream)), dev, what);
 }
 
 void memory_info(DeviceId dev, size_t* free_bytes, size_t* total_bytes) {

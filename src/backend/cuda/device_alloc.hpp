@@ -12,7 +12,9 @@ namespace cuzk::gpu {
 class PoolBuffer {
  public:
   // Throws GpuError naming the device and the bytes when the device cannot provide them.
-  PoolBuffer(DeviceId dev, size_t bytes, const char* what);
+  // `bound`: the stream whose work uses the memory; the destructor waits for it before the
+  // memory goes back to the pool (null: every user has already waited for its own work).
+  PoolBuffer(DeviceId dev, size_t bytes, const char* what, StreamHandle bound = {});
   ~PoolBuffer();
   PoolBuffer(const PoolBuffer&) = delete;
   PoolBuffer& operator=(const PoolBuffer&) = delete;
@@ -22,8 +24,15 @@ class PoolBuffer {
   DeviceId dev_;
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
-  void* stream_ = nullptr;  // cudaStream_t
+  void* stream_ = nullptr;  // cudaStream_t of the allocation and the free
+  void* bound_ = nullptr;   // cudaStream_t of the work that uses the memory
 };
+
+// A stream on `dev` (cudaStream_t behind the handle), for code without CUDA headers. Destroying
+// it waits for its work.
+StreamHandle create_stream(DeviceId dev);
+void destroy_stream(DeviceId dev, StreamHandle s);  // waits for the stream's work first
+void synchronize(DeviceId dev, StreamHandle s, const char* what);
 
 // A host-to-device copy from pageable memory through two pinned buffers of the calling thread
 // (the CPU fills one while the DMA empties the other, on a stream of the thread's own). The

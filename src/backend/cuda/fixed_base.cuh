@@ -83,19 +83,6 @@ __global__ void __launch_bounds__(kBlock) mul_kernel(const Affine<F>* __restrict
 
 // ------------------------------------------------------------------ host side
 
-// Bump allocation from the workspace, or (arena == null) just the byte count: one code path
-// sizes the workspace and carves it, so the two cannot disagree.
-struct Carver {
-  Arena* arena = nullptr;
-  size_t total = 0;
-  template <class T>
-  T* take(size_t count, const char* what) {
-    if (arena) return arena->take_n<T>(count, what);
-    total += Arena::round(count * sizeof(T));
-    return nullptr;
-  }
-};
-
 inline unsigned blocks_for(size_t threads) { return unsigned((threads + kBlock - 1) / kBlock); }
 
 template <class F>
@@ -122,7 +109,7 @@ struct FixedBase {
       throw GpuError("fixed_base_workspace_bytes: chunk = " + std::to_string(chunk) + " exceeds 2^30 scalars");
     Carver cv;
     carve(cv, chunk);
-    return cv.total;
+    return cv.used();
   }
 
   // The largest chunk (<= cap) whose workspace fits in `bytes`, or 0.
@@ -152,7 +139,7 @@ struct FixedBase {
     Stream stream(dev);
     cudaStream_t s = stream.get();
     Arena arena(workspace);
-    Carver cv{&arena};
+    Carver& cv = arena;
     Buffers b = carve(cv, chunk);
 
     Aff B;

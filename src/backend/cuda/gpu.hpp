@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "util/carver.hpp"
 #include "util/error.hpp"
 
 namespace cuzk::gpu {
@@ -35,21 +36,15 @@ struct DeviceMemory {
   size_t bytes = 0;
 };
 
-// Bump allocator over a DeviceMemory (256-byte aligned pieces). Throws GpuError naming the
-// device, what was asked and what was left, when the caller's block is too small: that is a
-// bug in a workspace query, never a reason to call cudaMalloc.
-class Arena {
+// The workspace of a call, carved in order (util/carver.hpp). Throws GpuError naming the device,
+// what was asked and what was left, when the caller's block is too small: that is a bug in a
+// workspace query, never a reason to call cudaMalloc.
+class Arena : public Carver {
  public:
-  explicit Arena(const DeviceMemory& m) : mem_(m) {}
-  void* take(size_t bytes, const char* what);
-  template <class T>
-  T* take_n(size_t n, const char* what) { return static_cast<T*>(take(n * sizeof(T), what)); }
-  size_t used() const { return used_; }
-  static size_t round(size_t bytes) { return (bytes + 255) & ~size_t(255); }
+  explicit Arena(const DeviceMemory& m) : Carver(m.ptr, m.bytes, m.device.name()) {}
 
- private:
-  DeviceMemory mem_;
-  size_t used_ = 0;
+ protected:
+  [[noreturn]] void too_small(const std::string& msg) const override { throw GpuError(msg); }
 };
 
 // Owns one cudaMalloc'd block on one device (for tests, benchmarks and the CLI; the engine
@@ -60,6 +55,11 @@ void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const 
 
 // The device that owns a device pointer (from the runtime's pointer attributes), or -1.
 int device_of(const void* ptr);
+
+namespace detail {
+// The calling thread's current CUDA device (tests check that calls restore it).
+DeviceId current_device();
+}  // namespace detail
 
 class DeviceBuffer {
  public:

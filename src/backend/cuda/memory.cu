@@ -2,17 +2,6 @@
 
 namespace cuzk::gpu {
 
-void* Arena::take(size_t bytes, const char* what) {
-  size_t need = round(bytes);
-  if (used_ + need > mem_.bytes)
-    throw GpuError(mem_.device.name() + ": workspace too small for " + what + ": needs " + std::to_string(need) +
-                   " more bytes, " + std::to_string(mem_.bytes - used_) + " of " + std::to_string(mem_.bytes) +
-                   " left");
-  void* p = static_cast<char*>(mem_.ptr) + used_;
-  used_ += need;
-  return p;
-}
-
 void copy_to_device(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
   DeviceScope s(dev);
   std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
@@ -52,6 +41,13 @@ int device_of(const void* ptr) {
     return -1;
   }
   return a.type == cudaMemoryTypeDevice ? a.device : -1;
+}
+
+DeviceId detail::current_device() {
+  int d = -1;
+  cudaError_t e = cudaGetDevice(&d);
+  if (e != cudaSuccess) throw GpuError(std::string("no current CUDA device: ") + cudaGetErrorString(e));
+  return DeviceId{d};
 }
 
 }  // namespace cuzk::gpu

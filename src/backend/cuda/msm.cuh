@@ -361,19 +361,6 @@ __global__ void __launch_bounds__(kBlock) bucket_reduce_kernel(XYZZ<F>* buckets,
 
 // ------------------------------------------------------------------ host side
 
-// Bump allocation from the workspace, or (arena == null) just the byte count: one code path
-// sizes the workspace and carves it, so the two cannot disagree.
-struct Carver {
-  Arena* arena = nullptr;
-  size_t total = 0;
-  template <class T>
-  T* take(size_t count, const char* what) {
-    if (arena) return arena->take_n<T>(count, what);
-    total += Arena::round(count * sizeof(T));
-    return nullptr;
-  }
-};
-
 // Records CUDA events between phases; elapsed times are added to the phase each span belongs to.
 class PhaseClock {
  public:
@@ -509,12 +496,14 @@ struct Msm {
     return b;
   }
 
-  static size_t workspace_bytes(DeviceId dev, size_t n, bool bases_on_device, bool scalars_on_device) {
+  static size_t workspace_bytes(DeviceId dev, const MsmConfig& cfg) {
+    const size_t n = cfg.count;
+    const bool bases_on_device = cfg.bases_at == Where::Device, scalars_on_device = cfg.scalars_at == Where::Device;
     if (n == 0) return 0;
     DeviceScope scope(dev);
     Carver cv;
     carve(cv, n, bases_on_device, scalars_on_device, select_temp_bytes(n, dev), sort_temp_bytes(n, dev));
-    return cv.total;
+    return cv.used();
   }
 
   // Sums `groups` arrays of `len` points each (in red[0]); returns where the sums are (groups
@@ -532,9 +521,13 @@ struct Msm {
     return in;
   }
 
-  static void run(DeviceId dev, size_t n, const void* bases_in, bool bases_on_device, const void* scalars_in,
-                  bool scalars_on_device, ScalarForm form, DeviceMemory workspace, void* result,
-                  StreamHandle handle, MsmTimings* timings) {
+  static void run(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle handle,
+                  MsmTimings* timings) {
+    const size_t n = cfg.count;
+    const void* bases_in = cfg.bases;
+    const void* scalars_in = cfg.scalars;
+    const bool bases_on_device = cfg.bases_at == Where::Device, scalars_on_device = cfg.scalars_at == Where::Device;
+    const ScalarForm form = cfg.scalar_form;
     auto t_start = std::chrono::steady_clock::now();
     const std::string nstr = "n = " + std::to_string(n);
     if (n >= (size_t(1) << 31)) throw GpuError(dev.name() + ": msm: n = " + std::to_string(n) + " exceeds 2^31 - 1");
@@ -561,7 +554,7 @@ struct Msm {
       s = own->get();
     }
     Arena arena(workspace);
-    Carver cv{&arena};
+    Carver& cv = arena;
     Buffers b = carve(cv, n, bases_on_device, scalars_on_device, select_temp_bytes(n, dev), sort_temp_bytes(n, dev));
     PhaseClock clock(timings != nullptr, s, dev);
 

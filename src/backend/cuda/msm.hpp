@@ -1,11 +1,10 @@
 // Multi-scalar multiplication on one GPU: sum_i k_i * P_i for G1 or G2 of BN254 / BLS12-381.
 // Host-side API, free of CUDA headers. The kernels are in msm.cuh, instantiated once per curve
-// (msm_bn254.cu, msm_bls12_381.cu).
+// and group (msm_<curve>[_g2].cu).
 //
-// Inputs are cuzk's in-memory layouts: a base is ec::Affine<F> (x then y, Montgomery limbs,
-// all-zero = infinity; the bytes of a snarkjs .zkey point section), a scalar is 4 x u64 < r,
-// little-endian, in standard or Montgomery form. Either array may live on the host or already
-// on `dev`. The result is written to host memory as ec::Jacobian<F> (F = Fq for G1, Fq2 for G2).
+// The call is described by backend::MsmConfig (device.hpp): curve, group, count, where the bases
+// and scalars are (host or this device) and the scalars' form. The result is written to host
+// memory as ec::Jacobian<F> (F = Fq for G1, Fq2 for G2).
 //
 // Memory: msm_workspace_bytes() is every byte of device memory msm() uses; msm() takes it all
 // from `workspace` (an Arena) and never allocates. Errors are GpuError naming the device, the
@@ -15,12 +14,15 @@
 #include <cstdint>
 
 #include "backend/cuda/gpu.hpp"
+#include "backend/device.hpp"
 #include "ff/curve_id.hpp"
 
 namespace cuzk::gpu {
 
-enum class Group { G1, G2 };
-enum class ScalarForm { Standard, Montgomery };
+using backend::Group;
+using backend::MsmConfig;
+using backend::ScalarForm;
+using backend::Where;
 
 // Where the time went (milliseconds, measured with CUDA events on the call's stream), and the
 // plan the call chose.
@@ -38,19 +40,14 @@ struct MsmTimings {
   size_t ones = 0;           // scalars equal to 1
 };
 
-// Device memory msm() needs for these arguments. The radix sort's scratch size is asked of CUB
-// on `dev` (an sm_90 build gives the same answer on any device it runs on).
-size_t msm_workspace_bytes(DeviceId dev, CurveId curve, Group group, size_t n, bool bases_on_device,
-                           bool scalars_on_device);
-// The same, asked of the caller's current device.
-size_t msm_workspace_bytes(CurveId curve, Group group, size_t n, bool bases_on_device, bool scalars_on_device);
+// Device memory msm() needs for this call. The radix sort's scratch size is asked of CUB on `dev`.
+size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg);
 
 // result: host memory for one ec::Jacobian<F> (the point in affine coordinates with Z = 1, or
 // the infinity (1, 1, 0)). With a null stream the call makes its own; either way it returns
 // after the work is done (the result is on the host).
-void msm(DeviceId dev, CurveId curve, Group group, size_t n, const void* bases, bool bases_on_device,
-         const void* scalars, bool scalars_on_device, ScalarForm form, DeviceMemory workspace, void* result,
-         StreamHandle stream = {}, MsmTimings* timings = nullptr);
+void msm(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream = {},
+         MsmTimings* timings = nullptr);
 
 // Convenience for tests and tools: bases and scalars in host memory; allocates (cudaMalloc) a
 // workspace of exactly msm_workspace_bytes() on `dev` for the call.
@@ -58,48 +55,36 @@ void msm_host(DeviceId dev, CurveId curve, Group group, size_t n, const void* ba
               ScalarForm form, void* result, MsmTimings* timings = nullptr);
 
 // ------------------------------------------------------------------ per-curve entry points
-// (defined in msm_bn254.cu / msm_bls12_381.cu; the functions above dispatch to them)
+// (defined in msm_<curve>[_g2].cu; the functions above dispatch to them)
 namespace detail {
-size_t msm_workspace_bytes_bn254(DeviceId dev, Group group, size_t n, bool bases_on_device, bool scalars_on_device);
-size_t msm_workspace_bytes_bls12_381(DeviceId dev, Group group, size_t n, bool bases_on_device,
-                                     bool scalars_on_device);
-void msm_bn254(DeviceId dev, Group group, size_t n, const void* bases, bool bases_on_device, const void* scalars,
-               bool scalars_on_device, ScalarForm form, DeviceMemory workspace, void* result, StreamHandle stream,
+size_t msm_workspace_bytes_bn254(DeviceId dev, const MsmConfig& cfg);
+size_t msm_workspace_bytes_bls12_381(DeviceId dev, const MsmConfig& cfg);
+void msm_bn254(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
                MsmTimings* timings);
-void msm_bls12_381(DeviceId dev, Group group, size_t n, const void* bases, bool bases_on_device,
-                   const void* scalars, bool scalars_on_device, ScalarForm form, DeviceMemory workspace,
-                   void* result, StreamHandle stream, MsmTimings* timings);
-// The caller's current device (what msm_workspace_bytes without a DeviceId asks).
-DeviceId current_device();
+void msm_bls12_381(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
+                   MsmTimings* timings);
 }  // namespace detail
 
-inline size_t msm_workspace_bytes(DeviceId dev, CurveId curve, Group group, size_t n, bool bases_on_device,
-                                  bool scalars_on_device) {
-  return curve == CurveId::bn254
-             ? detail::msm_workspace_bytes_bn254(dev, group, n, bases_on_device, scalars_on_device)
-             : detail::msm_workspace_bytes_bls12_381(dev, group, n, bases_on_device, scalars_on_device);
-}
-inline size_t msm_workspace_bytes(CurveId curve, Group group, size_t n, bool bases_on_device,
-                                  bool scalars_on_device) {
-  return msm_workspace_bytes(detail::current_device(), curve, group, n, bases_on_device, scalars_on_device);
+inline size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg) {
+  return cfg.curve == CurveId::bn254 ? detail::msm_workspace_bytes_bn254(dev, cfg)
+                                     : detail::msm_workspace_bytes_bls12_381(dev, cfg);
 }
 
-inline void msm(DeviceId dev, CurveId curve, Group group, size_t n, const void* bases, bool bases_on_device,
-                const void* scalars, bool scalars_on_device, ScalarForm form, DeviceMemory workspace, void* result,
-                StreamHandle stream, MsmTimings* timings) {
-  if (curve == CurveId::bn254)
-    detail::msm_bn254(dev, group, n, bases, bases_on_device, scalars, scalars_on_device, form, workspace, result,
-                      stream, timings);
-  else
-    detail::msm_bls12_381(dev, group, n, bases, bases_on_device, scalars, scalars_on_device, form, workspace,
-                          result, stream, timings);
+inline void msm(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
+                MsmTimings* timings) {
+  if (cfg.curve == CurveId::bn254) detail::msm_bn254(dev, cfg, workspace, result, stream, timings);
+  else detail::msm_bls12_381(dev, cfg, workspace, result, stream, timings);
 }
 
 inline void msm_host(DeviceId dev, CurveId curve, Group group, size_t n, const void* bases, const void* scalars,
                      ScalarForm form, void* result, MsmTimings* timings) {
-  size_t bytes = msm_workspace_bytes(dev, curve, group, n, false, false);
-  DeviceBuffer ws(dev, bytes);
-  msm(dev, curve, group, n, bases, false, scalars, false, form, ws.memory(), result, {}, timings);
+  MsmConfig cfg;
+  cfg.curve = curve, cfg.group = group, cfg.count = n;
+  cfg.bases = bases, cfg.bases_at = Where::Host;
+  cfg.scalars = scalars, cfg.scalars_at = Where::Host;
+  cfg.scalar_form = form;
+  DeviceBuffer ws(dev, msm_workspace_bytes(dev, cfg));
+  msm(dev, cfg, ws.memory(), result, {}, timings);
 }
 
 }  // namespace cuzk::gpu

@@ -9,14 +9,11 @@ using E = ec::Bls12381;
 using G2 = msm_impl::Msm<E::Fq2, E::Fr, 255>;
 }  // namespace
 
-size_t msm_workspace_bytes_bls12_381_g2(DeviceId dev, size_t n, bool bases_on_device, bool scalars_on_device) {
-  return G2::workspace_bytes(dev, n, bases_on_device, scalars_on_device);
-}
+size_t msm_workspace_bytes_bls12_381_g2(DeviceId dev, const MsmConfig& cfg) { return G2::workspace_bytes(dev, cfg); }
 
-void msm_bls12_381_g2(DeviceId dev, size_t n, const void* bases, bool bases_on_device, const void* scalars,
-                 bool scalars_on_device, ScalarForm form, DeviceMemory workspace, void* result, StreamHandle stream,
-                 MsmTimings* timings) {
-  G2::run(dev, n, bases, bases_on_device, scalars, scalars_on_device, form, workspace, result, stream, timings);
+void msm_bls12_381_g2(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
+                MsmTimings* timings) {
+  G2::run(dev, cfg, workspace, result, stream, timings);
 }
 
 }  // namespace cuzk::gpu::detail

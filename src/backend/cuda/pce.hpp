@@ -6,15 +6,12 @@
 #include <cstdint>
 
 #include "backend/cuda/gpu.hpp"
+#include "backend/device.hpp"
 #include "ff/curve_id.hpp"
 
 namespace cuzk::gpu {
 
-struct CsrView {
-  const uint32_t* row_ptr;  // n_rows + 1
-  const uint32_t* col;      // nnz
-  const void* val;          // nnz Fr elements (32 bytes each)
-};
+using backend::CsrView;  // row_ptr[n_rows + 1], col[nnz], val[nnz] on the device
 
 // Writes a, b, c (Montgomery form, n_rows elements each). With a null stream the call makes its
 // own and waits; errors name the device, the kernel and n_rows.

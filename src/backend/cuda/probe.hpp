@@ -3,8 +3,13 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace cuzk::backend {
+class Device;
+}
 
 namespace cuzk::cuda {
 
@@ -23,6 +28,10 @@ int driver_version();
 int runtime_version();
 // Every visible GPU; empty when there is no driver or no device (never throws).
 std::vector<DeviceInfo> list_devices();
+
+// The GPU `ordinal` as a backend::Device (cuda_device.cpp); an InvalidArgument where it is not
+// visible or cuzk was built without CUDA.
+std::unique_ptr<backend::Device> open_gpu(int ordinal);
 
 // Field self-check kernels (one per field): out[i] = a[i] * b[i] + a[i] - b[i] computed on
 // GPU `ordinal` for `n` elements of `limbs` 64-bit words each. `field` is one of

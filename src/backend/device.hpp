@@ -1,0 +1,122 @@
+// A device, as the scheduler and the prove sequence see it: memory taken from it in blocks,
+// streams of work, and the operations of a Groth16 proof (a, b, c from the compiled matrices,
+// H, MSMs) plus the setup's fixed-base multiplication. Implemented by the CPU backend (the
+// `cpu` device and the simulated `sim:K` devices, cpu/device.hpp) and the CUDA backend
+// (cuda/cuda_device.cpp); open_device (open.hpp) makes one from a DeviceSpec. Code above the
+// backends never asks which kind it holds.
+//
+// Rules every implementation follows:
+//  - a call's memory comes from what the caller hands it; each *_workspace_bytes() query says
+//    how much that is, so the scheduler budgets with the same numbers that are allocated;
+//  - work on a stream runs in order; a call that returns a result to the host waits for it,
+//    every other call may return before its work is done;
+//  - a Buffer is freed only after the work on the stream it is bound to is done, and its
+//    destructor returns once it is free (nothing queued can write into memory given back);
+//  - errors are exceptions naming the device, the operation and the size.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ff/curve_id.hpp"
+
+namespace cuzk::backend {
+
+enum class Group { G1, G2 };
+enum class ScalarForm { Standard, Montgomery };
+enum class Where { Host, Device };
+
+// A block of memory the caller owns, on the device that the call runs on (or on the host).
+struct Memory {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+};
+
+// Sparse rows (CSR) of the key's A or B matrix: row_ptr[n_rows + 1], col[nnz], val[nnz] (Fr in
+// Montgomery form scaled by R, as stored in a .zkey).
+struct CsrView {
+  const uint32_t* row_ptr = nullptr;
+  const uint32_t* col = nullptr;
+  const void* val = nullptr;
+};
+
+// One multi-scalar multiplication: sum of scalars[i] * bases[i], i < count. A base is
+// ec::Affine<F> (x then y, Montgomery limbs, all-zero = infinity); a scalar is 4 x u64 < r,
+// little-endian. Either array may be on the host or on the device.
+struct MsmConfig {
+  CurveId curve = CurveId::bn254;
+  Group group = Group::G1;
+  size_t count = 0;
+  const void* bases = nullptr;
+  Where bases_at = Where::Device;
+  const void* scalars = nullptr;
+  Where scalars_at = Where::Device;
+  ScalarForm scalar_form = ScalarForm::Standard;
+};
+
+// An ordered queue of work on one device. Destroying it waits for the work queued on it.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+};
+
+// Device memory in one block. Bound to a stream (or to none, when every user waits for its own
+// work before letting go of it, as the key's users do): the destructor waits for that stream's
+// work, frees the block and returns once it is free.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  void* data() const { return mem_.ptr; }
+  size_t bytes() const { return mem_.bytes; }
+  Memory memory() const { return mem_; }
+
+ protected:
+  Memory mem_;
+};
+
+class Device {
+ public:
+  explicit Device(std::string name) : name_(std::move(name)) {}
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const std::string& name() const { return name_; }          // "gpu:0", "cpu", "sim:1"
+  virtual std::string description() const = 0;             // "NVIDIA H200", "CPU, 16 threads", ...
+  virtual size_t default_budget() const = 0;                // what the scheduler may use unless told
+  // True when the device computes on host memory in place (the CPU): host data needs no copy
+  // and a key resident there costs no budget.
+  virtual bool shares_host_memory() const = 0;
+
+  // Memory the calls below need, asked before they run.
+  virtual size_t msm_workspace_bytes(const MsmConfig& cfg) const = 0;
+  virtual size_t h_workspace_bytes(CurveId curve, int log_n) const = 0;
+  virtual size_t fixed_base_workspace_bytes(CurveId curve, Group group, size_t chunk) const = 0;
+
+  virtual std::shared_ptr<Stream> make_stream() = 0;
+  // Throws (naming the device and the bytes) when the device cannot provide them.
+  virtual std::unique_ptr<Buffer> allocate(size_t bytes, std::shared_ptr<Stream> bound, const char* what) = 0;
+  // Host to device; `src` may be reused once the call returns.
+  virtual void copy_to_device(void* dst, const void* src, size_t bytes, Stream& s, const char* what) = 0;
+  // a = A.w, b = B.w, c = a.b over n_rows (Montgomery form); w standard form, on the device.
+  virtual void evaluate_abc(CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* w, void* a, void* b,
+                            void* c, Stream& s) = 0;
+  // H on the odd coset (groth16's): a, b, c (Montgomery, natural order) are overwritten; h (standard
+  // form) goes to h_out, which may alias a. `scratch` holds h_workspace_bytes().
+  virtual void compute_h(CurveId curve, int log_n, void* a, void* b, void* c, void* h_out, Memory scratch,
+                         Stream& s) = 0;
+  // Writes the sum to `result` on the host (ec::Jacobian<F>) and returns when it is there.
+  virtual void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) = 0;
+  // out[i] = [scalars[i]] base, i < n; base, scalars (standard form) and out on the host. Returns
+  // when out is written.
+  virtual void fixed_base_mul(CurveId curve, Group group, const void* base, const void* scalars, size_t n,
+                              void* out, Memory workspace, Stream& s) = 0;
+  // Waits for the work queued on `s`.
+  virtual void synchronize(Stream& s) = 0;
+
+ private:
+  std::string name_;
+};
+
+}  // namespace cuzk::backend

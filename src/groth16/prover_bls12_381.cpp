@@ -1,6 +1,0 @@
-#include "groth16/prove_files_impl.hpp"
-
-namespace cuzk::groth16 {
-template ProveOutput prove_with<ec::Bls12381>(const io::ZkeyGroth16&, const io::Wtns&, const io::R1cs*,
-                                             const ProveOptions&, ThreadPool&);
-}

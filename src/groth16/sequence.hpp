@@ -1,0 +1,268 @@
+// The Groth16 prove sequence, written once over backend::Device: the CPU, a simulated device and
+// a GPU all run these lines. Three steps, so that a scheduler can put its lock between them:
+//
+//   stage    (outside the device's lock)  the working set allocated, witness (and host-made
+//                                          a, b, c) copied in
+//   kernels  (under the lock)             a, b, c from the resident matrices; H; the five MSMs
+//   finish   (outside)                    blinding and assembly on the host (finish_proof)
+//
+// Memory: a key on a device takes key_bytes(), one proof working_set_bytes(); both are computed
+// by carve_key / carve_working_set, the same functions that lay the memory out, from the
+// device's own workspace queries. Given the same r, s, every device gives the same proof, bit
+// for bit.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "backend/device.hpp"
+#include "groth16/key.hpp"
+#include "groth16/phases.hpp"
+#include "util/carver.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+
+namespace cuzk::groth16 {
+
+using backend::Device;
+
+// The key's points and compiled rows on a device: A, B1, B2, C, H points, then the A and B rows,
+// in one block. On a device that shares the host's memory (the CPU) the key is used in place.
+template <class E>
+class DeviceKey {
+ public:
+  using A1 = typename E::G1Affine;
+  using A2 = typename E::G2Affine;
+  using Fr = typename E::Fr;
+
+  const A1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;
+  const A2* b2 = nullptr;
+  backend::CsrView A{}, B{};
+
+  // Lays the key out in `cv` (sizing or carving); `put(dst, src, bytes, what)` copies a section.
+  template <class Put>
+  void carve(Carver& cv, const ProvingKey<E>& pk, Put&& put) {
+    auto section = [&](const auto& v, const char* what) {
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      T* d = cv.take<T>(v.size(), what);
+      if (d && !v.empty()) put(d, v.data(), v.size() * sizeof(T), what);
+      return d;
+    };
+    a = section(pk.a, "key A points");
+    b1 = section(pk.b1, "key B1 points");
+    b2 = section(pk.b2, "key B2 points");
+    c = section(pk.c, "key C points");
+    h = section(pk.h, "key H points");
+    A = {section(pk.A.row_ptr, "A rows"), section(pk.A.col, "A columns"), section(pk.A.val, "A values")};
+    B = {section(pk.B.row_ptr, "B rows"), section(pk.B.col, "B columns"), section(pk.B.val, "B values")};
+  }
+
+  // Device memory of the key on `d` (0 where the key is used in place).
+  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk) {
+    if (d.shares_host_memory()) return 0;
+    Carver cv;
+    DeviceKey<E>().carve(cv, pk, [](auto...) {});
+    return cv.used();
+  }
+
+  // Uploads `pk` to `d` (a block of exactly bytes_on()), or points at it where d shares the host's memory.
+  static std::shared_ptr<DeviceKey> upload(Device& d, const ProvingKey<E>& pk) {
+    auto k = std::make_shared<DeviceKey>();
+    if (d.shares_host_memory()) {
+      k->a = pk.a.data(), k->b1 = pk.b1.data(), k->b2 = pk.b2.data(), k->c = pk.c.data(), k->h = pk.h.data();
+      k->A = pk.A.view(), k->B = pk.B.view();
+      return k;
+    }
+    const size_t bytes = bytes_on(d, pk);
+    auto stream = d.make_stream();
+    k->mem_ = d.allocate(bytes, nullptr, "resident key");
+    Carver cv(k->mem_->data(), bytes, d.name());
+    k->carve(cv, pk, [&](void* dst, const void* src, size_t n, const char* what) { d.copy_to_device(dst, src, n, *stream, what); });
+    d.synchronize(*stream);
+    return k;
+  }
+
+ private:
+  std::unique_ptr<backend::Buffer> mem_;
+};
+
+// The MSMs of one proof (device bases; or, with a streamed key, host bases in chunks).
+template <class E>
+std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chunk) {
+  const size_t n = pk.domain_size, m = pk.n_vars;
+  auto cfg = [&](backend::Group g, size_t count) {
+    backend::MsmConfig c;
+    c.curve = E::id, c.group = g;
+    c.count = chunk ? std::min(count, chunk) : count;
+    c.bases_at = chunk ? backend::Where::Host : backend::Where::Device;
+    return c;
+  };
+  return {cfg(backend::Group::G1, std::max(n, m)), cfg(backend::Group::G2, m)};
+}
+
+// One proof's device memory, in this order: witness scalars, a, b, c, then scratch. H runs first
+// with a, b, c live and its scratch after c, and leaves h in a. The MSMs then need only the
+// witness and h, so their workspace starts at b: b and c are dead by then. The scratch after c is
+// therefore the larger of H's workspace and what the largest MSM needs beyond those two.
+template <class E>
+struct WorkingSet {
+  using Fr = typename E::Fr;
+  Scalar* w = nullptr;
+  Fr *a = nullptr, *b = nullptr, *c = nullptr;
+  backend::Memory h_scratch, msm_scratch;
+
+  void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk) {
+    const size_t n = pk.domain_size, m = pk.n_vars;
+    size_t msm = 0;
+    for (auto& cfg : msm_configs(pk, chunk)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
+    const size_t h = d.h_workspace_bytes(E::id, pk.log_n), bc = 2 * Carver::round(n * sizeof(Fr));
+    w = cv.take<Scalar>(m, "witness scalars");
+    a = cv.take<Fr>(n, "a");
+    b = cv.take<Fr>(n, "b");
+    c = cv.take<Fr>(n, "c");
+    const size_t after_c = std::max(h, msm > bc ? msm - bc : 0);
+    char* scratch = cv.take<char>(after_c, "scratch after c");
+    h_scratch = {scratch, h};
+    msm_scratch = {b, bc + after_c};
+  }
+  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk) {
+    Carver cv;
+    WorkingSet().carve(cv, d, pk, chunk);
+    return cv.used();
+  }
+};
+
+// What stage() made of one partition: its stream, its working set and where things are in it.
+template <class E>
+struct Staged {
+  std::shared_ptr<backend::Stream> stream;
+  std::unique_ptr<backend::Buffer> mem;  // bound to `stream`: freed after its work
+  WorkingSet<E> ws;
+  bool abc_staged = false;
+};
+
+// The five MSM results before blinding.
+template <class E>
+struct MsmResults {
+  typename E::G1Jac a, b1, c, h;
+  typename E::G2Jac b2;
+};
+
+// Allocates the working set (`bytes`, as reserved: at least WorkingSet::bytes_on) and copies the
+// witness and, when given (evaluated on the host), a, b and c.
+template <class E>
+using HostAbc = std::array<const std::vector<typename E::Fr>*, 3>;  // a, b, c evaluated on the host, or nulls
+
+template <class E>
+Staged<E> stage(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w, const HostAbc<E>& abc_host,
+                size_t chunk, size_t bytes) {
+  using Fr = typename E::Fr;
+  if (w.size() != pk.n_vars)
+    throw InvalidArgument("witness has " + std::to_string(w.size()) + " values, the key expects " +
+                          std::to_string(pk.n_vars));
+  Staged<E> st;
+  st.stream = d.make_stream();
+  st.mem = d.allocate(bytes, st.stream, "partition working set");
+  Carver cv(st.mem->data(), bytes, d.name());
+  st.ws.carve(cv, d, pk, chunk);
+  const size_t n = pk.domain_size;
+  d.copy_to_device(st.ws.w, w.data(), w.size() * sizeof(Scalar), *st.stream, "witness scalars");
+  st.abc_staged = abc_host[0] && abc_host[1] && abc_host[2];
+  if (st.abc_staged) {
+    Fr* dst[3] = {st.ws.a, st.ws.b, st.ws.c};
+    const char* what[3] = {"a", "b", "c"};
+    for (int i = 0; i < 3; ++i) d.copy_to_device(dst[i], abc_host[i]->data(), n * sizeof(Fr), *st.stream, what[i]);
+  }
+  return st;
+}
+
+// Between phases the caller may stop the partition (cancellation: it throws).
+using Checkpoint = std::function<void(Phase next)>;
+
+// The kernels: a, b, c from the resident rows (unless staged), H, the five MSMs. With `key` null
+// the bases stream from the host in chunks of at most `chunk` points and the chunk results are
+// summed. Each phase is timed on `timer`; `checkpoint` runs before each.
+template <class E>
+MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& pk, Staged<E>& st, size_t chunk,
+                      const PhaseTimer& timer, const Checkpoint& checkpoint) {
+  using J1 = typename E::G1Jac;
+  using J2 = typename E::G2Jac;
+  using A1 = typename E::G1Affine;
+  using A2 = typename E::G2Affine;
+  const size_t n = pk.domain_size, m = pk.n_vars;
+  auto& ws = st.ws;
+  backend::Stream& s = *st.stream;
+  auto at = [&](Phase p) {
+    if (checkpoint) checkpoint(p);
+  };
+  if (!st.abc_staged) {
+    if (!key) throw InvalidArgument("a, b, c must be staged when the key is not resident");
+    at(Phase::Abc);
+    timer.time(Phase::Abc, [&] {
+      d.evaluate_abc(E::id, n, key->A, key->B, ws.w, ws.a, ws.b, ws.c, s);
+      d.synchronize(s);
+    });
+  }
+  at(Phase::NttH);
+  timer.time(Phase::NttH, [&] {
+    d.compute_h(E::id, pk.log_n, ws.a, ws.b, ws.c, ws.a, ws.h_scratch, s);  // h, standard form, into a
+    d.synchronize(s);
+  });
+
+  MsmResults<E> r{J1::infinity(), J1::infinity(), J1::infinity(), J1::infinity(), J2::infinity()};
+  auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const void* host_bases, size_t point_bytes,
+                 const Scalar* k, size_t count, auto& out) {
+    at(p);
+    timer.time(p, [&] {
+      backend::MsmConfig cfg;
+      cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
+      if (key) {
+        cfg.count = count, cfg.bases = dev_bases, cfg.bases_at = backend::Where::Device;
+        d.msm(cfg, ws.msm_scratch, &out, s);
+        return;
+      }
+      cfg.bases_at = backend::Where::Host;
+      const size_t step = std::max<size_t>(1, chunk);
+      for (size_t lo = 0; lo < count; lo += step) {
+        std::decay_t<decltype(out)> part;
+        cfg.count = std::min(step, count - lo);
+        cfg.bases = static_cast<const char*>(host_bases) + lo * point_bytes;
+        cfg.scalars = k + lo;
+        d.msm(cfg, ws.msm_scratch, &part, s);
+        out = out + part;
+      }
+    });
+  };
+  const uint32_t skip = pk.n_public + 1;
+  const Scalar* h = reinterpret_cast<const Scalar*>(ws.a);
+  msm(Phase::MsmA, backend::Group::G1, key ? key->a : nullptr, pk.a.data(), sizeof(A1), ws.w, m, r.a);
+  msm(Phase::MsmB1, backend::Group::G1, key ? key->b1 : nullptr, pk.b1.data(), sizeof(A1), ws.w, m, r.b1);
+  msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), ws.w, m, r.b2);
+  msm(Phase::MsmC, backend::Group::G1, key ? key->c : nullptr, pk.c.data(), sizeof(A1), ws.w + skip, m - skip, r.c);
+  msm(Phase::MsmH, backend::Group::G1, key ? key->h : nullptr, pk.h.data(), sizeof(A1), h, n, r.h);
+  return r;
+}
+
+// One whole proof on one device, without a scheduler (tests, tools): key uploaded, staged,
+// kernels, finish. r and s are the blinding scalars (Montgomery form).
+template <class E>
+Proof<E> prove_on(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w, const typename E::Fr& r,
+                  const typename E::Fr& s, PhaseSpans* spans = nullptr) {
+  const auto t0 = SteadyClock::now();
+  PhaseTimer timer{[t0] { return ms_since(t0); }, spans};
+  auto key = DeviceKey<E>::upload(d, pk);
+  MsmResults<E> m;
+  {
+    Staged<E> st = stage<E>(d, pk, w, {}, 0, WorkingSet<E>::bytes_on(d, pk, 0));
+    timer.begin(Phase::Kernels);
+    m = kernels<E>(d, key.get(), pk, st, 0, timer, nullptr);
+    timer.end(Phase::Kernels);
+  }
+  Proof<E> proof;
+  timer.time(Phase::Finish, [&] { proof = finish_proof<E>(pk, m.a, m.b1, m.b2, m.c, m.h, r, s); });
+  return proof;
+}
+
+}  // namespace cuzk::groth16
