@@ -12,7 +12,6 @@
 #include <exception>
 #include <filesystem>
 #include <thread>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,148 +19,24 @@
 #include "backend/cuda/probe.hpp"
 #include "backend/spec.hpp"
 #include "bench/gpu_bench.hpp"
+#include "commands.hpp"
 #include "cuzk/prove.hpp"
 #include "cuzk/verify.hpp"
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
 #include "bench/job_bench.hpp"
-#if defined(CUZK_WITH_DAEMON)
-#include "daemon/commands.hpp"
-#endif
 #include "setup/tools.hpp"
 #include "util/error.hpp"
-#include "util/strings.hpp"
 #include "util/thread_pool.hpp"
+
+namespace cli = cuzk::cli;
+namespace app = cuzk::app;
 
 namespace {
 
-constexpr int kExitOk = 0, kExitError = 1, kExitUsage = 2;
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-const char* kUsage = R"(usage: cuzk <command> [options]
-
-commands:
-  prove <circuit.zkey> --partitions <w0.wtns>,<w1.wtns>,... --out DIR [options]
-        One job of many partitions on the engine, every device at once. Writes
-        DIR/proof_<i>.json, DIR/public_<i>.json (i in --partitions order),
-        DIR/proofs.bin (compressed proofs in order), DIR/summary.json (device,
-        worker and phase timings of each partition) and DIR/timeline.svg.
-        --devices LIST     gpu:0,gpu:1 | all | sim:K | cpu (default: all GPUs, else cpu)
-        --workers-per-device W   (default 2)
-        --device-memory S  budget per device: 20GiB, or 20GiB,80GiB in device order
-        --priority P       low, normal, high, critical
-        --r1cs FILE, --no-verify, --seed N, --threads N, --quiet as below
-  prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]
-        Groth16 proof of a snarkjs key and witness (BN254 or BLS12-381), written as
-        snarkjs writes proof.json and public.json. Nothing is written on error.
-        --r1cs FILE        check the witness against every constraint first
-        --proof-bin FILE   also write the compressed binary proof
-                           (BLS12-381: 192 bytes, BN254: 128 bytes)
-        --no-verify        skip the check of the proof against the key (by default a
-                           proof is verified before it is written, and one that
-                           fails is never written; --verify is accepted)
-        --seed N           deterministic r, s (tests only; default: OS CSPRNG)
-        --threads N        CPU threads (default: all)
-        --device D         gpu:N, cpu, or auto (default: auto = gpu:0 if a GPU is
-                           visible, else cpu); a named device that is absent is an
-                           error, never a fallback (--devices is a synonym)
-        --quiet            no progress lines
-  bench --job porep|dense [options]
-        A circuit of that shape, its insecure key and witnesses made in memory (nothing
-        written), then jobs through the engine on each device set, e.g.
-        --devices 'gpu:0;gpu:0,gpu:1' (sets separated by ';'; a set may end in @MEMORY
-        and *WORKERS, e.g. gpu:0,gpu:1@20GiB): proofs/s, busy fractions.
-        --log-n N, --curve C (default bls12-381), --partitions K (default 10),
-        --jobs J (submitted at once; default 1), --device-memory S, --workers-per-device W,
-        --setup-device gpu:N|cpu, --check-cpu (during the last set, partition 0 is also
-        proved on the CPU with the same r, s: the proofs must be equal); keys are
-        preloaded on every device before the clock starts, --out DIR (summary.json, timeline.svg per set)
-  bench [options]          GPU timings (CUDA events, warm-up, median of runs), each result
-                           checked against the CPU; a table, and JSON with --json
-        --device gpu:N     the GPU (default: auto = the first visible one)
-        --curve C          bn254, bls12-381 or all (default all)
-        --log-n N...       sizes: values, lists (16,20) or ranges (16..26); default 16..24 step 2
-        --ops LIST         ntt,msm-g1,msm-g2,h,prove (default all)
-        --runs R           timed runs after one warm-up (default 5)
-        --max-seconds S    stop cleanly, between measurements, after S seconds (default 540)
-        --json FILE        also write the results as JSON
-  verify <verification_key.json> <public.json> <proof.json> [<public2.json> <proof2.json> ...]
-        snarkjs's argument order. Exit 0 only if every proof is valid; each invalid one
-        is named. Several proofs are checked together (one final exponentiation).
-        Stricter than snarkjs: points must also be in the prime-order subgroups.
-  setup <circuit.r1cs> <circuit.zkey> --insecure [options]
-        A Groth16 key in snarkjs's .zkey format from known random toxic waste, for
-        tests and benchmarks only (the key records that it is insecure). Refuses to
-        run without --insecure.
-        --seed N           derive the toxic waste from N (default: OS CSPRNG)
-        --device D         where the fixed-base multiplications run: gpu:N, cpu or
-                           auto (default auto = gpu:0 if visible, else all CPU threads)
-        --threads N        CPU threads (default: all)
-  gen-circuit --shape porep|dense --log-n N --curve bn254|bls12-381 [options]
-        A synthetic circuit filling the domain 2^N and satisfying witnesses.
-        porep: bits of hashes (most values 0 or 1, ~5.5 non-zeros per constraint);
-        dense: random field elements. Each witness is checked against every constraint.
-        --out DIR          write DIR/circuit.r1cs, DIR/witness_<i>.wtns, DIR/circuit.zkey
-        --in-memory        write nothing: generate, check and time (for large N)
-        --partitions K     witnesses (default 1)
-        --setup            also make an insecure key (see setup)
-        --seed N           the circuit's structure (default 1); witnesses derive from it
-        --setup-seed N     toxic waste seed (default: OS CSPRNG)
-        --device D, --threads N   as for setup
-  devices                  list the GPUs this binary can use
-  version, --version       version, git commit and CUDA architectures
-  help, --help
-)";
-
-// Splits "--opt value" / "--opt=value" / "--flag" from positional arguments.
-struct Args {
-  std::vector<std::string> pos;
-  std::map<std::string, std::string> opts;
-  std::vector<std::string> flags;
-
-  static Args parse(int argc, char** argv, int first, const std::vector<std::string>& value_opts,
-                    const std::vector<std::string>& flag_opts) {
-    Args a;
-    for (int i = first; i < argc; ++i) {
-      std::string s = argv[i];
-      if (s.rfind("--", 0) != 0 || s == "--") {
-        a.pos.push_back(s);
-        continue;
-      }
-      std::string key = s, val;
-      bool has_val = false;
-      if (auto eq = s.find('='); eq != std::string::npos) {
-        key = s.substr(0, eq);
-        val = s.substr(eq + 1);
-        has_val = true;
-      }
-      bool is_value = std::find(value_opts.begin(), value_opts.end(), key) != value_opts.end();
-      bool is_flag = std::find(flag_opts.begin(), flag_opts.end(), key) != flag_opts.end();
-      if (is_value) {
-        if (!has_val) {
-          if (i + 1 >= argc) throw UsageError(key + " needs a value");
-          val = argv[++i];
-        }
-        if (val.empty()) throw UsageError(key + " needs a non-empty value");
-        a.opts[key] = val;
-      } else if (is_flag && !has_val) {
-        a.flags.push_back(key);
-      } else {
-        throw UsageError("unknown option " + key);
-      }
-    }
-    return a;
-  }
-  bool flag(const std::string& f) const { return std::find(flags.begin(), flags.end(), f) != flags.end(); }
-  std::optional<std::string> opt(const std::string& k) const {
-    auto it = opts.find(k);
-    if (it == opts.end()) return std::nullopt;
-    return it->second;
-  }
-};
+using app::kExitError, app::kExitOk, app::kExitUsage;
+using cli::Args;
+using cli::UsageError;
 
 // A decimal number in [0, max]: digits only (no sign, no spaces, no base prefixes).
 uint64_t parse_u64(const std::string& what, const std::string& s, uint64_t max = UINT64_MAX) {
@@ -199,8 +74,14 @@ int cmd_devices() {
 }
 
 // One device named on the command line ("gpu:N", "cpu", "auto": the first visible GPU, else the
-// CPU). A GPU that is not visible is an error: a proof never silently runs elsewhere.
-std::string one_device(const std::string& spec) { return cuzk::engine::one_device(spec, "--device").name(); }
+// CPU). A GPU that is not visible is an error, never a fallback; a malformed name is a usage error.
+std::string one_device(const std::string& spec, const char* what = "--device") {
+  try {
+    return cuzk::engine::one_device(spec, what).name();
+  } catch (const cuzk::backend::BadDeviceSpec& e) {
+    throw UsageError(e.what());
+  }
+}
 
 // "20", "16,18", "16..26" -> sizes
 [[maybe_unused]] void add_log_ns(const std::string& s, std::vector<int>& out) {
@@ -220,27 +101,27 @@ std::string one_device(const std::string& spec) { return cuzk::engine::one_devic
 // `cuzk bench --job porep ...`: jobs through the engine on in-memory circuits (any build).
 int cmd_bench_job(const Args& a) {
   cuzk::bench::JobBenchOptions o;
-  o.shape = *a.opt("--job");
+  o.shape = *a.get("--job");
   if (o.shape != "porep" && o.shape != "dense") throw UsageError("--job: expected porep or dense, got '" + o.shape + "'");
-  std::string curve = a.opt("--curve").value_or("bls12-381");
+  std::string curve = a.get("--curve").value_or("bls12-381");
   if (curve == "bn254") o.curve = cuzk::CurveId::bn254;
   else if (curve != "bls12-381") throw UsageError("--curve: bn254 or bls12-381 for --job, got '" + curve + "'");
-  o.log_n = int(parse_u64("--log-n", a.opt("--log-n").value_or("20"), 30));
+  o.log_n = int(parse_u64("--log-n", a.get("--log-n").value_or("20"), 30));
   if (o.log_n < 10) throw UsageError("--log-n: at least 10 for --job");
-  if (auto p = a.opt("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 1000));
-  if (auto j = a.opt("--jobs")) o.jobs = uint32_t(parse_u64("--jobs", *j, 1000));
+  if (auto p = a.get("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 1000));
+  if (auto j = a.get("--jobs")) o.jobs = uint32_t(parse_u64("--jobs", *j, 1000));
   if (o.partitions == 0 || o.jobs == 0) throw UsageError("--partitions and --jobs must be at least 1");
   const bool gpus = !cuzk::cuda::list_devices().empty();
-  std::string sets = a.opt("--devices").value_or(a.opt("--device").value_or(gpus ? "all" : "cpu"));
+  std::string sets = a.get_or("--device", gpus ? "all" : "cpu");
   o.device_sets = cuzk::split(sets, ';');
   for (auto& d : o.device_sets)
     if (d.empty()) throw UsageError("--devices: an empty device set in '" + sets + "'");
-  if (auto m = a.opt("--device-memory")) o.device_memory = *m;
-  if (auto w = a.opt("--workers-per-device")) o.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
-  o.setup_device = one_device(a.opt("--setup-device").value_or("auto"));
+  if (auto m = a.get("--device-memory")) o.device_memory = *m;
+  if (auto w = a.get("--workers-per-device")) o.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
+  o.setup_device = one_device(a.get("--setup-device").value_or("auto"), "--setup-device");
   o.check_cpu = a.flag("--check-cpu");
-  if (auto d = a.opt("--out")) o.out_dir = *d;
-  if (auto s = a.opt("--seed")) o.seed = parse_u64("--seed", *s);
+  if (auto d = a.get("--out")) o.out_dir = *d;
+  if (auto s = a.get("--seed")) o.seed = parse_u64("--seed", *s);
   try {
     return cuzk::bench::run_job_bench(o);
   } catch (const cuzk::InvalidArgument& e) {
@@ -248,15 +129,10 @@ int cmd_bench_job(const Args& a) {
   }
 }
 
-int cmd_bench(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2,
-                       {"--device", "--devices", "--curve", "--log-n", "--ops", "--runs", "--json", "--max-seconds",
-                        "--job", "--partitions", "--jobs", "--device-memory", "--workers-per-device", "--setup-device",
-                        "--out", "--seed"},
-                       {"--check-cpu"});
-  if (a.opt("--job")) return cmd_bench_job(a);
+int cmd_bench(const Args& a) {
+  if (a.get("--job")) return cmd_bench_job(a);
   cuzk::bench::BenchOptions o;
-  o.device = one_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
+  o.device = one_device(a.get_or("--device", "auto"));
   // The measurements take the device's lock and budget; `prove` runs as jobs on this engine.
   cuzk::engine::EngineConfig ec;
   ec.devices = {cuzk::engine::one_device(o.device, "--device")};
@@ -265,10 +141,10 @@ int cmd_bench(int argc, char** argv) {
   ec.seed = o.seed;
   cuzk::engine::Engine engine(ec);
   o.engine = &engine;
-  if (auto c = a.opt("--curve"); c && *c != "all") o.curves = cuzk::split(*c, ',');
+  if (auto c = a.get("--curve"); c && *c != "all") o.curves = cuzk::split(*c, ',');
   std::vector<int> sizes;
-  bool given = a.opt("--log-n").has_value() || !a.pos.empty();
-  if (auto l = a.opt("--log-n")) add_log_ns(*l, sizes);
+  bool given = a.get("--log-n").has_value() || !a.pos.empty();
+  if (auto l = a.get("--log-n")) add_log_ns(*l, sizes);
   for (auto& p : a.pos) add_log_ns(p, sizes);  // --log-n 16 18 20
   if (given && sizes.empty()) throw UsageError("--log-n: no sizes given");
   if (!sizes.empty()) o.log_ns = sizes;
@@ -276,23 +152,22 @@ int cmd_bench(int argc, char** argv) {
     if (c != "bn254" && c != "bls12-381") throw UsageError("--curve: unknown curve '" + c + "' (bn254, bls12-381, all)");
   for (int v : o.log_ns)
     if (v < 3 || v > 28) throw UsageError("--log-n: sizes are 3..28, got " + std::to_string(v));
-  if (auto p = a.opt("--ops")) o.ops = cuzk::split(*p, ',');
+  if (auto p = a.get("--ops")) o.ops = cuzk::split(*p, ',');
   for (auto& op : o.ops)
     if (op != "ntt" && op != "msm-g1" && op != "msm-g2" && op != "h" && op != "prove")
       throw UsageError("--ops: unknown op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
-  if (auto r = a.opt("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r, 1000)));
-  if (auto m = a.opt("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m, 86400));
+  if (auto r = a.get("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r, 1000)));
+  if (auto m = a.get("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m, 86400));
   const std::string name = o.device + " (" + engine.device_records().at(0).description + ")";
   std::printf("cuzk bench on %s; cuzk %s commit %s\n", name.c_str(), cuzk::version_string(), cuzk::git_commit());
   auto rows = cuzk::bench::run_gpu_bench(o);
-  if (auto j = a.opt("--json")) cuzk::write_files_atomically({{*j, cuzk::bench::rows_to_json(rows, name)}});
+  if (auto j = a.get("--json")) cuzk::write_files_atomically({{*j, cuzk::bench::rows_to_json(rows, name)}});
   return kExitOk;
 }
 
-int cmd_verify(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2, {}, {"--quiet"});
+int cmd_verify(const Args& a) {
   if (a.pos.size() < 3 || (a.pos.size() - 1) % 2 != 0)
-    throw UsageError("verify takes <verification_key.json> then pairs of <public.json> <proof.json>");
+    throw UsageError("takes <verification_key.json> then pairs of <public.json> <proof.json>");
   std::vector<std::pair<std::string, std::string>> items;
   for (size_t i = 1; i + 1 < a.pos.size(); i += 2) items.emplace_back(a.pos[i], a.pos[i + 1]);
   std::vector<cuzk::VerifyResult> res;
@@ -314,36 +189,36 @@ int cmd_verify(int argc, char** argv) {
 // `cuzk prove <zkey> --partitions w0,w1,... --out DIR`: one job on the engine, every device at once.
 int cmd_prove_partitions(const Args& a) {
   namespace eng = cuzk::engine;
-  if (a.pos.size() != 1) throw UsageError("prove --partitions takes one path: <circuit.zkey>");
-  auto out = a.opt("--out");
-  if (!out) throw UsageError("prove --partitions needs --out DIR");
-  if (a.opt("--proof-bin")) throw UsageError("--proof-bin is for the single-proof form; --out DIR gets proofs.bin");
+  if (a.pos.size() != 1) throw UsageError("the --partitions form takes one path: <circuit.zkey>");
+  auto out = a.get("--out");
+  if (!out) throw UsageError("the --partitions form needs --out DIR");
+  if (a.get("--proof-bin")) throw UsageError("--proof-bin is for the single-proof form; --out DIR gets proofs.bin");
   const bool quiet = a.flag("--quiet");
   if (a.flag("--verify") && a.flag("--no-verify")) throw UsageError("--verify and --no-verify contradict each other");
   eng::EngineConfig cfg;
   unsigned threads = 0;
-  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
+  if (auto t = a.get("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   try {
-    cfg.devices = cuzk::backend::parse_device_specs(a.opt("--devices").value_or(a.opt("--device").value_or("auto")));
-    if (auto m = a.opt("--device-memory")) cuzk::backend::apply_memory(cfg.devices, cuzk::split(*m, ','), "--device-memory");
+    cfg.devices = cuzk::backend::parse_device_specs(a.get_or("--device", "auto"), "--devices");
+    if (auto m = a.get("--device-memory")) cuzk::backend::apply_memory(cfg.devices, cuzk::split(*m, ','), "--device-memory");
   } catch (const cuzk::InvalidArgument& e) {
     throw UsageError(e.what());
   }
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   for (auto& d : cfg.devices) d.threads = std::max(1u, (threads ? threads : hw) / unsigned(cfg.devices.size()));
-  if (auto w = a.opt("--workers-per-device")) cfg.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
+  if (auto w = a.get("--workers-per-device")) cfg.workers_per_device = int(parse_u64("--workers-per-device", *w, 16));
   cfg.synthesis_threads = threads;
   cfg.verify = !a.flag("--no-verify");
-  if (auto s = a.opt("--seed")) cfg.seed = parse_u64("--seed", *s);
+  if (auto s = a.get("--seed")) cfg.seed = parse_u64("--seed", *s);
   eng::Priority prio = eng::Priority::Normal;
-  if (auto p = a.opt("--priority")) {
+  if (auto p = a.get("--priority")) {
     try {
       prio = eng::parse_priority(*p);
     } catch (const cuzk::InvalidArgument& e) {
       throw UsageError(e.what());
     }
   }
-  auto paths = cuzk::split(*a.opt("--partitions"), ',');
+  auto paths = cuzk::split(*a.get("--partitions"), ',');
   for (auto& p : paths)
     if (p.empty()) throw UsageError("--partitions: an empty path in the list");
   auto log = [&](const std::string& s) {
@@ -352,7 +227,7 @@ int cmd_prove_partitions(const Args& a) {
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
-  auto circuit = eng::load_circuit(a.pos[0], a.opt("--r1cs").value_or(""), load_pool);
+  auto circuit = eng::load_circuit(a.pos[0], a.get("--r1cs").value_or(""), load_pool);
   log("key loaded: " + a.pos[0] + " (" + std::to_string(circuit->n_vars()) + " variables, domain 2^" +
       std::to_string(circuit->log_n()) + ")");
   eng::Engine engine(cfg);
@@ -402,25 +277,21 @@ int cmd_prove_partitions(const Args& a) {
   return kExitOk;
 }
 
-int cmd_prove(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2,
-                       {"--r1cs", "--proof-bin", "--seed", "--threads", "--device", "--devices", "--partitions", "--out",
-                        "--workers-per-device", "--device-memory", "--priority"},
-                       {"--quiet", "--verify", "--no-verify"});
-  if (a.opt("--partitions")) return cmd_prove_partitions(a);
+int cmd_prove(const Args& a) {
+  if (a.get("--partitions")) return cmd_prove_partitions(a);
   for (const char* k : {"--out", "--workers-per-device", "--device-memory", "--priority"})
-    if (a.opt(k)) throw UsageError(std::string(k) + " is for the partitioned form (prove <zkey> --partitions ...)");
+    if (a.get(k)) throw UsageError(std::string(k) + " is for the partitioned form (prove <zkey> --partitions ...)");
   if (a.pos.size() != 4)
-    throw UsageError("prove takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
+    throw UsageError("takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
   const bool quiet = a.flag("--quiet");
   cuzk::ProveOptions opt;
-  if (auto r = a.opt("--r1cs")) opt.r1cs_path = *r;
+  if (auto r = a.get("--r1cs")) opt.r1cs_path = *r;
   if (a.flag("--verify") && a.flag("--no-verify")) throw UsageError("--verify and --no-verify contradict each other");
   opt.verify = !a.flag("--no-verify");
-  if (auto s = a.opt("--seed")) opt.seed = parse_u64("--seed", *s);
+  if (auto s = a.get("--seed")) opt.seed = parse_u64("--seed", *s);
   unsigned threads = 0;
-  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
-  opt.device = one_device(a.opt("--device").value_or(a.opt("--devices").value_or("auto")));
+  if (auto t = a.get("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
+  opt.device = one_device(a.get_or("--device", "auto"));
   if (!quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
 
   auto t0 = std::chrono::steady_clock::now();
@@ -428,31 +299,39 @@ int cmd_prove(int argc, char** argv) {
   cuzk::ProveOutput out = cuzk::prove_files(a.pos[0], a.pos[1], opt, pool);
 
   std::vector<std::pair<std::string, std::string>> files = {{a.pos[2], out.proof_json}, {a.pos[3], out.public_json}};
-  if (auto b = a.opt("--proof-bin"))
+  if (auto b = a.get("--proof-bin"))
     files.push_back({*b, std::string(out.proof_compressed.begin(), out.proof_compressed.end())});
   cuzk::write_files_atomically(files);
   double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!quiet) {
+    // stage, abc, ntt_h, msm_a .. msm_h, finish (and verify inside it): the phases of the proof itself.
     std::string phases;
-    for (auto& [name, ms] : out.phases_ms)
-      if (name != "queue" && name != "synthesis" && name != "lock_wait" && name != "budget_wait" && name != "kernels")
-        phases += (phases.empty() ? "" : ", ") + name + " " + std::to_string(ms).substr(0, std::to_string(ms).find('.') + 2);
-    std::fprintf(stderr, "cuzk: %s proof on %s (%u CPU threads): [%s] ms; total %.1f ms\n", out.curve.c_str(),
-                 out.device.c_str(), pool.size(), phases.c_str(), total);
+    double prove_ms = 0;
+    char b[64];
+    for (auto& [name, ms] : out.phases_ms) {
+      if (name == "queue" || name == "synthesis" || name == "budget_wait" || name == "lock_wait" || name == "kernels")
+        continue;
+      std::snprintf(b, sizeof b, "%s%s %.1f", phases.empty() ? "" : ", ", name.c_str(), ms);
+      phases += b;
+      if (name == "stage" || name == "finish") prove_ms += ms;
+    }
+    prove_ms += out.ms("kernels");
+    std::fprintf(stderr, "cuzk: %s proof on %s (%u CPU threads): prove %.1f ms [%s]; total %.1f ms\n",
+                 out.curve.c_str(), out.device.c_str(), pool.size(), prove_ms, phases.c_str(), total);
   }
   return kExitOk;
 }
 
-// Where the setup's fixed-base work runs: a device of an engine of its own.
+// Where the setup's fixed-base work runs: a device of an engine of its own (its lock and budget).
 struct SetupTarget {
   std::unique_ptr<cuzk::engine::Engine> engine;
   cuzk::setup::SetupDevice dev;
 };
 SetupTarget setup_device(const Args& a, unsigned threads) {
   SetupTarget t;
-  const std::string spec = a.opt("--device").value_or(a.opt("--devices").value_or("auto"));
-  t.engine = cuzk::engine::tool_engine(spec, threads);
-  t.dev = {t.engine.get(), one_device(spec)};
+  const std::string name = one_device(a.get_or("--device", "auto"));
+  t.engine = cuzk::engine::tool_engine(name, threads);
+  t.dev = {t.engine.get(), name};
   return t;
 }
 
@@ -470,17 +349,15 @@ void print_setup_stats(const cuzk::setup::SetupStats& st, bool with_setup) {
   std::fprintf(stderr, "; total %.1f ms\n", st.total_ms);
 }
 
-int cmd_setup(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2, {"--seed", "--device", "--devices", "--threads"}, {"--insecure", "--quiet"});
-  if (a.pos.size() != 2) throw UsageError("setup takes 2 paths: <circuit.r1cs> <circuit.zkey>");
+int cmd_setup(const Args& a) {
   if (!a.flag("--insecure"))
     throw UsageError(
-        "setup makes keys whose toxic waste is known: they are for tests and benchmarks only. Pass --insecure to "
+        "makes keys whose toxic waste is known: they are for tests and benchmarks only. Pass --insecure to "
         "confirm; for a real key run a ceremony (snarkjs powersoftau + zkey contribute)");
   std::optional<uint64_t> seed;
-  if (auto s = a.opt("--seed")) seed = parse_u64("--seed", *s);
+  if (auto s = a.get("--seed")) seed = parse_u64("--seed", *s);
   unsigned threads = 0;
-  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
+  if (auto t = a.get("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   cuzk::ThreadPool pool(threads);
   auto target = setup_device(a, pool.size());
   const bool quiet = a.flag("--quiet");
@@ -491,38 +368,28 @@ int cmd_setup(int argc, char** argv) {
   return kExitOk;
 }
 
-int cmd_gen_circuit(int argc, char** argv) {
-  Args a = Args::parse(argc, argv, 2,
-                       {"--shape", "--log-n", "--curve", "--out", "--partitions", "--seed", "--setup-seed", "--device",
-                        "--devices", "--threads"},
-                       {"--setup", "--in-memory", "--quiet"});
-  if (!a.pos.empty()) throw UsageError("gen-circuit takes no positional arguments (got '" + a.pos[0] + "')");
+int cmd_gen_circuit(const Args& a) {
   cuzk::setup::GenOptions o;
-  auto need = [&](const char* k) {
-    auto v = a.opt(k);
-    if (!v) throw UsageError(std::string("gen-circuit needs ") + k);
-    return *v;
-  };
   try {
-    o.spec.shape = cuzk::setup::parse_shape(need("--shape"));
+    o.spec.shape = cuzk::setup::parse_shape(a.value("--shape"));
   } catch (const cuzk::InvalidArgument& e) {
     throw UsageError(e.what());
   }
-  o.spec.log_n = int(parse_u64("--log-n", need("--log-n"), 30));
-  std::string curve = need("--curve");
+  o.spec.log_n = int(parse_u64("--log-n", a.value("--log-n"), 30));
+  std::string curve = a.value("--curve");
   if (curve == "bn254" || curve == "bn128") o.curve = cuzk::CurveId::bn254;
   else if (curve == "bls12-381" || curve == "bls12381") o.curve = cuzk::CurveId::bls12_381;
   else throw UsageError("--curve: unknown curve '" + curve + "' (bn254, bls12-381)");
-  if (auto s = a.opt("--seed")) o.spec.seed = parse_u64("--seed", *s);
-  if (auto s = a.opt("--setup-seed")) o.setup_seed = parse_u64("--setup-seed", *s);
-  if (auto p = a.opt("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 100000));
+  if (auto s = a.get("--seed")) o.spec.seed = parse_u64("--seed", *s);
+  if (auto s = a.get("--setup-seed")) o.setup_seed = parse_u64("--setup-seed", *s);
+  if (auto p = a.get("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 100000));
   o.setup = a.flag("--setup");
   const bool in_mem = a.flag("--in-memory");
-  auto out = a.opt("--out");
-  if (in_mem == out.has_value()) throw UsageError("gen-circuit needs exactly one of --out DIR and --in-memory");
+  auto out = a.get("--out");
+  if (in_mem == out.has_value()) throw UsageError("needs exactly one of --out DIR and --in-memory");
   if (out) o.out_dir = *out;
   unsigned threads = 0;
-  if (auto t = a.opt("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
+  if (auto t = a.get("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   cuzk::ThreadPool pool(threads);
   auto target = setup_device(a, pool.size());
   o.device = target.dev;
@@ -534,47 +401,236 @@ int cmd_gen_circuit(int argc, char** argv) {
   return kExitOk;
 }
 
+// ---------------------------------------------------------------- declarations
+
+cli::Command prove_spec() {
+  cli::Command c("prove", "Groth16 proofs: of one witness, or a job of many partitions on every device");
+  c.synopsis("<circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]")
+      .synopsis("<circuit.zkey> --partitions W0.wtns,W1.wtns,... --out DIR [options]")
+      .describe(
+          "The first form: a Groth16 proof of a snarkjs key and witness (BN254 or BLS12-381), written as snarkjs "
+          "writes proof.json and public.json. Nothing is written on error.\n\n"
+          "The second form: one job of many partitions on the engine, every device at once. Writes "
+          "DIR/proof_<i>.json, DIR/public_<i>.json (i in --partitions order), DIR/proofs.bin (compressed proofs in "
+          "order), DIR/summary.json (device, worker and phase timings of each partition) and DIR/timeline.svg.")
+      .positional("<circuit.zkey>", "the proving key (snarkjs's .zkey)")
+      .optional_positional("<witness.wtns>", "the witness (first form)")
+      .optional_positional("<proof.json>", "the proof written (first form)")
+      .optional_positional("<public.json>", "the public signals written (first form)")
+      .option("--device", "D",
+              "first form: gpu:N, cpu, or auto (default: auto = gpu:0 if a GPU is visible, else cpu); second form: "
+              "gpu:0,gpu:1 | all | sim:K | cpu (default: all GPUs, else cpu). A named device that is absent is an "
+              "error, never a fallback")
+      .alias("--devices")
+      .option("--r1cs", "FILE", "check the witness against every constraint first")
+      .flag("--no-verify",
+            "skip the check of the proof against the key (by default a proof is verified before it is written, "
+            "and one that fails is never written)")
+      .flag("--verify", "verify the proof before writing it (the default)")
+      .option("--seed", "N", "deterministic r, s (tests only; default: OS CSPRNG)")
+      .option("--threads", "N", "CPU threads (default: all)")
+      .flag("--quiet", "no progress lines")
+      .group("options of the first form")
+      .option("--proof-bin", "FILE", "also write the compressed binary proof (BLS12-381: 192 bytes, BN254: 128 bytes)")
+      .group("options of the second form")
+      .option("--partitions", "W0,W1,...", "the witness files, one partition each: selects the second form")
+      .option("--out", "DIR", "where the files go (required)")
+      .option("--workers-per-device", "W", "workers on each device (default 2)")
+      .option("--device-memory", "S", "budget per device: 20GiB, or 20GiB,80GiB in device order")
+      .option("--priority", "P", "low, normal, high, critical (default normal)");
+  return c;
+}
+
+cli::Command verify_spec() {
+  cli::Command c("verify", "check Groth16 proofs against a verification key (snarkjs's argument order)");
+  c.synopsis("<verification_key.json> <public.json> <proof.json> [<public2.json> <proof2.json> ...]")
+      .describe(
+          "Exit 0 only if every proof is valid; each invalid one is named. Several proofs are checked together (one "
+          "final exponentiation). Stricter than snarkjs: points must also be in the prime-order subgroups.")
+      .positional("<verification_key.json>", "the key (snarkjs's verification_key.json)")
+      .positional("<public.json>", "the public signals of the first proof")
+      .positional("<proof.json>", "the first proof")
+      .variadic("<public2.json> <proof2.json>", "more pairs of public signals and proof")
+      .flag("--quiet", "print only the invalid proofs");
+  return c;
+}
+
+cli::Command setup_spec() {
+  cli::Command c("setup", "an insecure Groth16 key (snarkjs's .zkey) for tests and benchmarks");
+  c.synopsis("<circuit.r1cs> <circuit.zkey> --insecure [options]")
+      .describe(
+          "A Groth16 key in snarkjs's .zkey format from known random toxic waste, for tests and benchmarks only (the "
+          "key records that it is insecure). Refuses to run without --insecure.")
+      .positional("<circuit.r1cs>", "the constraint system (circom's .r1cs)")
+      .positional("<circuit.zkey>", "the key written")
+      .flag("--insecure", "confirm that the key is for tests and benchmarks only (required)")
+      .option("--seed", "N", "derive the toxic waste from N (default: OS CSPRNG)")
+      .option("--device", "D",
+              "where the fixed-base multiplications run: gpu:N, cpu or auto (default auto = gpu:0 if visible, else "
+              "all CPU threads)")
+      .alias("--devices")
+      .option("--threads", "N", "CPU threads (default: all)")
+      .flag("--quiet", "no progress lines");
+  return c;
+}
+
+cli::Command gen_circuit_spec() {
+  cli::Command c("gen-circuit", "a synthetic circuit, satisfying witnesses and optionally an insecure key");
+  c.synopsis("--shape porep|dense --log-n N --curve bn254|bls12-381 (--out DIR | --in-memory) [options]")
+      .describe(
+          "A synthetic circuit filling the domain 2^N and satisfying witnesses. porep: bits of hashes (most values 0 "
+          "or 1, ~5.5 non-zeros per constraint); dense: random field elements. Each witness is checked against every "
+          "constraint.")
+      .option("--shape", "porep|dense", "the circuit's shape")
+      .required()
+      .option("--log-n", "N", "the domain: 2^N constraints")
+      .required()
+      .option("--curve", "bn254|bls12-381", "the curve")
+      .required()
+      .option("--out", "DIR", "write DIR/circuit.r1cs, DIR/witness_<i>.wtns, DIR/circuit.zkey")
+      .flag("--in-memory", "write nothing: generate, check and time (for large N)")
+      .option("--partitions", "K", "witnesses (default 1)")
+      .flag("--setup", "also make an insecure key (see cuzk setup --help)")
+      .option("--seed", "N", "the circuit's structure (default 1); witnesses derive from it")
+      .option("--setup-seed", "N", "toxic waste seed (default: OS CSPRNG)")
+      .option("--device", "D", "where the key's fixed-base multiplications run, as for setup")
+      .alias("--devices")
+      .option("--threads", "N", "CPU threads (default: all)")
+      .flag("--quiet", "no progress lines");
+  return c;
+}
+
+cli::Command bench_spec() {
+  cli::Command c("bench", "GPU kernel timings, or jobs through the engine on each device set (--job)");
+  c.synopsis("[--device gpu:N] [--curve C] [--log-n N...] [--ops LIST] [options]")
+      .synopsis("--job porep|dense [--devices 'SET;SET;...'] [options]")
+      .describe(
+          "The first form: GPU timings (CUDA events, warm-up, median of runs), each result checked against the CPU; "
+          "a table, and JSON with --json.\n\n"
+          "The second form: a circuit of that shape, its insecure key and witnesses made in memory (nothing "
+          "written), then jobs through the engine on each device set, e.g. --devices 'gpu:0;gpu:0,gpu:1' (sets "
+          "separated by ';'; a set may end in @MEMORY and *WORKERS, e.g. gpu:0,gpu:1@20GiB): proofs/s, busy "
+          "fractions. Keys are preloaded on every device before the clock starts.")
+      .variadic("N", "more sizes of the first form: --log-n 16 18 20")
+      .option("--device", "D",
+              "first form: the GPU, gpu:N (default: auto = the first visible one); second form: the device sets "
+              "(default: all GPUs, else cpu)")
+      .alias("--devices")
+      .option("--curve", "C",
+              "first form: bn254, bls12-381 or all (default all); second form: bn254 or bls12-381 (default "
+              "bls12-381)")
+      .option("--log-n", "N",
+              "first form: sizes: values, lists (16,20) or ranges (16..26) (default 16..24 step 2); second form: one "
+              "size, at least 10 (default 20)")
+      .group("options of the first form")
+      .option("--ops", "LIST", "ntt,msm-g1,msm-g2,h,prove (default all)")
+      .option("--runs", "R", "timed runs after one warm-up (default 5)")
+      .option("--max-seconds", "S", "stop cleanly, between measurements, after S seconds (default 540)")
+      .option("--json", "FILE", "also write the results as JSON")
+      .group("options of the second form")
+      .option("--job", "porep|dense", "the circuit's shape: selects the second form")
+      .option("--partitions", "K", "partitions of a job (default 10)")
+      .option("--jobs", "J", "jobs submitted at once (default 1)")
+      .option("--device-memory", "S", "budget per device: 20GiB, or 20GiB,80GiB in device order")
+      .option("--workers-per-device", "W", "workers on each device (default 2)")
+      .option("--setup-device", "gpu:N|cpu", "where the key is made (default: auto)")
+      .flag("--check-cpu",
+            "during the last set, partition 0 is also proved on the CPU with the same r, s: the proofs must be equal")
+      .option("--out", "DIR", "summary.json and timeline.svg of each set")
+      .option("--seed", "N", "the circuit's and the witnesses' seed (default 1)");
+  return c;
+}
+
+std::vector<app::Command> commands();
+
+void print_help(FILE* to) {
+  std::vector<app::Command> all = commands();
+  std::vector<const cli::Command*> specs;
+  for (auto& c : all) specs.push_back(&c.spec);
+  std::string s = "usage: cuzk <command> [arguments]   ('cuzk <command> --help' prints that command's usage)\n\n"
+                  "commands:\n" + cli::command_table(specs);
+#if !defined(CUZK_WITH_DAEMON)
+  s += "  daemon, submit, await, status, cancel, preload, evict, loadgen: not in this build (needs gRPC, protobuf, "
+       "toml++ and cpp-httplib)\n";
+#endif
+  std::fputs(s.c_str(), to);
+}
+
+const app::Command* find_command(const std::vector<app::Command>& all, const std::string& name) {
+  for (auto& c : all)
+    if (c.spec.name() == name) return &c;
+  return nullptr;
+}
+
+// Every command of this build, in the order `cuzk help` lists them.
+std::vector<app::Command> commands() {
+  std::vector<app::Command> all = {
+      {prove_spec(), cmd_prove},
+      {verify_spec(), cmd_verify},
+      {setup_spec(), cmd_setup},
+      {gen_circuit_spec(), cmd_gen_circuit},
+      {bench_spec(), cmd_bench},
+      {cli::Command("devices", "list the GPUs this binary can use"), [](const Args&) { return cmd_devices(); }},
+      {cli::Command("version", "version, git commit and CUDA architectures (also: cuzk --version)"),
+       [](const Args&) {
+         print_version();
+         return kExitOk;
+       }},
+      {cli::Command("help", "this list, or a command's usage")
+           .optional_positional("<command>", "the command whose usage to print"),
+       [](const Args& a) {
+         if (a.pos.empty()) {
+           print_help(stdout);
+           return kExitOk;
+         }
+         auto all = commands();
+         const app::Command* c = find_command(all, a.pos[0]);
+         if (!c) throw UsageError("unknown command '" + a.pos[0] + "'");
+         std::fputs(c->spec.help().c_str(), stdout);
+         return kExitOk;
+       }},
+  };
+#if defined(CUZK_WITH_DAEMON)
+  all.push_back(app::daemon_command());
+  for (auto& c : app::client_commands()) all.push_back(std::move(c));
+#endif
+  return all;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string name = argc >= 2 ? argv[1] : "";
+  if (name == "--version" || name == "-V") name = "version";
+  if (name == "--help" || name == "-h") name = "help";
+  bool known = false;  // usage errors of a command point to its --help
   try {
     if (argc < 2) {
-      std::fputs(kUsage, stderr);
+      print_help(stderr);
       return kExitUsage;
     }
-    std::string cmd = argv[1];
-    if (cmd == "--version" || cmd == "version" || cmd == "-V") {
-      print_version();
+    const std::vector<app::Command> all = commands();
+    const app::Command* cmd = find_command(all, name);
+    if (!cmd) {
+#if !defined(CUZK_WITH_DAEMON)
+      for (const char* k : {"daemon", "submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
+        if (name == k)
+          throw cuzk::Error(name + ": this cuzk was built without the daemon (it needs libgrpc++-dev, "
+                            "protobuf-compiler-grpc, libtomlplusplus-dev and libcpp-httplib-dev)");
+#endif
+      throw UsageError("unknown command '" + name + "'");
+    }
+    known = true;
+    const Args a = cmd->spec.parse(argc, argv, 2);
+    if (a.help) {
+      std::fputs(cmd->spec.help().c_str(), stdout);
       return kExitOk;
     }
-    if (cmd == "--help" || cmd == "help" || cmd == "-h") {
-      std::fputs(kUsage, stdout);
-#if defined(CUZK_WITH_DAEMON)
-      std::fputs(cuzk::daemon::kUsage, stdout);
-#else
-      std::fputs("  daemon, submit, await, status, cancel, preload, evict, loadgen: not in this build "
-                 "(needs gRPC, protobuf, toml++ and cpp-httplib)\n", stdout);
-#endif
-      return kExitOk;
-    }
-#if defined(CUZK_WITH_DAEMON)
-    if (cmd == "daemon") return cuzk::daemon::cmd_daemon(argc, argv);
-    if (cuzk::daemon::is_client_command(cmd.c_str())) return cuzk::daemon::cmd_client(argc, argv);
-#else
-    for (const char* k : {"daemon", "submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
-      if (cmd == k)
-        throw cuzk::Error(cmd + ": this cuzk was built without the daemon (it needs libgrpc++-dev, "
-                          "protobuf-compiler-grpc, libtomlplusplus-dev and libcpp-httplib-dev)");
-#endif
-    if (cmd == "prove") return cmd_prove(argc, argv);
-    if (cmd == "devices") return cmd_devices();
-    if (cmd == "bench") return cmd_bench(argc, argv);
-    if (cmd == "verify") return cmd_verify(argc, argv);
-    if (cmd == "setup") return cmd_setup(argc, argv);
-    if (cmd == "gen-circuit") return cmd_gen_circuit(argc, argv);
-    throw UsageError("unknown command '" + cmd + "'");
+    return cmd->run(a);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());
+    if (known)
+      std::fprintf(stderr, "cuzk: %s: %s\n(run 'cuzk %s --help' for usage)\n", name.c_str(), e.what(), name.c_str());
+    else std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk: error: %s\n", e.what());

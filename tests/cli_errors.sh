@@ -99,5 +99,49 @@ expect_nothing gen-bad-shape 2 "unknown circuit shape" gen-circuit --shape sha -
 expect_nothing gen-bad-curve 2 "unknown curve" gen-circuit --shape porep --log-n 10 --curve p256 --out "$T/gen"
 expect_nothing gen-out-or-memory 2 "exactly one of --out" gen-circuit --shape porep --log-n 10 --curve bn254
 expect_nothing gen-too-small 1 "too small" gen-circuit --shape porep --log-n 6 --curve bn254 --out "$T/gen"
+
+# Every command prints its usage on stdout with --help (exit 0), as `cuzk help CMD` does, and
+# `cuzk help` lists it. The daemon's commands are there only in a build with the daemon.
+"$CUZK" help > "$T/help" 2>&1 || { fail=$((fail+1)); echo "FAIL cuzk help exited non-zero"; }
+cmds="prove verify setup gen-circuit bench devices version help"
+if grep -q '^  daemon ' "$T/help"; then
+  cmds="$cmds daemon submit await status cancel preload evict loadgen"
+else
+  "$CUZK" submit --help > "$T/out" 2> "$T/err"; rc=$?
+  if [ $rc = 1 ] && grep -qF "built without the daemon" "$T/err"; then pass=$((pass+1)); echo "ok   submit in a build without the daemon: $(head -n1 "$T/err")"
+  else fail=$((fail+1)); echo "FAIL submit in a build without the daemon (exit $rc)"; fi
+fi
+for c in $cmds; do
+  "$CUZK" "$c" --help > "$T/out" 2> "$T/err"; rc=$?
+  "$CUZK" help "$c" > "$T/out2" 2>&1
+  if [ $rc = 0 ] && grep -q "^usage: cuzk $c" "$T/out" && grep -q -- "--help" "$T/out" && [ ! -s "$T/err" ] &&
+     cmp -s "$T/out" "$T/out2" && grep -q "^  $c  " "$T/help"; then
+    pass=$((pass+1)); echo "ok   $c --help: $(grep '^usage:' "$T/out")"
+  else
+    fail=$((fail+1)); echo "FAIL $c --help (exit $rc)"; sed 's/^/    /' "$T/out" "$T/err"
+  fi
+done
+# --help wins over every other check; -h is the same.
+for args in "prove --bogus --help" "gen-circuit -h" "verify --quiet --help extra"; do
+  # shellcheck disable=SC2086
+  "$CUZK" $args > "$T/out" 2> "$T/err"; rc=$?
+  if [ $rc = 0 ] && grep -q "^usage: cuzk ${args%% *}" "$T/out"; then pass=$((pass+1)); echo "ok   $args: usage"
+  else fail=$((fail+1)); echo "FAIL $args (exit $rc)"; sed 's/^/    /' "$T/err"; fi
+done
+# Usage errors of any command exit 2 and point to its --help.
+expect no-command 2 "usage: cuzk <command>"
+expect unknown-option-verify 2 "unknown option --bogus" verify "$BN/verification_key.json" "$T/pub.json" "$T/p.json" --bogus
+expect unknown-option-setup 2 "run 'cuzk setup --help'" setup "$BN/circuit.r1cs" "$T/k.zkey" --insecure --bogus=1
+expect unknown-option-bench 2 "unknown option --bogus" bench --job porep --bogus
+expect unknown-option-devices 2 "unknown option --all" devices --all
+expect flag-with-value 2 "--quiet takes no value" verify "$BN/verification_key.json" "$T/pub.json" "$T/p.json" --quiet=yes
+expect missing-value 2 "--seed needs a value" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --seed
+expect extra-argument 2 "unexpected argument" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" "$T/extra"
+if grep -q '^  daemon ' "$T/help"; then
+  expect unknown-option-daemon 2 "unknown option --bogus" daemon --bogus
+  expect unknown-option-submit 2 "unknown option --bogus" submit --daemon unix:///nonexistent.sock --circuit c --partitions w --bogus
+  expect client-needs-daemon 2 "needs --daemon" status
+  expect unknown-option-status 2 "unknown option --circuit" status --daemon unix:///nonexistent.sock --circuit c
+fi
 echo "cli_errors: $pass passed, $fail failed"
 [ $fail = 0 ]

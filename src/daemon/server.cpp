@@ -1,5 +1,5 @@
-// `cuzk daemon`: the gRPC service cuzk.v1.ProvingEngine and HTTP /metrics and /status over the
-// Service; signals; the socket's permissions.
+// The daemon's serving loop: the gRPC service cuzk.v1.ProvingEngine and HTTP /metrics and /status
+// over the Service; signals; the socket's permissions. `cuzk daemon` (apps/daemon_cmd.cpp) calls it.
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/engine.grpc.pb.h"
-#include "daemon/commands.hpp"
+#include "daemon/server.hpp"
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
@@ -220,17 +220,7 @@ bool socket_in_use(const std::string& path) {
 
 }  // namespace
 
-int cmd_daemon(int argc, char** argv) {
-  std::string config_path;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--config" && i + 1 < argc) config_path = argv[++i];
-    else if (a.rfind("--config=", 0) == 0) config_path = a.substr(9);
-    else {
-      std::fprintf(stderr, "cuzk: daemon: unknown argument '%s' (cuzk daemon [--config cuzk.toml])\n", a.c_str());
-      return 2;
-    }
-  }
+int serve(const std::string& config_path) {
   Config cfg;
   try {
     cfg = config_path.empty() ? default_config() : load_config(config_path);

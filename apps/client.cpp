@@ -8,11 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <grpcpp/grpcpp.h>
-#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -20,74 +18,17 @@
 
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/engine.grpc.pb.h"
-#include "daemon/commands.hpp"
+#include "commands.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
 
-namespace cuzk::daemon {
-
-const char* kUsage = R"(  daemon [--config cuzk.toml]
-        The proving service: gRPC cuzk.v1.ProvingEngine on [daemon] listen (unix:///path.sock,
-        mode 0600, or HOST:PORT with a token), HTTP /metrics and /status on status_listen, jobs
-        journaled before they are acknowledged. Without --config: the bundled examples on every
-        visible GPU (else the CPU). SIGTERM: finishes or journals the jobs in flight and exits.
-  submit --daemon ADDR --circuit ID --partitions w0.wtns,w1.wtns,... [--priority P] [--request-id R]
-         [--stream 1 | --by-path 1]
-        Prints the job id as the last line. The same --request-id returns the same job. Witnesses
-        over 32 MiB in all (or with --stream 1) go in pieces (SubmitProofStream): a job is then not
-        bounded by one message. --by-path 1 sends the files' paths instead: a daemon on this host
-        reads them in place (they must be under its witness_dirs and stay until the job ends).
-  await --daemon ADDR (JOB | --request-id R) --out DIR [--timeout SECONDS]
-        Waits (progress on a terminal; retries while the daemon restarts), then writes the files
-        of `prove --out`: proof_<i>.json, public_<i>.json, proofs.bin, summary.json, timeline.svg.
-  status --daemon ADDR           JSON: devices, keys, queues, counters, version
-  cancel --daemon ADDR (JOB | --request-id R)
-  preload|evict --daemon ADDR --circuit ID [--device D]
-  loadgen --daemon ADDR --circuit ID --partitions w0.wtns,... --jobs N [--clients C] [--out DIR]
-        N jobs over C connections (default 4), each a Prove call, or with witnesses over 32 MiB
-        (or --stream 1) SubmitProofStream then AwaitProof: jobs/s and latency p50/p99.
-        --by-path 1 as for submit.
-        With --out, each job's files go to DIR/job_<k>/.
-        Every client command takes --token T (or CUZK_TOKEN) for a TCP daemon.
-)";
+namespace cuzk::app {
 
 namespace {
 
-struct Usage : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-struct Opts {
-  std::vector<std::string> pos;
-  std::map<std::string, std::string> kv;
-  std::string get(const std::string& k, const std::string& def = "") const {
-    auto it = kv.find(k);
-    return it == kv.end() ? def : it->second;
-  }
-  std::string need(const std::string& k) const {
-    auto it = kv.find(k);
-    if (it == kv.end() || it->second.empty()) throw Usage("needs " + k);
-    return it->second;
-  }
-};
-
-Opts parse(int argc, char** argv, const std::vector<std::string>& known) {
-  Opts o;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) {
-      o.pos.push_back(a);
-      continue;
-    }
-    std::string k = a, v;
-    if (auto eq = a.find('='); eq != std::string::npos) k = a.substr(0, eq), v = a.substr(eq + 1);
-    else if (i + 1 < argc) v = argv[++i];
-    else throw Usage(k + " needs a value");
-    if (std::find(known.begin(), known.end(), k) == known.end()) throw Usage("unknown option " + k);
-    o.kv[k] = v;
-  }
-  return o;
-}
+namespace detail = daemon::detail;
+using cli::Args;
+using cli::UsageError;
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -151,7 +92,7 @@ v1::Priority priority_of(const std::string& p) {
   try {
     return detail::to_proto(engine::parse_priority(p));
   } catch (const InvalidArgument& e) {
-    throw Usage(e.what());
+    throw UsageError(e.what());
   }
 }
 
@@ -172,20 +113,20 @@ void write_outputs(const v1::JobResult& r, const std::string& dir) {
 }
 
 // --by-path 1: the daemon reads the witness files in place (they must be under its witness_dirs).
-bool by_path(const Opts& o) {
-  if (o.get("--by-path") != "1") return false;
-  if (o.get("--stream") == "1") throw Usage("--by-path 1 and --stream 1 exclude each other");
+bool by_path(const Args& o) {
+  if (o.get_or("--by-path", "") != "1") return false;
+  if (o.get_or("--stream", "") == "1") throw UsageError("--by-path 1 and --stream 1 exclude each other");
   return true;
 }
 
-v1::SubmitProofRequest submit_request(const Opts& o) {
+v1::SubmitProofRequest submit_request(const Args& o, const std::string& request_id) {
   v1::SubmitProofRequest q;
-  q.set_circuit_id(o.need("--circuit"));
-  q.set_request_id(o.get("--request-id"));
-  q.set_priority(priority_of(o.get("--priority")));
+  q.set_circuit_id(o.value("--circuit"));
+  q.set_request_id(request_id);
+  q.set_priority(priority_of(o.get_or("--priority", "")));
   q.set_kind(v1::GROTH16);
-  auto paths = split(o.need("--partitions"));
-  if (paths.empty()) throw Usage("--partitions: no witness files");
+  auto paths = split(o.value("--partitions"));
+  if (paths.empty()) throw UsageError("--partitions: no witness files");
   if (by_path(o)) {
     for (auto& p : paths) q.add_partition_paths(std::filesystem::absolute(p).lexically_normal().string());
     return q;
@@ -196,15 +137,15 @@ v1::SubmitProofRequest submit_request(const Opts& o) {
 
 // The witnesses in pieces (SubmitProofStream): no file is held whole in memory, and a job is not
 // bounded by one gRPC message.
-v1::SubmitProofResponse submit_streamed(Client& c, const Opts& o) {
+v1::SubmitProofResponse submit_streamed(Client& c, const Args& o, const std::string& request_id) {
   v1::SubmitChunk head;
   auto* h = head.mutable_header();
-  h->set_circuit_id(o.need("--circuit"));
-  h->set_request_id(o.get("--request-id"));
-  h->set_priority(priority_of(o.get("--priority")));
+  h->set_circuit_id(o.value("--circuit"));
+  h->set_request_id(request_id);
+  h->set_priority(priority_of(o.get_or("--priority", "")));
   h->set_kind(v1::GROTH16);
-  auto paths = split(o.need("--partitions"));
-  if (paths.empty()) throw Usage("--partitions: no witness files");
+  auto paths = split(o.value("--partitions"));
+  if (paths.empty()) throw UsageError("--partitions: no witness files");
   head.set_partitions(uint32_t(paths.size()));
   grpc::ClientContext ctx;
   c.prepare(ctx, 3600);
@@ -231,28 +172,29 @@ v1::SubmitProofResponse submit_streamed(Client& c, const Opts& o) {
 }
 
 // The witness files' bytes in all, and whether they go in pieces: over 32 MiB, or with --stream 1.
-size_t witness_bytes(const Opts& o) {
+size_t witness_bytes(const Args& o) {
   size_t total = 0;
-  for (auto& p : split(o.need("--partitions"))) {
+  for (auto& p : split(o.value("--partitions"))) {
     std::error_code ec;
     total += size_t(std::filesystem::file_size(p, ec));
   }
   return total;
 }
-bool streams(const Opts& o, size_t total) {
-  return !by_path(o) && (o.get("--stream") == "1" || total > (size_t(32) << 20));
+bool streams(const Args& o, size_t total) {
+  return !by_path(o) && (o.get_or("--stream", "") == "1" || total > (size_t(32) << 20));
 }
 
-int do_submit(Client& c, const Opts& o) {
+int do_submit(Client& c, const Args& o) {
+  const std::string request_id = o.get_or("--request-id", "");
   const size_t total = witness_bytes(o);
   if (streams(o, total)) {
-    auto r = submit_streamed(c, o);
-    if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", o.get("--request-id").c_str());
+    auto r = submit_streamed(c, o, request_id);
+    if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", request_id.c_str());
     else std::fprintf(stderr, "cuzk: job accepted (%zu bytes of witnesses streamed)\n", total);
     std::printf("%s\n", r.job_id().c_str());
     return 0;
   }
-  auto q = submit_request(o);
+  auto q = submit_request(o, request_id);
   grpc::ClientContext ctx;
   c.prepare(ctx, 600);
   v1::SubmitProofResponse r;
@@ -299,13 +241,13 @@ v1::JobResult wait_for_end(Client& c, v1::AwaitProofRequest q, double timeout_s,
   }
 }
 
-int do_await(Client& c, const Opts& o) {
+int do_await(Client& c, const Args& o) {
   v1::AwaitProofRequest q;
   if (!o.pos.empty()) q.set_job_id(o.pos[0]);
-  q.set_request_id(o.get("--request-id"));
-  if (q.job_id().empty() == q.request_id().empty()) throw Usage("await takes a job id or --request-id R");
-  const std::string out = o.need("--out");
-  const double timeout_s = std::atof(o.get("--timeout", "0").c_str());
+  q.set_request_id(o.get_or("--request-id", ""));
+  if (q.job_id().empty() == q.request_id().empty()) throw UsageError("takes a job id or --request-id R");
+  const std::string out = o.value("--out");
+  const double timeout_s = std::atof(o.get_or("--timeout", "0").c_str());
   const bool tty = ::isatty(2);
   v1::JobResult r = wait_for_end(c, q, timeout_s, tty, true);
   if (tty) std::fprintf(stderr, "\n");
@@ -335,11 +277,11 @@ int do_status(Client& c) {
   return 0;
 }
 
-int do_cancel(Client& c, const Opts& o) {
+int do_cancel(Client& c, const Args& o) {
   v1::CancelProofRequest q;
   if (!o.pos.empty()) q.set_job_id(o.pos[0]);
-  q.set_request_id(o.get("--request-id"));
-  if (q.job_id().empty() == q.request_id().empty()) throw Usage("cancel takes a job id or --request-id R");
+  q.set_request_id(o.get_or("--request-id", ""));
+  if (q.job_id().empty() == q.request_id().empty()) throw UsageError("takes a job id or --request-id R");
   grpc::ClientContext ctx;
   c.prepare(ctx, 30);
   v1::CancelProofResponse r;
@@ -348,10 +290,10 @@ int do_cancel(Client& c, const Opts& o) {
   return 0;
 }
 
-int do_srs(Client& c, const Opts& o, bool preload) {
+int do_srs(Client& c, const Args& o, bool preload) {
   v1::SrsRequest q;
-  q.set_circuit_id(o.need("--circuit"));
-  q.set_device(o.get("--device"));
+  q.set_circuit_id(o.value("--circuit"));
+  q.set_device(o.get_or("--device", ""));
   grpc::ClientContext ctx;
   c.prepare(ctx, 600);
   v1::SrsResponse r;
@@ -364,18 +306,19 @@ int do_srs(Client& c, const Opts& o, bool preload) {
 
 // Each job a Prove call (one message), or, when the witnesses go in pieces (see streams()),
 // SubmitProofStream then AwaitProof: the latency covers both.
-int do_loadgen(const Opts& o, const std::string& addr, const std::string& token) {
+int do_loadgen(const Args& o, const std::string& addr, const std::string& token) {
   const bool stream = streams(o, witness_bytes(o));
   v1::SubmitProofRequest base;
   if (stream) {
-    base.set_circuit_id(o.need("--circuit"));
+    base.set_circuit_id(o.value("--circuit"));
   } else {
-    base = submit_request(o);
+    base = submit_request(o, "");
   }
-  const int parts = int(split(o.need("--partitions")).size());
-  const int jobs = std::atoi(o.need("--jobs").c_str()), clients = std::max(1, std::atoi(o.get("--clients", "4").c_str()));
-  if (jobs < 1) throw Usage("--jobs must be at least 1");
-  const std::string out = o.get("--out");
+  const int parts = int(split(o.value("--partitions")).size());
+  const int jobs = std::atoi(o.value("--jobs").c_str());
+  const int clients = std::max(1, std::atoi(o.get_or("--clients", "4").c_str()));
+  if (jobs < 1) throw UsageError("--jobs must be at least 1");
+  const std::string out = o.get_or("--out", "");
   std::atomic<int> next{0}, failed{0};
   std::mutex mu;
   std::vector<double> lat;
@@ -392,7 +335,7 @@ int do_loadgen(const Opts& o, const std::string& addr, const std::string& token)
         if (stream) {
           try {
             v1::AwaitProofRequest aq;
-            aq.set_job_id(submit_streamed(c, o).job_id());
+            aq.set_job_id(submit_streamed(c, o, "").job_id());
             r = wait_for_end(c, aq, 3600, false, false);
           } catch (const std::exception& e) {
             err = e.what();
@@ -432,40 +375,116 @@ int do_loadgen(const Opts& o, const std::string& addr, const std::string& token)
   return failed ? 1 : 0;
 }
 
+// The connection of every client command: --daemon ADDR and --token T (else $CUZK_TOKEN).
+cli::Command client_spec(const char* name, const char* summary) {
+  cli::Command c(name, summary);
+  c.option("--daemon", "ADDR", "the daemon's address: unix:///path.sock or HOST:PORT")
+      .required()
+      .option("--token", "T", "the daemon's token, needed over TCP (default: $CUZK_TOKEN)");
+  return c;
+}
+
+std::string token_of(const Args& o) {
+  std::string token = o.get_or("--token", "");
+  if (token.empty())
+    if (const char* t = std::getenv("CUZK_TOKEN")) token = t;
+  return token;
+}
+
+Client connect(const Args& o) { return Client(o.value("--daemon"), token_of(o)); }
+
+// The witnesses' options of submit and loadgen.
+void witness_options(cli::Command& c) {
+  c.option("--circuit", "ID", "the circuit, by the id the daemon's configuration gives it")
+      .required()
+      .option("--partitions", "W0,W1,...", "the witness files (.wtns), one partition each")
+      .required()
+      .option("--priority", "P", "low, normal, high, critical (default normal)")
+      .option("--stream", "1", "send the witnesses in pieces (SubmitProofStream) whatever their size")
+      .option("--by-path", "1",
+              "send the files' paths instead: a daemon on this host reads them in place (they must be under its "
+              "witness_dirs and stay until the job ends)");
+}
+
+Command submit_command() {
+  cli::Command c = client_spec("submit", "submit a job of partitions to a daemon; prints its id");
+  witness_options(c);
+  c.describe(
+       "Prints the job id as the last line. The same --request-id returns the same job. Witnesses over 32 MiB in all "
+       "(or with --stream 1) go in pieces (SubmitProofStream): a job is then not bounded by one message.")
+      .option("--request-id", "R", "the caller's id of the job: submitting it again returns the same job");
+  return {c, [](const Args& o) {
+            Client c = connect(o);
+            return do_submit(c, o);
+          }};
+}
+
+Command await_command() {
+  cli::Command c = client_spec("await", "wait for a job of a daemon and write its proofs");
+  c.synopsis("--daemon ADDR (<job> | --request-id R) --out DIR [options]")
+      .describe(
+          "Waits (progress on a terminal; retries while the daemon restarts), then writes the files of `cuzk prove "
+          "--partitions ... --out`: proof_<i>.json, public_<i>.json, proofs.bin, summary.json, timeline.svg.")
+      .optional_positional("<job>", "the job's id, as submit printed it")
+      .option("--request-id", "R", "the job by its request id instead")
+      .option("--out", "DIR", "where the files go")
+      .required()
+      .option("--timeout", "SECONDS", "give up after this long (default: never)");
+  return {c, [](const Args& o) {
+            Client c = connect(o);
+            return do_await(c, o);
+          }};
+}
+
+Command status_command() {
+  cli::Command c = client_spec("status", "a daemon's status as JSON: devices, keys, queues, counters, version");
+  return {c, [](const Args& o) {
+            Client c = connect(o);
+            return do_status(c);
+          }};
+}
+
+Command cancel_command() {
+  cli::Command c = client_spec("cancel", "cancel a job of a daemon");
+  c.synopsis("--daemon ADDR (<job> | --request-id R) [options]")
+      .optional_positional("<job>", "the job's id, as submit printed it")
+      .option("--request-id", "R", "the job by its request id instead");
+  return {c, [](const Args& o) {
+            Client c = connect(o);
+            return do_cancel(c, o);
+          }};
+}
+
+Command srs_command(bool preload) {
+  cli::Command c = preload ? client_spec("preload", "load a circuit's key onto a daemon's devices")
+                           : client_spec("evict", "drop a circuit's key from a daemon's devices");
+  c.option("--circuit", "ID", "the circuit, by the id the daemon's configuration gives it")
+      .required()
+      .option("--device", "D", "one device by its name, e.g. gpu:1 (default: every device)");
+  return {c, [preload](const Args& o) {
+            Client c = connect(o);
+            return do_srs(c, o, preload);
+          }};
+}
+
+Command loadgen_command() {
+  cli::Command c = client_spec("loadgen", "jobs over many connections to a daemon: jobs/s and latency");
+  witness_options(c);
+  c.describe(
+       "N jobs over C connections, each a Prove call, or with witnesses over 32 MiB (or --stream 1) "
+       "SubmitProofStream then AwaitProof: jobs/s and latency p50/p99.")
+      .option("--jobs", "N", "jobs in all")
+      .required()
+      .option("--clients", "C", "connections, each a thread (default 4)")
+      .option("--out", "DIR", "write each job's files to DIR/job_<k>/");
+  return {c, [](const Args& o) { return do_loadgen(o, o.value("--daemon"), token_of(o)); }};
+}
+
 }  // namespace
 
-bool is_client_command(const char* c) {
-  for (const char* k : {"submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
-    if (std::strcmp(c, k) == 0) return true;
-  return false;
+std::vector<Command> client_commands() {
+  return {submit_command(),      await_command(),       status_command(), cancel_command(),
+          srs_command(true), srs_command(false), loadgen_command()};
 }
 
-int cmd_client(int argc, char** argv) {
-  const std::string cmd = argv[1];
-  try {
-    Opts o = parse(argc, argv,
-                   {"--daemon", "--token", "--circuit", "--partitions", "--priority", "--request-id", "--out", "--timeout",
-                    "--device", "--jobs", "--clients", "--stream", "--by-path"});
-    const std::string addr = o.need("--daemon");
-    std::string token = o.get("--token");
-    if (token.empty())
-      if (const char* t = std::getenv("CUZK_TOKEN")) token = t;
-    Client c(addr, token);
-    if (cmd == "submit") return do_submit(c, o);
-    if (cmd == "await") return do_await(c, o);
-    if (cmd == "status") return do_status(c);
-    if (cmd == "cancel") return do_cancel(c, o);
-    if (cmd == "preload") return do_srs(c, o, true);
-    if (cmd == "evict") return do_srs(c, o, false);
-    if (cmd == "loadgen") return do_loadgen(o, addr, token);
-    throw Usage("unknown command");
-  } catch (const Usage& e) {
-    std::fprintf(stderr, "cuzk: %s: %s\n(run 'cuzk help' for usage)\n", cmd.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "cuzk: error: %s\n", e.what());
-    return 1;
-  }
-}
-
-}  // namespace cuzk::daemon
+}  // namespace cuzk::app

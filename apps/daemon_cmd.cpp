@@ -1,0 +1,18 @@
+// `cuzk daemon`: its arguments; the serving is daemon::serve (src/daemon/server.cpp).
+#include "commands.hpp"
+#include "daemon/server.hpp"
+
+namespace cuzk::app {
+
+Command daemon_command() {
+  cli::Command c("daemon", "the proving service: gRPC, HTTP /metrics and /status, jobs journaled");
+  c.describe(
+       "The proving service: gRPC cuzk.v1.ProvingEngine on [daemon] listen (unix:///path.sock, mode 0600, or "
+       "HOST:PORT with a token), HTTP /metrics and /status on status_listen, jobs journaled before they are "
+       "acknowledged. Without --config: the bundled examples on every visible GPU (else the CPU). SIGTERM: finishes "
+       "or journals the jobs in flight and exits.")
+      .option("--config", "FILE", "the configuration (cuzk.toml; README.md describes it)");
+  return {c, [](const cli::Args& a) { return daemon::serve(a.get_or("--config", "")); }};
+}
+
+}  // namespace cuzk::app

@@ -1,0 +1,13 @@
+// The daemon's serving loop (`cuzk daemon`): the gRPC service cuzk.v1.ProvingEngine and HTTP
+// /metrics and /status over a Service, until SIGTERM or SIGINT.
+#pragma once
+#include <string>
+
+namespace cuzk::daemon {
+
+// Serves the configuration at `config_path` ("" = the bundled examples on every visible GPU,
+// else the CPU). Returns the exit status: 0 after a signal, 1 when it could not start (the
+// reason printed on stderr).
+int serve(const std::string& config_path);
+
+}  // namespace cuzk::daemon
