@@ -27,6 +27,7 @@
 #include "bench/job_bench.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cli = cuzk::cli;

@@ -51,7 +51,7 @@ expect same-path-twice 1 "named for two outputs" prove "$BN/circuit.zkey" "$BN/w
 expect empty-proof-bin 2 "non-empty value" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin ""
 expect empty-r1cs 2 "non-empty value" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --r1cs=
 expect signed-threads 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --threads " -1"
-expect huge-device 2 "too large" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --device gpu:4294967296
+expect huge-device 2 "expected gpu:N" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --device gpu:4294967296
 expect unverified-by-default 1 "does not verify" prove "$BN/circuit.zkey" "$T/bad.wtns" "${OUT[@]}"
 expect bin-dir-missing 1 "cannot write" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin "$T/nodir/p.bin"
 expect too-few-args 2 "4 paths" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json"
@@ -60,7 +60,7 @@ expect bad-seed 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${
 expect unknown-command 2 "unknown command" frobnicate
 expect verify-catches-bad-witness 1 "does not verify" prove "$BN/circuit.zkey" "$T/bad.wtns" "${OUT[@]}" --verify
 expect absent-gpu 1 "device gpu:97 is not available" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --device gpu:97
-expect bad-device 2 "expected gpu:N, cpu or auto" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --devices tpu:0
+expect bad-device 2 "unknown device 'tpu:0' (gpu:N, all, auto, cpu, sim:K)" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --devices tpu:0
 
 # And the good case writes all three files.
 "$CUZK" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/public.json" --proof-bin "$T/proof.bin" --quiet

@@ -1,12 +1,17 @@
 // The engine on real GPUs (skipped without one): jobs on every visible GPU give the CPU's proofs
 // for the same r, s; the streamed mode (key larger than the budget) gives them too; a budget too
-// small is refused naming the bytes; device memory beyond the card fails with a clear error;
-// the simulated devices' working-set estimate is at least what the GPU backend asks for.
+// small is refused naming the bytes; device memory beyond the card fails with a clear error; a
+// partition's memory is given back only after the kernels queued on it are done; the bytes the
+// engine charges are the bytes the device allocates.
 #include <memory>
 #include <set>
 #include <string>
 
+#include "backend/cpu/device.hpp"
 #include "backend/cuda/device_alloc.hpp"
+#include "backend/cuda/gpu.hpp"
+#include "backend/open.hpp"
+#include "groth16/sequence.hpp"
 #include "ec/curves.hpp"
 #include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"
@@ -40,25 +45,20 @@ struct Fixture {
     for (uint32_t p = 0; p < k; ++p) out.push_back(Witness::values("w" + std::to_string(p), circ->witness(first + p, pool)));
     return out;
   }
-  // The CPU backend's proof of witness `wid` with the r, s the engine gives (job, index).
+  // The CPU's proof of witness `wid` with the r, s the engine gives (job, index).
   std::string cpu_proof(uint64_t wid, uint64_t seed, uint64_t job, uint32_t index) {
-    auto work = circuit->synthesize(Witness::values("cpu", circ->witness(wid, pool)), true, pool);
-    PartitionRecord rec;
-    circuit->kernels_cpu(*work, 0, pool, rec);
     RandomSource rs(partition_seed(seed, job, index));
-    return circuit->finish(*work, true, rs).proof_json;
+    using Fr = typename E::Fr;
+    const Fr r = random_field<Fr>(rs), s = random_field<Fr>(rs);
+    cpu::CpuDevice dev({});
+    return groth16::proof_json(groth16::prove_on<E>(dev, circuit->key(), circ->witness(wid, pool), r, s));
   }
 };
 
-std::vector<DeviceConfig> all_gpus(size_t budget = 0) {
-  std::vector<DeviceConfig> out;
-  for (auto& g : test::gpus_or_skip()) {
-    DeviceConfig d;
-    d.kind = DeviceConfig::Gpu;
-    d.ordinal = g.ordinal;
-    d.memory_budget = budget;
-    out.push_back(d);
-  }
+std::vector<DeviceSpec> all_gpus(size_t budget = 0) {
+  test::gpus_or_skip();
+  auto out = backend::parse_device_specs("all");
+  for (auto& d : out) d.memory = budget;
   return out;
 }
 
@@ -91,12 +91,14 @@ CUZK_TEST(gpu_engine_streamed_key_equals_cpu) {
   auto devs = all_gpus();
   Fixture<ec::Bls12381> f(12);
   constexpr size_t kChunk = 1000;  // several chunks per MSM, the last one short
-  const size_t ws = f.circuit->working_set_on(devs[0], kChunk);
-  const size_t resident = f.circuit->key_bytes() + f.circuit->working_set_on(devs[0], 0);
+  auto gpu = backend::open_device(devs[0]);
+  const size_t ws = f.circuit->working_set_bytes(*gpu, kChunk);
+  const size_t resident = f.circuit->key_bytes(*gpu) + f.circuit->working_set_bytes(*gpu, 0);
+  gpu.reset();
   CHECK_MSG(ws < resident, ws << " >= " << resident);
   EngineConfig cfg;
   cfg.devices = {devs[0]};
-  cfg.devices[0].memory_budget = ws;
+  cfg.devices[0].memory = ws;
   cfg.stream_chunk_points = kChunk;
   cfg.seed = 5;
   Engine eng(cfg);
@@ -115,8 +117,8 @@ CUZK_TEST(gpu_engine_refuses_a_budget_too_small) {
   Fixture<ec::Bn254> f(11);
   EngineConfig cfg;
   cfg.devices = {devs[0]};
-  const size_t need = f.circuit->working_set_on(devs[0], cfg.stream_chunk_points);
-  cfg.devices[0].memory_budget = need - 1;
+  const size_t need = f.circuit->working_set_bytes(*backend::open_device(devs[0]), cfg.stream_chunk_points);
+  cfg.devices[0].memory = need - 1;
   Engine eng(cfg);
   eng.register_circuit("c", f.circuit);
   auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(1)}), 60000.0);
@@ -136,19 +138,62 @@ CUZK_TEST(gpu_memory_beyond_the_card_is_a_clear_error) {
   CHECK(ok.memory().ptr != nullptr);
 }
 
-template <class E>
-void estimate_covers_the_gpu(int log_n) {
+// Memory given back while kernels queued on it still run would be taken by the next allocation
+// on the device and overwritten: a partition working set whose H is still running is freed (the
+// Buffer waits for its stream), the same bytes are taken again at once and filled; the fill must
+// still be there after the device is idle.
+CUZK_TEST(gpu_memory_is_freed_after_the_kernels_that_use_it) {
   auto devs = all_gpus();
-  Fixture<E> f(log_n);
-  DeviceConfig sim;
-  for (size_t chunk : {size_t(0), size_t(1) << 10, size_t(1) << 20}) {
-    const size_t est = f.circuit->working_set_on(sim, chunk), real = f.circuit->working_set_on(devs[0], chunk);
-    CHECK_MSG(est >= real, "2^" << log_n << " chunk " << chunk << ": estimate " << est << " < GPU " << real);
+  auto dev = backend::open_device(devs[0]);
+  const int log_n = 24;  // H takes tens of ms: long enough to be running at the free
+  const size_t n = size_t(1) << log_n, bytes = 3 * n * 32 + dev->h_workspace_bytes(CurveId::bls12_381, log_n);
+  std::vector<uint64_t> host(n * 4, 0x0123456789abcdefull);
+  for (int round = 0; round < 3; ++round) {
+    void* freed = nullptr;
+    {
+      auto stream = dev->make_stream();
+      auto mem = dev->allocate(bytes, stream, "test working set");
+      char* p = static_cast<char*>(mem->data());
+      dev->copy_to_device(p, host.data(), n * 32, *stream, "a");
+      dev->copy_to_device(p + n * 32, host.data(), n * 32, *stream, "b");
+      dev->copy_to_device(p + 2 * n * 32, host.data(), n * 32, *stream, "c");
+      dev->compute_h(CurveId::bls12_381, log_n, p, p + n * 32, p + 2 * n * 32, p,
+                     {p + 3 * n * 32, bytes - 3 * n * 32}, *stream);
+      freed = mem->data();
+    }  // mem freed here, with H queued or running on `stream`
+    auto again = dev->allocate(bytes, nullptr, "test reuse");
+    auto s2 = dev->make_stream();
+    std::vector<uint64_t> fill(n * 4, 0xfeedfacecafebeefull), back(n * 4);
+    dev->copy_to_device(again->data(), fill.data(), n * 32, *s2, "fill");
+    gpu::device_synchronize(gpu::DeviceId{devs[0].index});  // whatever was still queued has run now
+    gpu::copy_to_host(gpu::DeviceId{devs[0].index}, back.data(), again->data(), n * 32, "fill back");
+    size_t changed = 0;
+    for (size_t i = 0; i < back.size(); ++i) changed += back[i] != fill[i];
+    CHECK_MSG(changed == 0, "round " << round << ": " << changed << " words of memory taken again (" << (again->data() == freed ? "same" : "other")
+                                     << " address) were overwritten by kernels queued before its free");
   }
 }
-CUZK_TEST(sim_working_set_estimate_covers_the_gpu) {
-  estimate_covers_the_gpu<ec::Bn254>(12);
-  estimate_covers_the_gpu<ec::Bls12381>(14);
+
+// The engine charges what the device allocates: a partition's reserved bytes are its working set's
+// allocation, the key's its upload's.
+CUZK_TEST(gpu_engine_charges_what_it_allocates) {
+  auto devs = all_gpus();
+  Fixture<ec::Bn254> f(12);
+  EngineConfig cfg;
+  cfg.devices = {devs[0]};
+  cfg.seed = 3;
+  Engine eng(cfg);
+  eng.register_circuit("c", f.circuit);
+  const auto fp = eng.footprint("c", devs[0].name());
+  size_t free0 = 0, total = 0, free1 = 0;
+  gpu::memory_info(gpu::DeviceId{devs[0].index}, &free0, &total);
+  eng.preload("c", devs[0].name());
+  gpu::memory_info(gpu::DeviceId{devs[0].index}, &free1, &total);
+  CHECK_EQ(eng.status().devices[0].reserved_bytes, fp.key);
+  CHECK_MSG(free0 - free1 <= fp.key + (size_t(64) << 20), "the key took " << free0 - free1 << " bytes, charged " << fp.key);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2)}), 60000.0);
+  CHECK_MSG(r.state == JobState::Done, r.error);
+  for (auto& rec : r.records) CHECK_EQ(rec.reserved_bytes, fp.working_set);
 }
 
 }  // namespace

@@ -29,6 +29,17 @@ using gpu::ScalarForm;
 
 namespace {
 
+// The call's description from the test's flags (where bases and scalars are, and their form).
+gpu::MsmConfig mcfg(CurveId curve, Group g, size_t n, const void* bases, bool bases_dev, const void* scalars,
+                    bool scalars_dev, ScalarForm form = ScalarForm::Standard) {
+  gpu::MsmConfig c;
+  c.curve = curve, c.group = g, c.count = n;
+  c.bases = bases, c.bases_at = bases_dev ? gpu::Where::Device : gpu::Where::Host;
+  c.scalars = scalars, c.scalars_at = scalars_dev ? gpu::Where::Device : gpu::Where::Host;
+  c.scalar_form = form;
+  return c;
+}
+
 std::vector<cuda::DeviceInfo> gpus() { return test::gpus_or_skip(); }
 
 template <class E, bool G2>
@@ -126,10 +137,10 @@ typename Pick<E, G2>::Jac gpu_msm(gpu::DeviceId dev, const std::vector<typename 
     gpu::copy_to_device(dev, dk->memory().ptr, ks.data(), n * sizeof(cpu::Scalar), "test scalars");
     kp = dk->memory().ptr;
   }
-  size_t ws = gpu::msm_workspace_bytes(dev, E::id, g, n, bases_dev, scalars_dev);
+  size_t ws = gpu::msm_workspace_bytes(dev, mcfg(E::id, g, n, nullptr, bases_dev, nullptr, scalars_dev));
   gpu::DeviceBuffer w(dev, ws);
   typename P::Jac got;
-  gpu::msm(dev, E::id, g, n, bp, bases_dev, kp, scalars_dev, form, w.memory(), &got, {}, tm);
+  gpu::msm(dev, mcfg(E::id, g, n, bp, bases_dev, kp, scalars_dev, form), w.memory(), &got, {}, tm);
   return got;
 }
 
@@ -229,7 +240,7 @@ CUZK_TEST(gpu_msm_workspace_query_is_exact) {
     for (auto& d : devs) {
       gpu::DeviceId dev{d.ordinal};
       for (bool on_dev : {false, true}) {
-        size_t ws = gpu::msm_workspace_bytes(dev, CurveId::bls12_381, Group::G1, n, on_dev, on_dev);
+        size_t ws = gpu::msm_workspace_bytes(dev, mcfg(CurveId::bls12_381, Group::G1, n, nullptr, on_dev, nullptr, on_dev));
         CHECK(ws > 0);
         std::optional<gpu::DeviceBuffer> db, dk;
         const void* bp = b.data();
@@ -246,11 +257,9 @@ CUZK_TEST(gpu_msm_workspace_query_is_exact) {
         P::Jac got;
         gpu::DeviceMemory small = w.memory();
         small.bytes = ws - 1;
-        CHECK_THROWS_WITH(gpu::msm(dev, CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev,
-                                   ScalarForm::Standard, small, &got, {}, nullptr),
+        CHECK_THROWS_WITH(gpu::msm(dev, mcfg(CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev, ScalarForm::Standard), small, &got, {}, nullptr),
                           gpu::GpuError, "workspace too small");
-        gpu::msm(dev, CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev, ScalarForm::Standard, w.memory(),
-                 &got, {}, nullptr);
+        gpu::msm(dev, mcfg(CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev, ScalarForm::Standard), w.memory(), &got, {}, nullptr);
         CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " n=" << n);
       }
     }
@@ -261,19 +270,17 @@ CUZK_TEST(gpu_msm_errors_name_the_device) {
   auto devs = gpus();
   gpu::DeviceId bad{int(devs.size()) + 7};
   const std::string name = "gpu:" + std::to_string(bad.ordinal);
-  CHECK_THROWS_WITH(gpu::msm_workspace_bytes(bad, CurveId::bn254, Group::G1, 100, false, false), gpu::GpuError, name);
+  CHECK_THROWS_WITH(gpu::msm_workspace_bytes(bad, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false)), gpu::GpuError, name);
   std::vector<ec::Bn254::G1Affine> b(100, ec::Bn254::G1Affine::infinity());
   std::vector<cpu::Scalar> k(100);
   ec::Bn254::G1Jac got;
-  CHECK_THROWS_WITH(gpu::msm(bad, CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false,
-                             ScalarForm::Standard, gpu::DeviceMemory{bad, nullptr, 1 << 20}, &got, {}, nullptr),
+  CHECK_THROWS_WITH(gpu::msm(bad, mcfg(CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false, ScalarForm::Standard), gpu::DeviceMemory{bad, nullptr, 1 << 20}, &got, {}, nullptr),
                     gpu::GpuError, name);
   // A workspace on another device than the one asked for is refused, naming both.
   if (devs.size() >= 2) {
     gpu::DeviceId d0{devs[0].ordinal}, d1{devs[1].ordinal};
-    gpu::DeviceBuffer w(d0, gpu::msm_workspace_bytes(d0, CurveId::bn254, Group::G1, 100, false, false));
-    CHECK_THROWS_WITH(gpu::msm(d1, CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false,
-                               ScalarForm::Standard, w.memory(), &got, {}, nullptr),
+    gpu::DeviceBuffer w(d0, gpu::msm_workspace_bytes(d0, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false)));
+    CHECK_THROWS_WITH(gpu::msm(d1, mcfg(CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false, ScalarForm::Standard), w.memory(), &got, {}, nullptr),
                       gpu::GpuError, d1.name());
   }
 }
@@ -328,14 +335,13 @@ void bench_one(const cuda::DeviceInfo& d, int log_n, ThreadPool& pool, RandomSou
   gpu::DeviceBuffer db(dev, n * sizeof(typename P::Aff)), dk(dev, n * sizeof(cpu::Scalar));
   gpu::copy_to_device(dev, db.memory().ptr, b.data(), n * sizeof(typename P::Aff), "bench bases");
   gpu::copy_to_device(dev, dk.memory().ptr, km.data(), n * sizeof(cpu::Scalar), "bench scalars");
-  size_t ws = gpu::msm_workspace_bytes(dev, E::id, grp, n, true, true);
+  size_t ws = gpu::msm_workspace_bytes(dev, mcfg(E::id, grp, n, nullptr, true, nullptr, true));
   gpu::DeviceBuffer w(dev, ws);
   std::vector<gpu::MsmTimings> runs;
   for (int r = 0; r < 6; ++r) {  // the first is a warm-up
     typename P::Jac got;
     gpu::MsmTimings tm;
-    gpu::msm(dev, E::id, grp, n, db.memory().ptr, true, dk.memory().ptr, true, ScalarForm::Montgomery, w.memory(),
-             &got, {}, &tm);
+    gpu::msm(dev, mcfg(E::id, grp, n, db.memory().ptr, true, dk.memory().ptr, true, ScalarForm::Montgomery), w.memory(), &got, {}, &tm);
     CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " 2^" << log_n);
     if (r > 0) runs.push_back(tm);
   }

@@ -1,5 +1,5 @@
 // The GPU NTT and H evaluation agree bit for bit with the CPU backend (cpu::ntt and
-// groth16::compute_h) on fresh random inputs, on every visible GPU; memory comes only from the
+// cpu::compute_h) on fresh random inputs, on every visible GPU; memory comes only from the
 // workspace the caller sized; errors name the device. Skips where no GPU is visible.
 #include <cuda_runtime.h>
 
@@ -12,6 +12,7 @@
 #include "backend/cuda/probe.hpp"
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
+#include "backend/cpu/h.hpp"
 #include "groth16/key.hpp"
 #include "gpu_testing.hpp"
 #include "testing.hpp"
@@ -116,7 +117,8 @@ void check_h(DeviceId dev, CurveId curve, int log_n, bool h_aliases_a) {
   gpu::compute_h(dev, curve, log_n, da.memory().ptr, db.memory().ptr, dc.memory().ptr, h_ptr, ws.memory());
   std::vector<cpu::Scalar> got(n);
   gpu::copy_to_host(dev, got.data(), h_ptr, n * sizeof(cpu::Scalar), "h");
-  std::vector<cpu::Scalar> want = groth16::compute_h(a, b, c, log_n, pool());
+  std::vector<cpu::Scalar> want(n);
+  cpu::compute_h<Fr>(a.data(), b.data(), c.data(), log_n, want.data(), pool());
   for (size_t i = 0; i < n; ++i)
     CHECK_MSG(std::memcmp(&got[i], &want[i], sizeof(cpu::Scalar)) == 0,
               Fr::Params::name << " H 2^" << log_n << " on " << dev.name() << ": first difference at " << i);

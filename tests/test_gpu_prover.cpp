@@ -26,8 +26,7 @@ CUZK_TEST(gpu_proofs_equal_cpu_proofs_on_every_device) {
       auto want = prove_files(zkey, wtns, cpu, pool);
       for (auto& g : gpus) {
         ProveOptions o = cpu;
-        o.device.kind = ProveDevice::Gpu;
-        o.device.ordinal = g.ordinal;
+        o.device = "gpu:" + std::to_string(g.ordinal);
         o.verify = true;
         auto got = prove_files(zkey, wtns, o, pool);
         CHECK_MSG(got.proof_json == want.proof_json, e.path().string() << " on gpu:" << g.ordinal);

@@ -5,7 +5,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "cuzk/prove.hpp"
+#include "util/files.hpp"
+#include "util/version.hpp"
 #include "ec/curves.hpp"
 #include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"

@@ -3,7 +3,8 @@
 #include <chrono>
 #include <filesystem>
 
-#include "cuzk/prove.hpp"
+#include "util/files.hpp"
+#include "util/version.hpp"
 #include "ec/curves.hpp"
 #include "io/r1cs.hpp"
 #include "setup/fixed_base_on.hpp"

@@ -126,6 +126,11 @@ void synchronize(DeviceId dev, StreamHandle h, const char* what) {
   check(cudaStreamSynchronize(static_cast<cudaStream_t>(h.stream)), dev, what);
 }
 
+void device_synchronize(DeviceId dev) {
+  DeviceScope s(dev);
+  check(cudaDeviceSynchronize(), dev, "cudaDeviceSynchronize");
+}
+
 void memory_info(DeviceId dev, size_t* free_bytes, size_t* total_bytes) {
   DeviceScope s(dev);
   check(cudaMemGetInfo(free_bytes, total_bytes), dev, "cudaMemGetInfo");

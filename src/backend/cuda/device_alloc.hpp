@@ -33,6 +33,7 @@ class PoolBuffer {
 StreamHandle create_stream(DeviceId dev);
 void destroy_stream(DeviceId dev, StreamHandle s);  // waits for the stream's work first
 void synchronize(DeviceId dev, StreamHandle s, const char* what);
+void device_synchronize(DeviceId dev);  // every stream of the device (tests)
 
 // A host-to-device copy from pageable memory through two pinned buffers of the calling thread
 // (the CPU fills one while the DMA empties the other, on a stream of the thread's own). The
