@@ -131,10 +131,10 @@ CUZK_TEST(gpu_engine_refuses_a_budget_too_small) {
 CUZK_TEST(gpu_memory_beyond_the_card_is_a_clear_error) {
   auto devs = all_gpus();
   const size_t huge = size_t(1) << 50;
-  CHECK_THROWS_WITH(gpu::PoolBuffer(gpu::DeviceId{devs[0].ordinal}, huge, "test"), gpu::GpuError,
+  CHECK_THROWS_WITH(gpu::PoolBuffer(gpu::DeviceId{devs[0].index}, huge, "test"), gpu::GpuError,
                     std::to_string(huge));
   // The device still works afterwards.
-  gpu::PoolBuffer ok(gpu::DeviceId{devs[0].ordinal}, size_t(1) << 20, "test");
+  gpu::PoolBuffer ok(gpu::DeviceId{devs[0].index}, size_t(1) << 20, "test");
   CHECK(ok.memory().ptr != nullptr);
 }
 
