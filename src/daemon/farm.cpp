@@ -141,7 +141,6 @@ struct Service::Farm {
   std::vector<std::string> circuits, keys;  // what this daemon serves, and its key digests
   std::string devices_json;
   int target = 2;                      // claims held at once (keeps every worker fed)
-  size_t held_bytes = 0;               // witness bytes of the claims held (host_budget bounds it)
   size_t last_witness = 0;             // size of the last witness claimed (the next one's estimate)
   std::string last_error;
   void join_reaped() {
@@ -199,11 +198,13 @@ void Service::farm_start() {
         want = f.target - int(f.held.size());
         // Within the host budget: as many more as witnesses of the last size fit (always one
         // when nothing is held, so a witness larger than the budget still runs, alone).
+        // (budget_ changes under f.mu only.)
+        const size_t limit = budget_.limit(), held = budget_.held();
         if (f.last_witness > 0 && !f.held.empty()) {
-          const size_t room = cfg_.host_budget > f.held_bytes ? cfg_.host_budget - f.held_bytes : 0;
+          const size_t room = limit > held ? limit - held : 0;
           want = std::min(want, int(std::min<size_t>(room / f.last_witness, size_t(1) << 20)));
         } else if (f.held.empty()) {
-          want = std::min(want, f.last_witness > 0 ? std::max(1, int(std::min<size_t>(cfg_.host_budget / f.last_witness, size_t(1) << 20))) : 1);
+          want = std::min(want, f.last_witness > 0 ? std::max(1, int(std::min<size_t>(limit / f.last_witness, size_t(1) << 20))) : 1);
         }
       }
       std::vector<PgQueue::Claim> got;
@@ -232,17 +233,15 @@ void Service::farm_start() {
         h->engine_id = engine_->submit(std::move(req), h->claim.job_id + "/" + std::to_string(h->claim.index));
         std::lock_guard lk(f.mu);
         f.held[h->claim.token] = h;
-        f.held_bytes += h->bytes;
+        budget_.hold(h->bytes);
         f.last_witness = std::max<size_t>(1, h->bytes);
         f.reapers[h->claim.token] = std::thread([this, h] {
           Farm& f = *farm_;
           engine::JobResult r = engine_->await(h->engine_id);
           const double offset = double(unix_ms()) - engine_->now_ms();
           engine_->forget(h->engine_id);
-          if (r.state == engine::JobState::Done) {
-            std::lock_guard lk(mu_);
-            for (auto& rec : r.records) observe(rec);
-          }
+          if (r.state == engine::JobState::Done)
+            for (auto& rec : r.records) stats_.proved(rec);
           bool stopping, lost;  // (lost is written by the heartbeat, under f.mu)
           {
             std::lock_guard lk(f.mu);
@@ -285,7 +284,7 @@ void Service::farm_start() {
           f.refused += refused;
           f.released += released;
           f.held.erase(h->claim.token);
-          f.held_bytes -= h->bytes;
+          budget_.release(h->bytes);
           f.reaped.push_back(h->claim.token);
           f.cv.notify_all();
         });
@@ -393,17 +392,14 @@ v1::SubmitProofResponse Service::farm_submit(const v1::SubmitProofRequest& req, 
   } catch (const PgError& e) {
     throw Rejected(Rejected::Unavailable, std::string("the job queue is unavailable: ") + e.what());
   }
-  if (s.existing && detail::digests_differ(s.digest, d))
-    throw Rejected(Rejected::InvalidArgument,
-                   "request_id '" + req.request_id() + "' was used for another request (job " + s.job_id + ")");
-  if (!s.existing) {
-    std::lock_guard lk(mu_);
-    counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
+  v1::SubmitProofResponse r;
+  if (s.existing) {
+    r = same_request(req, d, s.job_id, s.digest);
+  } else {
+    r.set_job_id(s.job_id);
+    stats_.submitted();
   }
   farm_->cv.notify_all();
-  v1::SubmitProofResponse r;
-  r.set_job_id(s.job_id);
-  r.set_existing(s.existing);
   return r;
 }
 
@@ -501,10 +497,7 @@ v1::CancelProofResponse Service::farm_cancel(const v1::CancelProofRequest& req) 
       if (h->claim.job_id == v->job_id) ids.push_back(h->engine_id);
   }
   for (auto id : ids) engine_->cancel(id);
-  if (r.cancelled()) {
-    std::lock_guard lk(mu_);
-    counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
-  }
+  if (r.cancelled()) stats_.ended(v1::CANCELLED);
   return r;
 }
 

@@ -1,8 +1,6 @@
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
 
-#include <sys/statvfs.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,7 +31,7 @@ struct Service::Job {
 
 using namespace detail;
 
-Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log)) {
+Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log)), budget_(cfg_.host_budget) {
   auto say = [&](const std::string& s) {
     if (log_) log_(s);
   };
@@ -84,7 +82,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   // Journal: results back in memory, unfinished jobs run again.
   journal_ = std::make_unique<Journal>(cfg_.journal);
   const uint64_t now = unix_ms();
-  size_t kept = 0, expired = 0;
+  size_t kept = 0, expired = 0, recovered = 0;
   auto entries = journal_->load(log_);
   std::stable_sort(entries.begin(), entries.end(), [](const Journal::Entry& a, const Journal::Entry& b) {
     return a.job.accepted_unix_ms() < b.job.accepted_unix_ms();  // the order they were accepted in
@@ -112,10 +110,11 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
     }
     jobs_[j->job.job_id()] = j;
     if (!j->job.request_id().empty()) by_request_[j->job.request_id()] = j->job.job_id();
-    counters_.set_jobs_recovered(counters_.jobs_recovered() + 1);
+    stats_.recovered();
+    ++recovered;
     start(j);
   }
-  say("journal " + cfg_.journal + ": " + std::to_string(counters_.jobs_recovered()) + " unfinished job(s) running again, " +
+  say("journal " + cfg_.journal + ": " + std::to_string(recovered) + " unfinished job(s) running again, " +
       std::to_string(kept) + " result(s) kept, " + std::to_string(expired) + " expired");
   pruner_ = std::thread([this] { prune_loop(); });
 }
@@ -162,7 +161,7 @@ void Service::start(std::shared_ptr<Job> j) {
   {
     std::lock_guard lk(mu_);
     ++active_;
-    witness_bytes_ += bytes;
+    budget_.hold(bytes);
   }
   if (cit == circuits_.end() || req.partitions.empty()) {
     // Recovered from a journal whose circuit is no longer configured: it fails, with the reason.
@@ -187,8 +186,8 @@ void Service::start(std::shared_ptr<Job> j) {
       j->ended_unix_ms = o.ended_unix_ms();
       j->job.clear_partitions();
       --active_;
-      witness_bytes_ -= j->witness_bytes;
-      counters_.set_jobs_failed(counters_.jobs_failed() + 1);
+      budget_.release(j->witness_bytes);
+      stats_.ended(v1::FAILED);
       reaped_.push_back(j->job.job_id());
       cv_.notify_all();
     });
@@ -219,7 +218,7 @@ void Service::reap(std::shared_ptr<Job> j) {
     if (stopping_ && r.state == engine::JobState::Cancelled && stopped_ && !j->client_cancelled) {
       // Stopped by the shutdown, not by a client: no result; it runs again after a restart.
       --active_;
-      witness_bytes_ -= j->witness_bytes;
+      budget_.release(j->witness_bytes);
       reaped_.push_back(j->job.job_id());
       cv_.notify_all();
       return;
@@ -240,12 +239,10 @@ void Service::reap(std::shared_ptr<Job> j) {
   j->ended_unix_ms = o.ended_unix_ms();
   j->job.clear_partitions();
   --active_;
-  witness_bytes_ -= j->witness_bytes;
-  if (r.state == engine::JobState::Done) counters_.set_jobs_done(counters_.jobs_done() + 1);
-  else if (r.state == engine::JobState::Failed) counters_.set_jobs_failed(counters_.jobs_failed() + 1);
-  else counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
+  budget_.release(j->witness_bytes);
+  stats_.ended(j->result.state());
   for (auto& rec : r.records)
-    if (rec.ok) observe(rec);
+    if (rec.ok) stats_.proved(rec);
   engine_->forget(j->engine_id);
   reaped_.push_back(j->job.job_id());
   if (log_)
@@ -284,18 +281,6 @@ v1::JobResult Service::result_of(const Job& j, const engine::JobResult& r) {
                                             "cuzk: job " + j.job.job_id() + ", " + std::to_string(j.partitions) +
                                                 " partitions of " + j.job.circuit_id()));
   return out;
-}
-
-// A request_id seen before: the job it has, if the request is the same one (under mu_).
-v1::SubmitProofResponse Service::same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j) {
-  if (detail::digests_differ(j.job.request_digest(), req_digest))
-    throw Rejected(Rejected::InvalidArgument, "request_id '" + req.request_id() + "' was used for another request (job " +
-                                                  j.job.job_id() + ", circuit '" + j.job.circuit_id() + "', " +
-                                                  std::to_string(j.partitions) + " partitions)");
-  v1::SubmitProofResponse resp;
-  resp.set_job_id(j.job.job_id());
-  resp.set_existing(true);
-  return resp;
 }
 
 // What can be checked of a request but its witnesses: kind, priority, circuit, count.
@@ -401,16 +386,7 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
-void Service::check_journal_space(size_t more) {
-  struct statvfs v {};
-  if (::statvfs(cfg_.journal.c_str(), &v) != 0) return;  // unknown: the writes themselves will tell
-  const uint64_t free_bytes = uint64_t(v.f_bavail) * v.f_frsize;
-  if (free_bytes >= uint64_t(cfg_.journal_reserve) + more) return;
-  throw Rejected(Rejected::ResourceExhausted,
-                 "the journal's filesystem (" + cfg_.journal + ") has " + std::to_string(free_bytes) +
-                     " bytes free; this request needs " + std::to_string(more) + " more and the daemon keeps " +
-                     std::to_string(cfg_.journal_reserve) + " free (daemon.journal_reserve); retry later");
-}
+void Service::check_journal_space(size_t more) { daemon::check_journal_space(cfg_, more); }
 
 // One witness named by path: a regular file opened beneath one of witness_dirs (see
 // witness_files.hpp) whose headers fit the circuit (its values are checked when it is read to be
@@ -467,7 +443,9 @@ std::optional<v1::SubmitProofResponse> Service::existing(const v1::SubmitProofRe
   if (!look_up || req.request_id().empty()) return std::nullopt;
   auto it = by_request_.find(req.request_id());
   if (it == by_request_.end()) return std::nullopt;
-  return same_request(req, req_digest, *jobs_.at(it->second));
+  const Job& j = *jobs_.at(it->second);
+  return same_request(req, req_digest, j.job.job_id(), j.job.request_digest(),
+                      ", circuit '" + j.job.circuit_id() + "', " + std::to_string(j.partitions) + " partitions");
 }
 
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
@@ -478,17 +456,7 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   if (farm_) return farm_submit(req, req_digest);
   std::lock_guard accept(submit_mu_);
   if (auto known = existing(req, req_digest)) return *known;  // raced with the same request_id
-  {
-    std::lock_guard lk(mu_);
-    if (bytes > cfg_.host_budget)
-      throw Rejected(Rejected::InvalidArgument, "the job's witnesses are " + std::to_string(bytes) +
-                                                    " bytes, more than the host budget (" +
-                                                    std::to_string(cfg_.host_budget) + ")");
-    if (witness_bytes_ + bytes > cfg_.host_budget)
-      throw Rejected(Rejected::ResourceExhausted,
-                     "host budget: unfinished jobs hold " + std::to_string(witness_bytes_) + " bytes of witnesses, this job " +
-                         std::to_string(bytes) + ", the budget is " + std::to_string(cfg_.host_budget) + "; retry later");
-  }
+  budget_.check(bytes);
   check_journal_space(bytes);
   auto j = new_job(req, req_digest, uint32_t(req.partitions_size()));
   for (auto& w : req.partitions()) j->job.add_partitions(w);
@@ -525,8 +493,8 @@ v1::SubmitProofResponse Service::run_accepted(std::shared_ptr<Job> j) {
     std::lock_guard lk(mu_);
     jobs_[j->job.job_id()] = j;
     if (!j->job.request_id().empty()) by_request_[j->job.request_id()] = j->job.job_id();
-    counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
   }
+  stats_.submitted();
   start(j);
   v1::SubmitProofResponse resp;
   resp.set_job_id(j->job.job_id());
@@ -610,10 +578,7 @@ bool Service::stopped() {
   return stopped_;
 }
 
-void Service::count_rejected() {
-  std::lock_guard lk(mu_);
-  counters_.set_requests_rejected(counters_.requests_rejected() + 1);
-}
+void Service::count_rejected() { stats_.rejected(); }
 
 v1::GetStatusResponse Service::status() {
   v1::GetStatusResponse s;
@@ -654,7 +619,7 @@ v1::GetStatusResponse Service::status() {
   if (farm_) farm_status(s);  // database reads: never under mu_
   std::lock_guard lk(mu_);
   s.set_jobs_active(active_);
-  *s.mutable_counters() = counters_;
+  *s.mutable_counters() = stats_.counters();
   s.mutable_counters()->set_partitions_retried(es.partitions_retried);
   s.mutable_counters()->set_partitions_done(es.partitions_done);  // as each partition ends
   s.set_queue_backend(cfg_.queue_backend);
@@ -747,47 +712,12 @@ std::string Service::status_json(const v1::GetStatusResponse& s) {
   return io::to_json(o);
 }
 
-namespace {
-// Histogram of partition phases: names, and upper bounds in seconds (the last bucket is +Inf).
-const char* const kPhaseNames[] = {"queue", "synthesis", "stage", "budget_wait", "lock_wait", "kernels", "finish"};
-const double kPhaseBounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
-}  // namespace
-
-void Service::observe(const engine::PartitionRecord& rec) {
-  static_assert(std::size(kPhaseNames) == kPhases && std::size(kPhaseBounds) + 1 == kBuckets);
-  const double ms[kPhases] = {rec.queued.ms(),    rec.synth.ms(),     rec.stage.ms(), rec.budget_wait_ms,
-                              rec.lock_wait.ms(), rec.kernels.ms(),   rec.finish.ms()};
-  ++phase_stats_.count;
-  for (int p = 0; p < kPhases; ++p) {
-    const double s = std::max(0.0, ms[p]) / 1000;
-    phase_stats_.sum[p] += s;
-    int b = 0;
-    while (b < kBuckets - 1 && s > kPhaseBounds[b]) ++b;
-    ++phase_stats_.buckets[p][b];
-  }
-}
-
 std::string Service::metrics_text() {
   v1::GetStatusResponse s = status();
-  std::string out;
-  char buf[512];
-  auto family = [&](const char* name, const char* type, const char* help) {
-    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
-  };
-  auto esc = [](const std::string& v) {
-    std::string r;
-    for (char ch : v) {
-      if (ch == '\\') r += "\\\\";
-      else if (ch == '"') r += "\\\"";
-      else if (ch == '\n') r += "\\n";
-      else r += ch;
-    }
-    return r;
-  };
-  auto sample = [&](const char* name, const std::string& labels, double v) {
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    out += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + buf + "\n";
-  };
+  MetricsText m;
+  auto family = [&](const char* name, const char* type, const char* help) { m.family(name, type, help); };
+  auto sample = [&](const char* name, const std::string& labels, double v) { m.sample(name, labels, v); };
+  auto esc = MetricsText::escape;
   family("cuzk_build_info", "gauge", "Version and commit of the running cuzk.");
   sample("cuzk_build_info", "version=\"" + esc(s.version()) + "\",commit=\"" + esc(s.commit()) + "\"", 1);
   family("cuzk_uptime_seconds", "gauge", "Seconds since the daemon started.");
@@ -810,21 +740,17 @@ std::string Service::metrics_text() {
   sample("cuzk_queue_depth", "queue=\"synthesis\"", double(s.queued_synthesis()));
   sample("cuzk_queue_depth", "queue=\"ready\"", double(s.queued_ready()));
   sample("cuzk_queue_depth", "queue=\"running\"", double(s.running_partitions()));
-  PhaseStats ph;
-  {
-    std::lock_guard lk(mu_);
-    ph = phase_stats_;
-  }
+  const Stats::Phases ph = stats_.phases();
   family("cuzk_partition_phase_seconds", "histogram",
          "Phases of the partitions proved here: queue, synthesis, stage (budget_wait is part of it), lock_wait, "
          "kernels, finish.");
-  for (int p = 0; p < kPhases; ++p) {
-    const std::string l = std::string("phase=\"") + kPhaseNames[p] + "\"";
+  for (int p = 0; p < Stats::kPhases; ++p) {
+    const std::string l = std::string("phase=\"") + Stats::kPhaseNames[p] + "\"";
     uint64_t cum = 0;
-    for (int b = 0; b < kBuckets; ++b) {
+    for (int b = 0; b < Stats::kBuckets; ++b) {
       cum += ph.buckets[p][b];
       char le[32];
-      if (b < kBuckets - 1) std::snprintf(le, sizeof le, "%g", kPhaseBounds[b]);
+      if (b < Stats::kBuckets - 1) std::snprintf(le, sizeof le, "%g", Stats::kPhaseBounds[b]);
       else std::snprintf(le, sizeof le, "+Inf");
       sample("cuzk_partition_phase_seconds_bucket", l + ",le=\"" + le + "\"", double(cum));
     }
@@ -862,7 +788,7 @@ std::string Service::metrics_text() {
     sample("cuzk_farm_results_total", "outcome=\"refused\"", double(f.refused_here()));
     sample("cuzk_farm_results_total", "outcome=\"released\"", double(f.released_here()));
   }
-  return out;
+  return m.text();
 }
 
 v1::SrsResponse Service::preload(const v1::SrsRequest& req) {

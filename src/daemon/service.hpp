@@ -2,34 +2,24 @@
 // engine, awaited, cancelled, recovered after a restart; status and metrics. The gRPC and HTTP
 // servers (server.cpp) are thin layers over it.
 #pragma once
-#include <array>
 #include <condition_variable>
-#include <functional>
 #include <map>
 #include <optional>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cuzk/v1/engine.pb.h"
 #include "daemon/config.hpp"
+#include "daemon/job_store.hpp"
 #include "daemon/journal.hpp"
 #include "daemon/witness_files.hpp"
 #include "engine/engine.hpp"
 #include "io/binfile.hpp"
 
 namespace cuzk::daemon {
-
-// A request the service refuses; nothing was changed by it.
-struct Rejected : std::runtime_error {
-  enum Code { InvalidArgument, NotFound, ResourceExhausted, Unavailable } code;
-  Rejected(Code c, const std::string& m) : std::runtime_error(m), code(c) {}
-};
-
-using Log = std::function<void(const std::string&)>;
 
 class Service {
  public:
@@ -68,7 +58,6 @@ class Service {
 
  private:
   struct Job;
-  v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j);
   std::optional<v1::SubmitProofResponse> existing(const v1::SubmitProofRequest& req, uint64_t req_digest,
                                                   bool look_up = true);
   size_t validate(const v1::SubmitProofRequest& req);
@@ -102,6 +91,8 @@ class Service {
 
   Config cfg_;
   Log log_;
+  Stats stats_;
+  HostBudget budget_;
   std::unique_ptr<Journal> journal_;
   std::unique_ptr<engine::Engine> engine_;
   std::map<std::string, std::shared_ptr<engine::Circuit>> circuits_;
@@ -117,16 +108,7 @@ class Service {
   void join_reaped();  // under mu_
   std::thread pruner_;
   bool stopping_ = false, stopped_ = false;
-  size_t active_ = 0, witness_bytes_ = 0;
-  v1::Counters counters_;
-  // Phase times of the partitions proved here, for /metrics' histogram (under mu_).
-  static constexpr int kPhases = 7, kBuckets = 14;  // buckets: the bounds of service.cpp and +Inf
-  struct PhaseStats {
-    uint64_t count = 0;
-    std::array<std::array<uint64_t, kBuckets>, kPhases> buckets{};
-    std::array<double, kPhases> sum{};
-  } phase_stats_;
-  void observe(const engine::PartitionRecord& rec);  // under mu_
+  size_t active_ = 0;
 };
 
 }  // namespace cuzk::daemon
