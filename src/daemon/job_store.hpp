@@ -1,4 +1,4 @@
-// What the daemon's service (service.cpp) and its farm mode (farm.cpp) share: refusals, the
+// What the daemon's service (service.cpp) and its farm mode (farm_store.cpp) share: refusals, the
 // counters and the phase histogram (Stats), the host budget, the /metrics text writer, the
 // request_id check and the journal's free-space check.
 #pragma once

@@ -1,4 +1,4 @@
-// Helpers shared by the daemon's local and farm modes (service.cpp, farm.cpp).
+// Helpers shared by the daemon's local and farm modes (service.cpp, farm_store.cpp).
 #pragma once
 #include <algorithm>
 #include <cstring>
