@@ -106,6 +106,14 @@ std::string MetricsText::escape(const std::string& v) {
   return r;
 }
 
+uint32_t Submission::partitions() const {
+  switch (kind) {
+    case Files: return uint32_t(files.size());
+    case Paths: return uint32_t(paths.size());
+    default: return uint32_t(req.partitions_size());
+  }
+}
+
 v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t digest, const std::string& job_id,
                                      uint64_t stored_digest, const std::string& detail) {
   if (detail::digests_differ(stored_digest, digest))

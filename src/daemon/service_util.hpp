@@ -1,4 +1,5 @@
-// Helpers shared by the daemon's local and farm modes (service.cpp, farm_store.cpp).
+// Helpers shared by the daemon's service and its job stores (service.cpp, journal_store.cpp,
+// farm_store.cpp).
 #pragma once
 #include <algorithm>
 #include <cstring>
