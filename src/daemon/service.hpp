@@ -1,40 +1,26 @@
-// The daemon's core, independent of the transport: jobs accepted into the journal and the
-// engine, awaited, cancelled, recovered after a restart; status and metrics. The gRPC and HTTP
-// servers (server.cpp) are thin layers over it.
+// The daemon's core, independent of the transport: requests validated and handed to the job
+// store (job_store.hpp: the local journal or the farm's database), which runs, awaits and cancels
+// them; status and metrics. The gRPC and HTTP servers (server.cpp) are thin layers over it.
 #pragma once
-#include <array>
-#include <condition_variable>
-#include <functional>
-#include <map>
-#include <optional>
+#include <chrono>
 #include <memory>
-#include <mutex>
-#include <stdexcept>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cuzk/v1/engine.pb.h"
 #include "daemon/config.hpp"
-#include "daemon/journal.hpp"
+#include "daemon/job_store.hpp"
 #include "daemon/witness_files.hpp"
 #include "engine/engine.hpp"
 #include "io/binfile.hpp"
 
 namespace cuzk::daemon {
 
-// A request the service refuses; nothing was changed by it.
-struct Rejected : std::runtime_error {
-  enum Code { InvalidArgument, NotFound, ResourceExhausted, Unavailable } code;
-  Rejected(Code c, const std::string& m) : std::runtime_error(m), code(c) {}
-};
-
-using Log = std::function<void(const std::string&)>;
-
 class Service {
  public:
-  // Loads the circuits, starts the engine, opens the journal and runs again every job that
-  // had no result. Throws (InvalidArgument / Error) when the config cannot be served.
+  // Loads the circuits, starts the engine and opens the job store (queue.backend), which
+  // recovers its jobs. Throws (InvalidArgument / Error) when the config cannot be served.
   Service(Config cfg, Log log);
   ~Service();  // shutdown(0) if not done
 
@@ -61,72 +47,31 @@ class Service {
   void check_journal_space(size_t more);
   bool stopped();  // shutdown has given up waiting: awaits answer at once
 
-  // Stops accepting; waits up to `grace_s` for the jobs in flight to end; then stops the engine.
-  // Jobs that did not end keep their journal entry without a result and run after a restart.
+  // Stops accepting; waits up to `grace_s` for the jobs in flight to end; then stops the rest,
+  // which stays with the job store (the journal runs it after a restart, the farm queues it
+  // again). The engine goes with the Service.
   void shutdown(double grace_s);
   const Config& config() const { return cfg_; }
 
  private:
-  struct Job;
-  v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t req_digest, const Job& j);
-  std::optional<v1::SubmitProofResponse> existing(const v1::SubmitProofRequest& req, uint64_t req_digest,
-                                                  bool look_up = true);
   size_t validate(const v1::SubmitProofRequest& req);
-  std::shared_ptr<Job> new_job(const v1::SubmitProofRequest& head, uint64_t req_digest, uint32_t partitions);
-  v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
-  v1::SubmitProofResponse journal_and_run(std::shared_ptr<Job> j);
   void check_witness(const std::string& name, std::shared_ptr<io::FileBytes> fb, const std::string& circuit);
   void check_witness_shape(const std::string& name, CurveId curve, uint64_t n_witness, const std::string& circuit);
   v1::SubmitProofResponse submit_paths(const v1::SubmitProofRequest& req, uint64_t req_digest);
   v1::WitnessPath witness_path(size_t index, const std::string& path, const std::string& circuit);
-  // daemon.witness_dirs. Declared before engine_, so it outlives the engine's synthesis
-  // threads, which read witnesses through it.
-  std::unique_ptr<WitnessDirs> witness_dirs_;
-  // The farm mode (queue.backend = "postgres"; farm.cpp).
-  struct Farm;
-  struct FarmDeleter {
-    void operator()(Farm* f) const;  // farm.cpp, where Farm is complete
-  };
-  std::unique_ptr<Farm, FarmDeleter> farm_;
-  void farm_start();
-  void farm_stop(double grace_s);
-  v1::SubmitProofResponse farm_submit(const v1::SubmitProofRequest& req, uint64_t digest);
-  v1::JobResult farm_await(const v1::AwaitProofRequest& req);
-  v1::CancelProofResponse farm_cancel(const v1::CancelProofRequest& req);
-  void farm_status(v1::GetStatusResponse& s);
-  std::shared_ptr<Job> find(const std::string& job_id, const std::string& request_id);
-  void start(std::shared_ptr<Job> j);
-  void reap(std::shared_ptr<Job> j);
-  v1::JobResult result_of(const Job& j, const engine::JobResult& r);
-  void prune_loop();
+  v1::SubmitProofResponse accepted(v1::SubmitProofResponse resp);  // counts a new job
 
   Config cfg_;
   Log log_;
-  std::unique_ptr<Journal> journal_;
+  // daemon.witness_dirs. Declared before engine_, so it outlives the engine's synthesis
+  // threads, which read witnesses through it.
+  std::unique_ptr<WitnessDirs> witness_dirs_;
+  Stats stats_;
+  HostBudget budget_;
   std::unique_ptr<engine::Engine> engine_;
-  std::map<std::string, std::shared_ptr<engine::Circuit>> circuits_;
+  Circuits circuits_;
+  std::unique_ptr<JobStore> store_;  // uses everything above
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::mutex submit_mu_;  // one acceptance at a time: request_id check, journal, engine
-  std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::map<std::string, std::string> by_request_;
-  std::map<std::string, std::thread> reapers_;  // by job id; joined once they have ended
-  std::vector<std::string> reaped_;
-  void join_reaped();  // under mu_
-  std::thread pruner_;
-  bool stopping_ = false, stopped_ = false;
-  size_t active_ = 0, witness_bytes_ = 0;
-  v1::Counters counters_;
-  // Phase times of the partitions proved here, for /metrics' histogram (under mu_).
-  static constexpr int kPhases = 7, kBuckets = 14;  // buckets: the bounds of service.cpp and +Inf
-  struct PhaseStats {
-    uint64_t count = 0;
-    std::array<std::array<uint64_t, kBuckets>, kPhases> buckets{};
-    std::array<double, kPhases> sum{};
-  } phase_stats_;
-  void observe(const engine::PartitionRecord& rec);  // under mu_
 };
 
 }  // namespace cuzk::daemon

@@ -1,4 +1,5 @@
-// Helpers shared by the daemon's local and farm modes (service.cpp, farm.cpp).
+// Helpers shared by the daemon's service and its job stores (service.cpp, journal_store.cpp,
+// farm_store.cpp).
 #pragma once
 #include <algorithm>
 #include <cstring>
@@ -163,19 +164,21 @@ inline void fill_partition_result(v1::PartitionResult* p, const engine::Partitio
   p->set_worker(rec.worker);
   p->set_attempts(attempts);
   auto* t = p->mutable_timings();
-  t->set_queued_ms(rec.queued.ms());
-  t->set_synthesis_ms(rec.synth.ms());
-  t->set_stage_ms(rec.stage.ms());
-  t->set_budget_wait_ms(rec.budget_wait_ms);
-  t->set_lock_wait_ms(rec.lock_wait.ms());
-  t->set_kernels_ms(rec.kernels.ms());
-  t->set_ntt_h_ms(rec.ntt_h_ms);
-  t->set_msm_a_ms(rec.msm_a_ms);
-  t->set_msm_b1_ms(rec.msm_b1_ms);
-  t->set_msm_b2_ms(rec.msm_b2_ms);
-  t->set_msm_c_ms(rec.msm_c_ms);
-  t->set_msm_h_ms(rec.msm_h_ms);
-  t->set_finish_ms(rec.finish.ms());
+  t->set_queued_ms(rec.ms(Phase::Queue));
+  t->set_synthesis_ms(rec.ms(Phase::Synthesis));
+  t->set_stage_ms(rec.ms(Phase::Stage));
+  t->set_budget_wait_ms(rec.ms(Phase::BudgetWait));
+  t->set_lock_wait_ms(rec.ms(Phase::LockWait));
+  t->set_kernels_ms(rec.ms(Phase::Kernels));
+  t->set_ntt_h_ms(rec.ms(Phase::NttH));
+  t->set_msm_a_ms(rec.ms(Phase::MsmA));
+  t->set_msm_b1_ms(rec.ms(Phase::MsmB1));
+  t->set_msm_b2_ms(rec.ms(Phase::MsmB2));
+  t->set_msm_c_ms(rec.ms(Phase::MsmC));
+  t->set_msm_h_ms(rec.ms(Phase::MsmH));
+  t->set_finish_ms(rec.ms(Phase::Finish));
+  t->set_abc_ms(rec.ms(Phase::Abc));
+  t->set_verify_ms(rec.ms(Phase::Verify));
   p->set_proof_json(proof_json);
   p->set_public_json(public_json);
   p->set_proof_compressed(std::move(compressed));

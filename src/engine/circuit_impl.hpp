@@ -87,6 +87,12 @@ class CircuitT final : public CircuitOps {
   uint32_t n_public() const override { return pk_.n_public; }
   int log_n() const override { return pk_.log_n; }
   bool has_r1cs() const override { return bool(rows_.row); }
+  size_t key_host_bytes() const override {
+    auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
+    auto csr = [&](const groth16::Csr<Fr>& m) { return bytes(m.row_ptr) + bytes(m.col) + bytes(m.val); };
+    return bytes(pk_.a) + bytes(pk_.b1) + bytes(pk_.b2) + bytes(pk_.c) + bytes(pk_.h) + bytes(pk_.ic) + csr(pk_.A) +
+           csr(pk_.B);
+  }
   std::string key_digest() const override {
     uint64_t h = 1469598103934665603ull;
     auto mix = [&](const void* p, size_t n) {

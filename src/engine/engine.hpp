@@ -46,6 +46,11 @@ Priority parse_priority(const std::string& s);  // low, normal, high, critical (
 const char* priority_name(Priority p);
 
 using backend::DeviceSpec;
+// Device specs, for the layers above that reach devices only through the engine (the daemon).
+using backend::apply_memory;
+using backend::BadDeviceSpec;
+using backend::parse_device_specs;
+using backend::parse_size;
 
 // Where the engine calls out so that tests can inject faults: at the start of synthesis, stage,
 // kernels, each kernel phase (abc, ntt_h, msm_*) and finish. InvalidArgument acts as the job's
@@ -98,6 +103,8 @@ class Circuit {
   virtual uint32_t n_public() const = 0;
   virtual int log_n() const = 0;
   virtual bool has_r1cs() const = 0;
+  // Host memory of the key as loaded (points and compiled rows).
+  virtual size_t key_host_bytes() const = 0;
   // An identity of the key (a hash of its verifying part and its shape): two hosts with the same
   // digest prove against the same key.
   virtual std::string key_digest() const = 0;

@@ -1,0 +1,135 @@
+#include "daemon/job_store.hpp"
+
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "daemon/service_util.hpp"
+
+namespace cuzk::daemon {
+
+const double Stats::kPhaseBounds[kBuckets - 1] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+
+void Stats::submitted() {
+  std::lock_guard lk(mu_);
+  counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
+}
+
+void Stats::recovered() {
+  std::lock_guard lk(mu_);
+  counters_.set_jobs_recovered(counters_.jobs_recovered() + 1);
+}
+
+void Stats::rejected() {
+  std::lock_guard lk(mu_);
+  counters_.set_requests_rejected(counters_.requests_rejected() + 1);
+}
+
+void Stats::ended(v1::JobState s) {
+  std::lock_guard lk(mu_);
+  if (s == v1::DONE) counters_.set_jobs_done(counters_.jobs_done() + 1);
+  else if (s == v1::FAILED) counters_.set_jobs_failed(counters_.jobs_failed() + 1);
+  else counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
+}
+
+void Stats::proved(const engine::PartitionRecord& rec) {
+  std::lock_guard lk(mu_);
+  ++phases_.count;
+  for (int p = 0; p < kPhases; ++p) {
+    const double s = std::max(0.0, rec.spans.at[size_t(p)].ms()) / 1000;
+    phases_.sum[p] += s;
+    int b = 0;
+    while (b < kBuckets - 1 && s > kPhaseBounds[b]) ++b;
+    ++phases_.buckets[p][b];
+  }
+}
+
+v1::Counters Stats::counters() const {
+  std::lock_guard lk(mu_);
+  return counters_;
+}
+
+Stats::Phases Stats::phases() const {
+  std::lock_guard lk(mu_);
+  return phases_;
+}
+
+size_t HostBudget::held() const {
+  std::lock_guard lk(mu_);
+  return held_;
+}
+
+void HostBudget::check(size_t bytes) const {
+  std::lock_guard lk(mu_);
+  if (bytes > limit_)
+    throw Rejected(Rejected::InvalidArgument, "the job's witnesses are " + std::to_string(bytes) +
+                                                  " bytes, more than the host budget (" + std::to_string(limit_) + ")");
+  if (held_ + bytes > limit_)
+    throw Rejected(Rejected::ResourceExhausted, "host budget: unfinished jobs hold " + std::to_string(held_) +
+                                                    " bytes of witnesses, this job " + std::to_string(bytes) +
+                                                    ", the budget is " + std::to_string(limit_) + "; retry later");
+}
+
+void HostBudget::hold(size_t bytes) {
+  std::lock_guard lk(mu_);
+  held_ += bytes;
+}
+
+void HostBudget::release(size_t bytes) {
+  std::lock_guard lk(mu_);
+  held_ -= bytes;
+}
+
+void MetricsText::family(const char* name, const char* type, const char* help) {
+  out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+void MetricsText::sample(const char* name, const std::string& labels, double v) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  out_ += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + buf + "\n";
+}
+
+std::string MetricsText::escape(const std::string& v) {
+  std::string r;
+  for (char ch : v) {
+    if (ch == '\\') r += "\\\\";
+    else if (ch == '"') r += "\\\"";
+    else if (ch == '\n') r += "\\n";
+    else r += ch;
+  }
+  return r;
+}
+
+uint32_t Submission::partitions() const {
+  switch (kind) {
+    case Files: return uint32_t(files.size());
+    case Paths: return uint32_t(paths.size());
+    default: return uint32_t(req.partitions_size());
+  }
+}
+
+v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t digest, const std::string& job_id,
+                                     uint64_t stored_digest, const std::string& detail) {
+  if (detail::digests_differ(stored_digest, digest))
+    throw Rejected(Rejected::InvalidArgument,
+                   "request_id '" + req.request_id() + "' was used for another request (job " + job_id + detail + ")");
+  v1::SubmitProofResponse resp;
+  resp.set_job_id(job_id);
+  resp.set_existing(true);
+  return resp;
+}
+
+void check_journal_space(const Config& cfg, size_t more) {
+  struct statvfs v {};
+  if (::statvfs(cfg.journal.c_str(), &v) != 0) return;  // unknown: the writes themselves will tell
+  const uint64_t free_bytes = uint64_t(v.f_bavail) * v.f_frsize;
+  if (free_bytes >= uint64_t(cfg.journal_reserve) + more) return;
+  throw Rejected(Rejected::ResourceExhausted,
+                 "the journal's filesystem (" + cfg.journal + ") has " + std::to_string(free_bytes) +
+                     " bytes free; this request needs " + std::to_string(more) + " more and the daemon keeps " +
+                     std::to_string(cfg.journal_reserve) + " free (daemon.journal_reserve); retry later");
+}
+
+}  // namespace cuzk::daemon
