@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU host (nothing but a compiler, CMake and nvcc needed): builds cuzk in bare mode, runs
-# the GPU tests and the rest of the suite, proves every fixture on the GPU and on the CPU with
-# the same r, s (the proofs must be identical and verify), then the benchmark sweep.
+# the GPU tests and the rest of the suite (SKIP_CTEST=1: the GPU's part only), proves every
+# fixture on the GPU and on the CPU with the same r, s (the proofs must be identical and verify)
+# and against the recorded proofs (tests/golden), then the benchmark sweep.
 #   bench/gpu.sh OUT_DIR [cuzk bench options...]
 # Env: CUZK_DEADLINE (epoch seconds; the bench stops in time for it), BUILD_DIR.
 set -uo pipefail
@@ -21,7 +22,7 @@ echo "gpu.sh: built in $(( $(date +%s) - t0 )) s"
 { "$B/cuzk" --version; "$B/cuzk" devices; nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1; } | tee "$OUT/version.txt"
 
 failed=0
-for t in test_cuda test_gpu_ntt test_gpu_msm test_gpu_prover; do
+for t in test_cuda test_gpu_ntt test_gpu_msm test_gpu_fixed_base test_gpu_prover test_gpu_engine; do
   ts=$(date +%s)
   "$B/tests/$t" > "$OUT/$t.log" 2>&1 || { failed=1; echo "$t FAILED (exit $?)"; }
   echo "$t: $(tail -n 1 "$OUT/$t.log") ($(( $(date +%s) - ts )) s)"
@@ -43,8 +44,14 @@ done
 echo "fixtures: GPU proof == CPU proof (same r, s) and verifies: $same passed, $differ failed"
 tar -C "$OUT" -czf "$OUT/proofs.tgz" proofs && rm -rf "$P"
 
-ctest --test-dir "$B" --output-on-failure -j 8 --timeout 600 -E "test_gpu|test_cuda" > "$OUT/ctest.log" 2>&1 || failed=1
-grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ctest.log" | tail -n 8
+# The recorded proofs of every fixture (tests/golden), made on the GPU.
+bash tests/golden/check.sh "$B/cuzk" gpu:0 2>&1 | tee "$OUT/golden-gpu.txt" | tail -n 3
+grep -q "identical to the recorded" "$OUT/golden-gpu.txt" || failed=1
+
+if [ "${SKIP_CTEST:-0}" != 1 ]; then
+  ctest --test-dir "$B" --output-on-failure -j 8 --timeout 600 -E "test_gpu|test_cuda" > "$OUT/ctest.log" 2>&1 || failed=1
+  grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ctest.log" | tail -n 8
+fi
 
 left=$(( DEADLINE - $(date +%s) - 25 ))
 if [ "$left" -gt 20 ]; then
