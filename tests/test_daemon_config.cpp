@@ -6,6 +6,7 @@
 #include <random>
 
 #include "daemon/config.hpp"
+#include "engine/engine.hpp"
 #include "daemon/service_util.hpp"
 #include "testing.hpp"
 #include "util/error.hpp"
@@ -92,6 +93,24 @@ CUZK_TEST(daemon_config_refuses_what_is_wrong) {
   bad(head + "[daemon\n", "bad.toml:");
   bad(head + "witness_dirs = [\"wtns\"]\n", "daemon.witness_dirs: 'wtns' is not an absolute path");
   bad("[daemon]\njournal = \"/tmp/j\"\nlisten = \"\"\n", "daemon.listen: missing");
+  bad(head + "[devices]\nmemory = [\"20GiB\", \"lots\"]\n", "devices.memory: not a size: 'lots'");
+  bad(head + "[devices]\nmemory = [true]\n", "devices.memory: expected sizes");
+}
+
+// [devices] memory: a size or a bare byte count, one or a list; device-spec errors name the keys.
+CUZK_TEST(daemon_config_device_memory_and_spec_errors) {
+  const std::string head = "[daemon]\nlisten = \"unix:///tmp/x.sock\"\njournal = \"/tmp/j\"\n";
+  auto c = parse_config(head + "[devices]\nlist = [\"sim:2\"]\nmemory = [21474836480, \"80GiB\"]\n", "m.toml");
+  CHECK(c.memory == std::vector<std::string>({"21474836480", "80GiB"}));
+  c = parse_config(head + "[devices]\nmemory = 123456\n", "m.toml");
+  CHECK(c.memory == std::vector<std::string>({"123456"}));
+  auto devs = engine::parse_device_specs("sim:2", "devices.list");
+  engine::apply_memory(devs, {"21474836480", "80GiB"}, "devices.memory");
+  CHECK_EQ(devs[0].memory, size_t(20) << 30);
+  CHECK_EQ(devs[1].memory, size_t(80) << 30);
+  CHECK_THROWS_WITH(engine::apply_memory(devs, {"1GiB", "2GiB", "3GiB"}, "devices.memory"), InvalidArgument,
+                    "devices.memory has 3 sizes for 2 devices");
+  CHECK_THROWS_WITH(engine::parse_device_specs("gpu:x", "devices.list"), InvalidArgument, "devices.list: 'gpu:x'");
 }
 
 CUZK_TEST(daemon_config_durations_and_default) {

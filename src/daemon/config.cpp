@@ -79,6 +79,28 @@ struct Reader {
     }
     fail(where + "." + key, "expected a size such as \"20GiB\" or a positive number of bytes");
   }
+  // Sizes: one or an array, each "20GiB" or a number of bytes; checked here, kept as text.
+  std::vector<std::string> sizes(const toml::table& t, const std::string& where, const char* key) const {
+    std::vector<std::string> out;
+    auto n = t.get(key);
+    if (!n) return out;
+    auto one = [&](const toml::node& e) {
+      std::string v;
+      if (e.is_integer() && e.as_integer()->get() > 0) v = std::to_string(e.as_integer()->get());
+      else if (e.is_string()) v = e.as_string()->get();
+      else fail(where + "." + key, "expected sizes such as \"20GiB\" or positive numbers of bytes");
+      try {
+        engine::parse_size(v);
+      } catch (const InvalidArgument& e) {
+        fail(where + "." + key, e.what());
+      }
+      out.push_back(v);
+    };
+    if (n->is_array())
+      for (auto& e : *n->as_array()) one(e);
+    else one(*n);
+    return out;
+  }
   double duration(const toml::table& t, const std::string& where, const char* key, double def) const {
     auto n = t.get(key);
     if (!n) return def;
@@ -184,7 +206,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     r.known(*t, "devices", {"list", "workers_per_device", "memory", "sim_kernel_ms"});
     if (t->get("list")) c.devices = r.strings(*t, "devices", "list");
     c.workers_per_device = int(r.integer(*t, "devices", "workers_per_device", c.workers_per_device, 1, 16));
-    c.memory = r.strings(*t, "devices", "memory");
+    c.memory = r.sizes(*t, "devices", "memory");
     c.sim_kernel_ms = r.number(*t, "devices", "sim_kernel_ms", 0);
     if (!(c.sim_kernel_ms >= 0 && c.sim_kernel_ms <= 3.6e6)) r.fail("devices.sim_kernel_ms", "must be 0..3600000");
   }
