@@ -21,6 +21,8 @@
 #include "commands.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
+#include "util/time.hpp"
 
 namespace cuzk::app {
 
@@ -30,11 +32,10 @@ namespace detail = daemon::detail;
 using cli::Args;
 using cli::UsageError;
 
-std::vector<std::string> split(const std::string& s) {
+// The items of a comma-separated list, empty ones left out.
+std::vector<std::string> items(const std::string& s) {
   std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ','))
+  for (auto& x : cuzk::split(s, ','))
     if (!x.empty()) out.push_back(x);
   return out;
 }
@@ -125,7 +126,7 @@ v1::SubmitProofRequest submit_request(const Args& o, const std::string& request_
   q.set_request_id(request_id);
   q.set_priority(priority_of(o.get_or("--priority", "")));
   q.set_kind(v1::GROTH16);
-  auto paths = split(o.value("--partitions"));
+  auto paths = items(o.value("--partitions"));
   if (paths.empty()) throw UsageError("--partitions: no witness files");
   if (by_path(o)) {
     for (auto& p : paths) q.add_partition_paths(std::filesystem::absolute(p).lexically_normal().string());
@@ -144,7 +145,7 @@ v1::SubmitProofResponse submit_streamed(Client& c, const Args& o, const std::str
   h->set_request_id(request_id);
   h->set_priority(priority_of(o.get_or("--priority", "")));
   h->set_kind(v1::GROTH16);
-  auto paths = split(o.value("--partitions"));
+  auto paths = items(o.value("--partitions"));
   if (paths.empty()) throw UsageError("--partitions: no witness files");
   head.set_partitions(uint32_t(paths.size()));
   grpc::ClientContext ctx;
@@ -174,7 +175,7 @@ v1::SubmitProofResponse submit_streamed(Client& c, const Args& o, const std::str
 // The witness files' bytes in all, and whether they go in pieces: over 32 MiB, or with --stream 1.
 size_t witness_bytes(const Args& o) {
   size_t total = 0;
-  for (auto& p : split(o.value("--partitions"))) {
+  for (auto& p : items(o.value("--partitions"))) {
     std::error_code ec;
     total += size_t(std::filesystem::file_size(p, ec));
   }
@@ -314,7 +315,7 @@ int do_loadgen(const Args& o, const std::string& addr, const std::string& token)
   } else {
     base = submit_request(o, "");
   }
-  const int parts = int(split(o.value("--partitions")).size());
+  const int parts = int(items(o.value("--partitions")).size());
   const int jobs = std::atoi(o.value("--jobs").c_str());
   const int clients = std::max(1, std::atoi(o.get_or("--clients", "4").c_str()));
   if (jobs < 1) throw UsageError("--jobs must be at least 1");
@@ -348,7 +349,7 @@ int do_loadgen(const Args& o, const std::string& addr, const std::string& token)
           grpc::Status st = c.stub->Prove(&ctx, q, &r);
           if (!st.ok()) err = RpcError(st).what();
         }
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
+        const double ms = ms_since(s0);
         if (err.empty() && r.state() != v1::DONE) err = std::string(state_name(r.state())) + ": " + r.error();
         if (err.empty() && !out.empty()) {
           try {

@@ -29,6 +29,7 @@
 #include "util/error.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
+#include "util/time.hpp"
 
 namespace cli = cuzk::cli;
 namespace app = cuzk::app;
@@ -271,7 +272,7 @@ int cmd_prove_partitions(const Args& a) {
     for (auto& d : devrecs)
       std::fprintf(stderr, "cuzk: %s: %zu partitions, busy %.1f ms of %.1f (%.0f%%)\n", d.name.c_str(), d.partitions,
                    d.busy_ms, r.wall_ms, r.wall_ms > 0 ? 100.0 * d.busy_ms / r.wall_ms : 0.0);
-    double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double total = cuzk::ms_since(t0);
     std::fprintf(stderr, "cuzk: %zu proofs in %.1f ms (job %.1f ms), written to %s\n", r.proofs.size(), total, r.wall_ms,
                  out->c_str());
   }
@@ -303,7 +304,7 @@ int cmd_prove(const Args& a) {
   if (auto b = a.get("--proof-bin"))
     files.push_back({*b, std::string(out.proof_compressed.begin(), out.proof_compressed.end())});
   cuzk::write_files_atomically(files);
-  double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double total = cuzk::ms_since(t0);
   if (!quiet) {
     // stage, abc, ntt_h, msm_a .. msm_h, finish (and verify inside it): the phases of the proof itself.
     std::string phases;

@@ -13,6 +13,7 @@
 #include "io/wtns.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
+#include "util/time.hpp"
 
 namespace cuzk::daemon {
 
@@ -46,7 +47,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
     } catch (const std::exception& e) {
       throw InvalidArgument("circuit '" + c.id + "': " + e.what());
     }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms = ms_since(t0);
     auto& ci = *circuits_[c.id];
     say("circuit " + c.id + ": " + curve_name(ci.curve()) + ", 2^" + std::to_string(ci.log_n()) + " domain, " +
         std::to_string(ci.n_vars()) + " wires, key " + std::to_string(ci.key_host_bytes() >> 20) + " MiB (" + c.zkey +

@@ -12,6 +12,7 @@
 #include "backend/cpu/curve_ops.hpp"
 #include "util/carver.hpp"
 #include "util/error.hpp"
+#include "util/time.hpp"
 
 namespace cuzk::cpu {
 
@@ -196,7 +197,7 @@ void CpuDevice::require_live(const void* p, size_t bytes, const char* what) {
 }
 
 void CpuDevice::kernel_floor(double share, std::chrono::steady_clock::time_point t0) const {
-  const double spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double spent = ms_since(t0);
   sleep_ms(opt_.kernel_ms * share / opt_.speed - spent);
 }
 
