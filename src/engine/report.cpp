@@ -189,12 +189,6 @@ int tick_decimals(double step) { return step >= 1 ? 0 : int(std::ceil(-std::log1
 
 std::string num(double v) { return fixed(v, 2); }
 
-struct Row {
-  std::string device;
-  int worker;
-  std::string label;
-};
-
 std::string tooltip(const PartitionRecord& p, const char* phase, const Span& s) {
   std::string t = "job " + std::to_string(p.job) + " partition " + std::to_string(p.index) + ": " + phase + " " +
                   fixed(s.ms(), 1) + " ms";
@@ -228,13 +222,10 @@ void text(std::string& out, double x, double y, const std::string& s, const std:
          xml_escape(s) + "</text>\n";
 }
 
-}  // namespace
+// ------------------------------------------------------------------ layout
 
-std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std::vector<DeviceRecord>& devs,
-                         const std::string& title) {
-  const std::vector<PartitionRecord> parts = sorted_by_job_index(parts_in);
-
-  // Time range of everything drawn.
+// Time range of everything drawn: [0, 1] when nothing is.
+std::pair<double, double> drawn_range(const std::vector<PartitionRecord>& parts) {
   double lo = INFINITY, hi = -INFINITY;
   for (auto& p : parts) {
     for (cuzk::Phase ph : {cuzk::Phase::Synthesis, cuzk::Phase::Stage, cuzk::Phase::LockWait, cuzk::Phase::Kernels,
@@ -246,15 +237,25 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
     }
   }
   if (!(lo <= hi)) lo = 0, hi = 1;
-  const Axis ax = make_axis(lo, hi);
-  const double range = std::max(hi - lo, 1e-9);
+  return {lo, hi};
+}
 
-  // Rows: the listed devices' workers, then any (device, worker) the records name that is not listed.
-  struct Group {
-    std::string header;
-    std::string device;
-    std::vector<Row> rows;
-  };
+struct Row {
+  std::string device;
+  int worker;
+  std::string label;
+};
+
+// A device's header line and its workers' rows.
+struct Group {
+  std::string header;
+  std::string device;
+  std::vector<Row> rows;
+};
+
+// The listed devices' workers, then any (device, worker) the records name that is not listed.
+std::vector<Group> device_groups(const std::vector<PartitionRecord>& parts, const std::vector<DeviceRecord>& devs,
+                                 double range) {
   std::vector<Group> groups;
   std::set<std::pair<std::string, int>> listed;
   for (auto& d : devs) {
@@ -281,105 +282,135 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
     for (int w : workers) g.rows.push_back({dev, w, dev + " w" + std::to_string(w)});
     groups.push_back(std::move(g));
   }
+  return groups;
+}
 
-  // Synthesis lanes.
-  std::vector<size_t> synth_parts;
-  std::vector<std::pair<double, double>> synth_iv;
+// The partitions drawn in one row and the lane of each.
+struct Lanes {
+  std::vector<size_t> parts;
+  std::vector<int> lane;
+  int lanes = 1;
+};
+
+Lanes synthesis_lanes(const std::vector<PartitionRecord>& parts) {
+  Lanes l;
+  std::vector<std::pair<double, double>> iv;
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i].spans[cuzk::Phase::Synthesis].happened()) {
-      synth_parts.push_back(i);
-      synth_iv.push_back({parts[i].spans[cuzk::Phase::Synthesis].start_ms, parts[i].spans[cuzk::Phase::Synthesis].end_ms});
+      l.parts.push_back(i);
+      iv.push_back({parts[i].spans[cuzk::Phase::Synthesis].start_ms, parts[i].spans[cuzk::Phase::Synthesis].end_ms});
     }
   }
-  auto [synth_lane, synth_lanes] = assign_lanes(synth_iv);
-  const double synth_h = std::max(kMinWorkerRowH, synth_lanes * kSynthLaneH + 8);
+  std::tie(l.lane, l.lanes) = assign_lanes(iv);
+  return l;
+}
 
-  // Layout of the worker rows: partitions per row, lanes per row.
-  struct RowLayout {
-    std::vector<size_t> parts;
-    std::vector<int> lane;
-    int lanes = 1;
-    double y = 0, h = 0;
-  };
-  std::vector<std::vector<RowLayout>> layout(groups.size());
-  std::vector<double> header_y(groups.size());
-  double y = kPlotTop + synth_h;
+// A partition's extent in a worker row: from its first worker phase to its last.
+Lanes worker_lanes(const std::vector<PartitionRecord>& parts, const Row& row) {
+  Lanes l;
+  std::vector<std::pair<double, double>> iv;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto& p = parts[i];
+    if (p.device != row.device || p.worker != row.worker) continue;
+    double a = INFINITY, b = -INFINITY;
+    for (auto& ph : kWorkerPhases) {
+      const Span& s = ph.of(p);
+      if (s.happened()) a = std::min(a, s.start_ms), b = std::max(b, s.end_ms);
+    }
+    if (a > b) continue;
+    l.parts.push_back(i);
+    iv.push_back({a, b});
+  }
+  std::tie(l.lane, l.lanes) = assign_lanes(iv);
+  return l;
+}
+
+struct RowLayout : Lanes {
+  double y = 0, h = 0;
+};
+
+// Vertical layout: the synthesis row, then per device its header line and its worker rows.
+struct Layout {
+  Lanes synth;
+  double synth_h = 0;
+  std::vector<double> header_y;              // per group
+  std::vector<std::vector<RowLayout>> rows;  // per group, per row
+  double plot_bottom = 0;
+};
+
+Layout lay_out(const std::vector<PartitionRecord>& parts, const std::vector<Group>& groups) {
+  Layout lay;
+  lay.synth = synthesis_lanes(parts);
+  lay.synth_h = std::max(kMinWorkerRowH, lay.synth.lanes * kSynthLaneH + 8);
+  lay.rows.resize(groups.size());
+  lay.header_y.resize(groups.size());
+  double y = kPlotTop + lay.synth_h;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
-    header_y[gi] = y;
+    lay.header_y[gi] = y;
     y += kDeviceHeaderH;
     for (auto& row : groups[gi].rows) {
-      RowLayout rl;
-      std::vector<std::pair<double, double>> iv;
-      for (size_t i = 0; i < parts.size(); ++i) {
-        const auto& p = parts[i];
-        if (p.device != row.device || p.worker != row.worker) continue;
-        double a = INFINITY, b = -INFINITY;
-        for (auto& ph : kWorkerPhases) {
-          const Span& s = ph.of(p);
-          if (s.happened()) a = std::min(a, s.start_ms), b = std::max(b, s.end_ms);
-        }
-        if (a > b) continue;
-        rl.parts.push_back(i);
-        iv.push_back({a, b});
-      }
-      auto [lane, lanes] = assign_lanes(iv);
-      rl.lane = std::move(lane);
-      rl.lanes = lanes;
-      rl.y = y;
-      rl.h = std::max(kMinWorkerRowH, lanes * kWorkerLaneH + 4);
-      y += rl.h;
-      layout[gi].push_back(std::move(rl));
+      Lanes l = worker_lanes(parts, row);
+      const double h = std::max(kMinWorkerRowH, l.lanes * kWorkerLaneH + 4);
+      lay.rows[gi].push_back({std::move(l), y, h});
+      y += h;
     }
   }
-  const double plot_bottom = y;
-  const double height = plot_bottom + 44;
+  lay.plot_bottom = y;
+  return lay;
+}
 
-  std::string out;
+// ------------------------------------------------------------------ drawing
+
+void svg_start(std::string& out, double height, const std::string& title) {
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" + num(height) +
          "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) +
          "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out += "<rect x=\"0\" y=\"0\" width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" fill=\"#ffffff\"/>\n";
   text(out, kLabelX, 24, title, "font-size=\"16\" font-weight=\"bold\"");
+}
 
-  // Legend and counts.
-  {
-    double lx = kLabelX;
-    auto swatch = [&](const char* label, const std::string& fill, const std::string& stroke, bool thin = false) {
-      out += "<rect class=\"legend\" x=\"" + num(lx) + "\" y=\"" + (thin ? "40" : "36") + "\" width=\"12\" height=\"" +
-             (thin ? "4" : "12") + "\" fill=\"" + fill + "\"" + (thin ? " fill-opacity=\"0.6\"" : "") +
-             (stroke.empty() ? "" : " stroke=\"" + stroke + "\" stroke-width=\"2\"") + "/>\n";
-      text(out, lx + 16, 46, label);
-      lx += 16 + 7.0 * double(std::string_view(label).size()) + 18;
-    };
-    swatch(kSynth.label, kSynth.fill, "");
-    for (auto& ph : kWorkerPhases) swatch(ph.label, ph.fill, "");
-    swatch("failed partition", "#ffffff", kFailStroke);
-    swatch("device busy (kernels of any worker)", "#08519c", "", true);
-    size_t failed = 0;
-    for (auto& p : parts) failed += p.ok ? 0 : 1;
-    text(out, kPlotX1, 24,
-         std::to_string(parts.size()) + " partitions" + (failed ? " (" + std::to_string(failed) + " failed)" : "") +
-             ", " + fixed(hi - lo, 1) + " ms",
-         "text-anchor=\"end\"");
-  }
+// Legend and counts.
+void legend(std::string& out, const std::vector<PartitionRecord>& parts, double lo, double hi) {
+  double lx = kLabelX;
+  auto swatch = [&](const char* label, const std::string& fill, const std::string& stroke, bool thin = false) {
+    out += "<rect class=\"legend\" x=\"" + num(lx) + "\" y=\"" + (thin ? "40" : "36") + "\" width=\"12\" height=\"" +
+           (thin ? "4" : "12") + "\" fill=\"" + fill + "\"" + (thin ? " fill-opacity=\"0.6\"" : "") +
+           (stroke.empty() ? "" : " stroke=\"" + stroke + "\" stroke-width=\"2\"") + "/>\n";
+    text(out, lx + 16, 46, label);
+    lx += 16 + 7.0 * double(std::string_view(label).size()) + 18;
+  };
+  swatch(kSynth.label, kSynth.fill, "");
+  for (auto& ph : kWorkerPhases) swatch(ph.label, ph.fill, "");
+  swatch("failed partition", "#ffffff", kFailStroke);
+  swatch("device busy (kernels of any worker)", "#08519c", "", true);
+  size_t failed = 0;
+  for (auto& p : parts) failed += p.ok ? 0 : 1;
+  text(out, kPlotX1, 24,
+       std::to_string(parts.size()) + " partitions" + (failed ? " (" + std::to_string(failed) + " failed)" : "") +
+           ", " + fixed(hi - lo, 1) + " ms",
+       "text-anchor=\"end\"");
+}
 
-  // Row backgrounds and labels.
+// Row backgrounds and labels.
+void row_backgrounds(std::string& out, const std::vector<Group>& groups, const Layout& lay) {
   out += "<rect class=\"row\" x=\"0\" y=\"" + num(kPlotTop) + "\" width=\"" + num(kWidth) + "\" height=\"" +
-         num(synth_h) + "\" fill=\"#f0f7ee\"/>\n";
-  text(out, kLabelX, kPlotTop + synth_h / 2 + 4, "synthesis", "class=\"label\"");
+         num(lay.synth_h) + "\" fill=\"#f0f7ee\"/>\n";
+  text(out, kLabelX, kPlotTop + lay.synth_h / 2 + 4, "synthesis", "class=\"label\"");
   for (size_t gi = 0; gi < groups.size(); ++gi) {
-    out += "<line x1=\"0\" x2=\"" + num(kWidth) + "\" y1=\"" + num(header_y[gi]) + "\" y2=\"" + num(header_y[gi]) +
+    const double hy = lay.header_y[gi];
+    out += "<line x1=\"0\" x2=\"" + num(kWidth) + "\" y1=\"" + num(hy) + "\" y2=\"" + num(hy) +
            "\" stroke=\"#888888\"/>\n";
-    text(out, kLabelX, header_y[gi] + 14, groups[gi].header, "class=\"device\" font-weight=\"bold\"");
+    text(out, kLabelX, hy + 14, groups[gi].header, "class=\"device\" font-weight=\"bold\"");
     for (size_t ri = 0; ri < groups[gi].rows.size(); ++ri) {
-      const auto& rl = layout[gi][ri];
+      const auto& rl = lay.rows[gi][ri];
       out += "<rect class=\"row\" x=\"0\" y=\"" + num(rl.y) + "\" width=\"" + num(kWidth) + "\" height=\"" +
              num(rl.h) + "\" fill=\"" + (ri % 2 ? "#ffffff" : "#f4f4f4") + "\"/>\n";
       text(out, kLabelX + 10, rl.y + rl.h / 2 + 4, groups[gi].rows[ri].label, "class=\"label\"");
     }
   }
+}
 
-  // Grid and axis.
+void grid_and_axis(std::string& out, const Axis& ax, double plot_bottom) {
   const int dec = tick_decimals(ax.step);
   const long nticks = std::lround((ax.d1 - ax.d0) / ax.step);
   for (long k = 0; k <= nticks; ++k) {
@@ -392,46 +423,75 @@ std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std
   out += "<line x1=\"" + num(kPlotX0) + "\" x2=\"" + num(kPlotX1) + "\" y1=\"" + num(plot_bottom) + "\" y2=\"" +
          num(plot_bottom) + "\" stroke=\"#444444\"/>\n";
   text(out, kPlotX1, plot_bottom + 36, "time (ms)", "text-anchor=\"end\"");
+}
 
-  // Device busy strips: the kernels of all its workers, in the device's header line.
+// Device busy strips: the kernels of all its workers, in the device's header line.
+void busy_strips(std::string& out, const Axis& ax, const std::vector<PartitionRecord>& parts,
+                 const std::vector<Group>& groups, const Layout& lay) {
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     for (auto& p : parts) {
       if (p.device != groups[gi].device || !p.spans[cuzk::Phase::Kernels].happened()) continue;
       const double x0 = ax.x(p.spans[cuzk::Phase::Kernels].start_ms);
-      out += "<rect class=\"busy\" x=\"" + num(x0) + "\" y=\"" + num(header_y[gi] + kDeviceHeaderH - 5) +
+      out += "<rect class=\"busy\" x=\"" + num(x0) + "\" y=\"" + num(lay.header_y[gi] + kDeviceHeaderH - 5) +
              "\" width=\"" + num(std::max(1.0, ax.x(p.spans[cuzk::Phase::Kernels].end_ms) - x0)) +
              "\" height=\"4\" fill=\"#08519c\" fill-opacity=\"0.6\"/>\n";
     }
   }
+}
 
-  // Synthesis bars.
-  for (size_t k = 0; k < synth_parts.size(); ++k) {
-    const auto& p = parts[synth_parts[k]];
-    bar(out, ax, p, kSynth.name(), kSynth.fill, kSynth.of(p), kPlotTop + 4 + synth_lane[k] * kSynthLaneH, kSynthBarH);
+void synthesis_bars(std::string& out, const Axis& ax, const std::vector<PartitionRecord>& parts, const Lanes& synth) {
+  for (size_t k = 0; k < synth.parts.size(); ++k) {
+    const auto& p = parts[synth.parts[k]];
+    bar(out, ax, p, kSynth.name(), kSynth.fill, kSynth.of(p), kPlotTop + 4 + synth.lane[k] * kSynthLaneH, kSynthBarH);
   }
+}
 
-  // Worker bars.
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    for (auto& rl : layout[gi]) {
+// One partition's bars in a worker row (top at y), its index on the kernels bar when it fits.
+void worker_bars(std::string& out, const Axis& ax, const PartitionRecord& p, double by) {
+  for (auto& ph : kWorkerPhases) {
+    const Span& s = ph.of(p);
+    if (s.happened()) bar(out, ax, p, ph.name(), ph.fill, s, by, kWorkerBarH);
+  }
+  if (p.spans[cuzk::Phase::Kernels].happened()) {
+    const std::string label = std::to_string(p.index);
+    const double x0 = ax.x(p.spans[cuzk::Phase::Kernels].start_ms), x1 = ax.x(p.spans[cuzk::Phase::Kernels].end_ms);
+    if (x1 - x0 >= 7.0 * double(label.size()) + 4) {
+      text(out, (x0 + x1) / 2, by + kWorkerBarH / 2 + 4, label,
+           "class=\"idx\" text-anchor=\"middle\" fill=\"#ffffff\" font-size=\"11\" pointer-events=\"none\"");
+    }
+  }
+}
+
+void worker_rows(std::string& out, const Axis& ax, const std::vector<PartitionRecord>& parts, const Layout& lay) {
+  for (auto& group_rows : lay.rows) {
+    for (auto& rl : group_rows) {
       const double row_top = rl.y + (rl.h - rl.lanes * kWorkerLaneH) / 2;
       for (size_t k = 0; k < rl.parts.size(); ++k) {
-        const auto& p = parts[rl.parts[k]];
         const double by = row_top + rl.lane[k] * kWorkerLaneH + (kWorkerLaneH - kWorkerBarH) / 2;
-        for (auto& ph : kWorkerPhases) {
-          const Span& s = ph.of(p);
-          if (s.happened()) bar(out, ax, p, ph.name(), ph.fill, s, by, kWorkerBarH);
-        }
-        if (p.spans[cuzk::Phase::Kernels].happened()) {
-          const std::string label = std::to_string(p.index);
-          const double x0 = ax.x(p.spans[cuzk::Phase::Kernels].start_ms), x1 = ax.x(p.spans[cuzk::Phase::Kernels].end_ms);
-          if (x1 - x0 >= 7.0 * double(label.size()) + 4) {
-            text(out, (x0 + x1) / 2, by + kWorkerBarH / 2 + 4, label,
-                 "class=\"idx\" text-anchor=\"middle\" fill=\"#ffffff\" font-size=\"11\" pointer-events=\"none\"");
-          }
-        }
+        worker_bars(out, ax, parts[rl.parts[k]], by);
       }
     }
   }
+}
+
+}  // namespace
+
+std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std::vector<DeviceRecord>& devs,
+                         const std::string& title) {
+  const std::vector<PartitionRecord> parts = sorted_by_job_index(parts_in);
+  const auto [lo, hi] = drawn_range(parts);
+  const Axis ax = make_axis(lo, hi);
+  const std::vector<Group> groups = device_groups(parts, devs, std::max(hi - lo, 1e-9));
+  const Layout lay = lay_out(parts, groups);
+
+  std::string out;
+  svg_start(out, lay.plot_bottom + 44, title);
+  legend(out, parts, lo, hi);
+  row_backgrounds(out, groups, lay);
+  grid_and_axis(out, ax, lay.plot_bottom);
+  busy_strips(out, ax, parts, groups, lay);
+  synthesis_bars(out, ax, parts, lay.synth);
+  worker_rows(out, ax, parts, lay);
   out += "</svg>";
   return out;
 }

@@ -63,55 +63,65 @@ FixedBase cpu_fixed_base(ThreadPool& pool) {
   };
 }
 
-// ------------------------------------------------------------------ the setup
+// ------------------------------------------------------------------ the steps of the setup
 
-template <class E>
-groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const ToxicWaste<typename E::Fr>& tw,
-                             const FixedBase& fixed, ThreadPool& pool, SetupTimings* timings = nullptr,
-                             const std::function<void(const std::string&)>& log = {}) {
-  using Fr = typename E::Fr;
-  using Scalar = cpu::Scalar;
-  constexpr int s = Fr::Params::two_adicity;
-  const auto t_all = std::chrono::steady_clock::now();
-  SetupTimings tm;
-  const uint32_t n_pub = src.n_public();
-  const uint32_t m = src.n_wires;
-  if (m < n_pub + 1) throw InvalidArgument("the circuit has fewer wires than public inputs + 1");
-  const size_t rows_total = src.n_rows + n_pub + 1;
+namespace detail {
+
+// The key's sizes: n_pub public inputs, m wires, a domain of n = 2^log_n rows.
+struct Sizes {
+  uint32_t n_pub = 0, m = 0;
   int log_n = 0;
-  while ((size_t(1) << log_n) < rows_total) ++log_n;
-  if (log_n > s)
-    throw InvalidArgument("the circuit needs a domain of 2^" + std::to_string(log_n) + ", more than this field's 2^" +
-                          std::to_string(s));
-  const size_t n = size_t(1) << log_n;
-  auto say = [&](const std::string& x) {
-    if (log) log(x);
-  };
+  size_t n = 0;
+};
 
-  groth16::ProvingKey<E> pk;
-  pk.n_vars = m;
-  pk.n_public = n_pub;
-  pk.domain_size = uint32_t(n);
-  pk.log_n = log_n;
+template <class Fr>
+Sizes sizes_of(const r1cs::RowSource<Fr>& src) {
+  constexpr int s = Fr::Params::two_adicity;
+  Sizes sh;
+  sh.n_pub = src.n_public();
+  sh.m = src.n_wires;
+  if (sh.m < sh.n_pub + 1) throw InvalidArgument("the circuit has fewer wires than public inputs + 1");
+  const size_t rows_total = src.n_rows + sh.n_pub + 1;
+  while ((size_t(1) << sh.log_n) < rows_total) ++sh.log_n;
+  if (sh.log_n > s)
+    throw InvalidArgument("the circuit needs a domain of 2^" + std::to_string(sh.log_n) +
+                          ", more than this field's 2^" + std::to_string(s));
+  sh.n = size_t(1) << sh.log_n;
+  return sh;
+}
 
-  // ---- Lagrange basis at tau: L_i = (tau^n - 1)/n * w^i / (tau - w^i)
-  auto t0 = std::chrono::steady_clock::now();
-  const Fr omega = cpu::root_of_unity<Fr>(log_n);
-  const Fr tau_n = tw.tau.pow_u64(n);
-  const Fr zt = tau_n - Fr::one();
-  if (zt.is_zero()) throw InvalidArgument("tau lies in the domain; draw another");
-  const Fr zn = zt * Fr::from_u64(n).inv();
-  std::vector<Fr> L(n);
-  constexpr size_t kChunk = 1 << 14;
-  const size_t chunks = (n + kChunk - 1) / kChunk;
-  // Each chunk starts at w^lo, computed by a power.
-  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+// Points of the domain (or of its coset) are taken kChunk at a time, one batch inversion each.
+constexpr size_t kChunk = 1 << 14;
+inline size_t chunks_of(size_t n) { return (n + kChunk - 1) / kChunk; }
+
+template <class Fr>
+struct LagrangeAtTau {
+  Fr omega;  // the domain's generator
+  Fr tau_n;  // tau^n
+  Fr zt;     // Z(tau) = tau^n - 1
+  std::vector<Fr> L;
+};
+
+// L_i = (tau^n - 1)/n * w^i / (tau - w^i); each chunk starts at w^lo, computed by a power.
+template <class Fr>
+LagrangeAtTau<Fr> lagrange_at_tau(const Fr& tau, const Sizes& sh, ThreadPool& pool) {
+  const size_t n = sh.n;
+  LagrangeAtTau<Fr> r;
+  r.omega = cpu::root_of_unity<Fr>(sh.log_n);
+  r.tau_n = tau.pow_u64(n);
+  r.zt = r.tau_n - Fr::one();
+  if (r.zt.is_zero()) throw InvalidArgument("tau lies in the domain; draw another");
+  const Fr zn = r.zt * Fr::from_u64(n).inv();
+  const Fr& omega = r.omega;
+  std::vector<Fr>& L = r.L;
+  L.resize(n);
+  pool.parallel_for(chunks_of(n), [&](size_t cb, size_t ce) {
     std::vector<Fr> d(kChunk), scratch(kChunk);
     for (size_t ch = cb; ch < ce; ++ch) {
       const size_t lo = ch * kChunk, hi = std::min(n, lo + kChunk);
       Fr wi = omega.pow_u64(lo);
       for (size_t i = lo; i < hi; ++i) {
-        d[i - lo] = tw.tau - wi;
+        d[i - lo] = tau - wi;
         L[i] = wi;
         wi = wi * omega;
       }
@@ -119,123 +129,192 @@ groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const T
       for (size_t i = lo; i < hi; ++i) L[i] = zn * L[i] * d[i - lo];
     }
   });
-  tm.lagrange_ms = ms_since(t0);
-  say("Lagrange basis at tau over 2^" + std::to_string(log_n) + ": " + std::to_string(int(tm.lagrange_ms)) + " ms");
+  return r;
+}
 
-  // ---- columns u, v, w (and the prover's CSR of A and B, values scaled by R as in a .zkey)
-  t0 = std::chrono::steady_clock::now();
-  std::vector<Fr> u(m, Fr::zero()), v(m, Fr::zero()), w(m, Fr::zero());
-  Fr rscale;
-  {
-    typename Fr::Limbs one_raw;
-    Fr o = Fr::one();
-    std::memcpy(one_raw.v, o.l, sizeof one_raw.v);
-    rscale = Fr::from_std(one_raw);  // the value R mod r
-  }
-  // One parallel pass per matrix: row chunks emit (wire, coef * L_i) into buckets by wire range
-  // (and, for A and B, their CSR rows); then each wire range is summed by one task. No two tasks
-  // write the same accumulator, and the rows are generated once per matrix.
-  const size_t row_chunks = std::max<size_t>(1, std::min<size_t>(4096, src.n_rows / 4096));
-  const size_t ranges = std::max<size_t>(1, std::min<size_t>(256, m / 4096));
-  auto range_of = [&](uint32_t j) { return size_t(j) * ranges / m; };
+// The value R mod r: a .zkey's matrix values are scaled by it.
+template <class Fr>
+Fr montgomery_r() {
+  typename Fr::Limbs one_raw;
+  Fr o = Fr::one();
+  std::memcpy(one_raw.v, o.l, sizeof one_raw.v);
+  return Fr::from_std(one_raw);
+}
+
+// The columns at tau: u_j, v_j, w_j.
+template <class Fr>
+struct Columns {
+  std::vector<Fr> u, v, w;
+};
+
+// How one pass over a matrix is cut: row chunks (one task each) and wire ranges (one
+// accumulator task each).
+struct ColumnCut {
+  size_t row_chunks, ranges;
+  uint32_t m;
+  ColumnCut(size_t n_rows, uint32_t m_)
+      : row_chunks(std::max<size_t>(1, std::min<size_t>(4096, n_rows / 4096))),
+        ranges(std::max<size_t>(1, std::min<size_t>(256, m_ / 4096))),
+        m(m_) {}
+  size_t range_of(uint32_t j) const { return size_t(j) * ranges / m; }
+};
+
+// What the row chunks of one matrix emit: (wire, coef * L_i) into buckets by wire range and,
+// for A and B, the rows of the prover's CSR.
+template <class Fr>
+struct MatrixTerms {
   struct Entry {
     uint32_t wire;
     Fr value;
   };
-  std::vector<std::string> bad(row_chunks);
-  for (int mat = 0; mat < 3; ++mat) {
-    std::vector<Fr>& acc = mat == 0 ? u : mat == 1 ? v : w;
-    groth16::Csr<Fr>* csr = mat == 0 ? &pk.A : mat == 1 ? &pk.B : nullptr;
-    // buckets[chunk][range]
-    std::vector<std::vector<std::vector<Entry>>> buckets(row_chunks, std::vector<std::vector<Entry>>(ranges));
-    std::vector<std::vector<uint32_t>> cols(csr ? row_chunks : 0);
-    std::vector<std::vector<Fr>> vals(csr ? row_chunks : 0);
-    std::vector<std::vector<uint32_t>> row_len(csr ? row_chunks : 0);
-    pool.parallel_for(row_chunks, [&](size_t cb, size_t ce) {
-      r1cs::Row<Fr> row;
-      for (size_t ch = cb; ch < ce; ++ch) {
-        const size_t lo = src.n_rows * ch / row_chunks, hi = src.n_rows * (ch + 1) / row_chunks;
-        for (size_t i = lo; i < hi; ++i) {
-          src.row(i, row);
-          const r1cs::LinComb<Fr>& lc = mat == 0 ? row.a : mat == 1 ? row.b : row.c;
-          for (size_t k = 0; k < lc.size(); ++k) {
-            const uint32_t j = lc.wire[k];
-            if (j >= m) {
-              if (bad[ch].empty())
-                bad[ch] = "constraint " + std::to_string(i) + " uses wire " + std::to_string(j) + " of " + std::to_string(m);
-              continue;
-            }
-            buckets[ch][range_of(j)].push_back({j, lc.coef[k] * L[i]});
-            if (csr) {
-              cols[ch].push_back(j);
-              vals[ch].push_back(lc.coef[k] * rscale);
-            }
+  std::vector<std::vector<std::vector<Entry>>> buckets;  // [chunk][range]
+  std::vector<std::vector<uint32_t>> cols;
+  std::vector<std::vector<Fr>> vals;
+  std::vector<std::vector<uint32_t>> row_len;
+  MatrixTerms(const ColumnCut& cut, bool csr)
+      : buckets(cut.row_chunks, std::vector<std::vector<Entry>>(cut.ranges)),
+        cols(csr ? cut.row_chunks : 0),
+        vals(csr ? cut.row_chunks : 0),
+        row_len(csr ? cut.row_chunks : 0) {}
+};
+
+// Matrix `mat` (0: A, 1: B, 2: C) row chunk by row chunk; rows are generated once per matrix.
+template <class Fr>
+void emit_terms(const r1cs::RowSource<Fr>& src, int mat, const std::vector<Fr>& L, const ColumnCut& cut, bool csr,
+                const Fr& rscale, MatrixTerms<Fr>& t, std::vector<std::string>& bad, ThreadPool& pool) {
+  const uint32_t m = cut.m;
+  pool.parallel_for(cut.row_chunks, [&](size_t cb, size_t ce) {
+    r1cs::Row<Fr> row;
+    for (size_t ch = cb; ch < ce; ++ch) {
+      const size_t lo = src.n_rows * ch / cut.row_chunks, hi = src.n_rows * (ch + 1) / cut.row_chunks;
+      for (size_t i = lo; i < hi; ++i) {
+        src.row(i, row);
+        const r1cs::LinComb<Fr>& lc = mat == 0 ? row.a : mat == 1 ? row.b : row.c;
+        for (size_t k = 0; k < lc.size(); ++k) {
+          const uint32_t j = lc.wire[k];
+          if (j >= m) {
+            if (bad[ch].empty())
+              bad[ch] =
+                  "constraint " + std::to_string(i) + " uses wire " + std::to_string(j) + " of " + std::to_string(m);
+            continue;
           }
-          if (csr) row_len[ch].push_back(uint32_t(lc.size()));
+          t.buckets[ch][cut.range_of(j)].push_back({j, lc.coef[k] * L[i]});
+          if (csr) {
+            t.cols[ch].push_back(j);
+            t.vals[ch].push_back(lc.coef[k] * rscale);
+          }
         }
+        if (csr) t.row_len[ch].push_back(uint32_t(lc.size()));
       }
-    });
+    }
+  });
+}
+
+// Each wire range summed by one task, so no two tasks write the same accumulator; the buckets
+// are freed as they are read.
+template <class Fr>
+void sum_terms(MatrixTerms<Fr>& t, const ColumnCut& cut, std::vector<Fr>& acc, ThreadPool& pool) {
+  using Entry = typename MatrixTerms<Fr>::Entry;
+  pool.parallel_for(cut.ranges, [&](size_t rb, size_t re) {
+    for (size_t r = rb; r < re; ++r)
+      for (size_t ch = 0; ch < cut.row_chunks; ++ch) {
+        for (const Entry& e : t.buckets[ch][r]) acc[e.wire] += e.value;
+        std::vector<Entry>().swap(t.buckets[ch][r]);
+      }
+  });
+}
+
+// The chunks' CSR rows joined into the key's (freed as they are copied); A gets the
+// public-input rows A[rows + j][j] = 1 (value R, as every value); empty rows up to n.
+template <class Fr>
+void join_csr(MatrixTerms<Fr>& t, const ColumnCut& cut, bool public_rows, size_t n_rows, uint32_t n_pub, size_t n,
+              const Fr& rscale, groth16::Csr<Fr>& csr) {
+  size_t total = 0;
+  for (auto& c : t.cols) total += c.size();
+  if (total + n_pub + 1 >= UINT32_MAX)
+    throw InvalidArgument("more than 2^32 terms in one matrix: too many for the key's 32-bit rows");
+  csr.row_ptr.assign(n + 1, 0);
+  csr.col.reserve(total + (public_rows ? n_pub + 1 : 0));
+  csr.val.reserve(total + (public_rows ? n_pub + 1 : 0));
+  size_t i = 0;
+  for (size_t ch = 0; ch < cut.row_chunks; ++ch) {
+    for (uint32_t len : t.row_len[ch]) {
+      csr.row_ptr[i + 1] = csr.row_ptr[i] + len;
+      ++i;
+    }
+    csr.col.insert(csr.col.end(), t.cols[ch].begin(), t.cols[ch].end());
+    csr.val.insert(csr.val.end(), t.vals[ch].begin(), t.vals[ch].end());
+    std::vector<uint32_t>().swap(t.cols[ch]);
+    std::vector<Fr>().swap(t.vals[ch]);
+  }
+  if (public_rows)
+    for (uint32_t j = 0; j <= n_pub; ++j) {
+      csr.col.push_back(j);
+      csr.val.push_back(rscale);
+      csr.row_ptr[n_rows + j + 1] = uint32_t(csr.col.size());
+    }
+  for (size_t r = 1; r <= n; ++r) csr.row_ptr[r] = std::max(csr.row_ptr[r], csr.row_ptr[r - 1]);
+}
+
+// u, v, w at tau, one parallel pass per matrix, and the prover's CSR of A and B (values scaled
+// by R as in a .zkey).
+template <class Fr>
+Columns<Fr> columns_at_tau(const r1cs::RowSource<Fr>& src, const std::vector<Fr>& L, const Sizes& sh,
+                           groth16::Csr<Fr>& A, groth16::Csr<Fr>& B, ThreadPool& pool) {
+  const uint32_t m = sh.m, n_pub = sh.n_pub;
+  Columns<Fr> cols{std::vector<Fr>(m, Fr::zero()), std::vector<Fr>(m, Fr::zero()), std::vector<Fr>(m, Fr::zero())};
+  const Fr rscale = montgomery_r<Fr>();
+  const ColumnCut cut(src.n_rows, m);
+  std::vector<std::string> bad(cut.row_chunks);
+  for (int mat = 0; mat < 3; ++mat) {
+    std::vector<Fr>& acc = mat == 0 ? cols.u : mat == 1 ? cols.v : cols.w;
+    groth16::Csr<Fr>* csr = mat == 0 ? &A : mat == 1 ? &B : nullptr;
+    MatrixTerms<Fr> t(cut, csr != nullptr);
+    emit_terms(src, mat, L, cut, csr != nullptr, rscale, t, bad, pool);
     for (auto& b : bad)
       if (!b.empty()) throw InvalidArgument(b);
-    pool.parallel_for(ranges, [&](size_t rb, size_t re) {
-      for (size_t r = rb; r < re; ++r)
-        for (size_t ch = 0; ch < row_chunks; ++ch) {
-          for (const Entry& e : buckets[ch][r]) acc[e.wire] += e.value;
-          std::vector<Entry>().swap(buckets[ch][r]);
-        }
-    });
+    sum_terms(t, cut, acc, pool);
     if (mat == 0)  // the public-input rows: A[rows + j][j] = 1
       for (uint32_t j = 0; j <= n_pub; ++j) acc[j] += L[src.n_rows + j];
-    if (csr) {
-      size_t total = 0;
-      for (auto& c : cols) total += c.size();
-      if (total + n_pub + 1 >= UINT32_MAX)
-        throw InvalidArgument("more than 2^32 terms in one matrix: too many for the key's 32-bit rows");
-      csr->row_ptr.assign(n + 1, 0);
-      csr->col.reserve(total + (mat == 0 ? n_pub + 1 : 0));
-      csr->val.reserve(total + (mat == 0 ? n_pub + 1 : 0));
-      size_t i = 0;
-      for (size_t ch = 0; ch < row_chunks; ++ch) {
-        for (uint32_t len : row_len[ch]) {
-          csr->row_ptr[i + 1] = csr->row_ptr[i] + len;
-          ++i;
-        }
-        csr->col.insert(csr->col.end(), cols[ch].begin(), cols[ch].end());
-        csr->val.insert(csr->val.end(), vals[ch].begin(), vals[ch].end());
-        std::vector<uint32_t>().swap(cols[ch]);
-        std::vector<Fr>().swap(vals[ch]);
-      }
-      if (mat == 0)
-        for (uint32_t j = 0; j <= n_pub; ++j) {
-          csr->col.push_back(j);
-          csr->val.push_back(rscale);
-          csr->row_ptr[src.n_rows + j + 1] = uint32_t(csr->col.size());
-        }
-      for (size_t r = 1; r <= n; ++r) csr->row_ptr[r] = std::max(csr->row_ptr[r], csr->row_ptr[r - 1]);
-    }
+    if (csr) join_csr(t, cut, mat == 0, src.n_rows, n_pub, sh.n, rscale, *csr);
   }
-  tm.columns_ms = ms_since(t0);
-  say("columns A, B, C at tau: " + std::to_string(int(tm.columns_ms)) + " ms");
+  return cols;
+}
 
-  // ---- scalars
-  t0 = std::chrono::steady_clock::now();
-  const Fr gamma_inv = tw.gamma.inv(), delta_inv = tw.delta.inv();
-  std::vector<Scalar> ka(m), kb(m), kl(m);
+// The scalars of the key's points, standard form: a_j = u_j, b_j = v_j, l_j (IC then C), h_i.
+struct KeyScalars {
+  std::vector<cpu::Scalar> a, b, l, h;
+};
+
+// a, b and l from the columns, which are freed.
+template <class Fr>
+void wire_scalars(const ToxicWaste<Fr>& tw, Columns<Fr>& cols, uint32_t m, uint32_t n_pub, const Fr& gamma_inv,
+                  const Fr& delta_inv, KeyScalars& ks, ThreadPool& pool) {
+  const std::vector<Fr>&u = cols.u, &v = cols.v, &w = cols.w;
+  ks.a.resize(m), ks.b.resize(m), ks.l.resize(m);
   pool.parallel_for(m, [&](size_t lo, size_t hi) {
     for (size_t j = lo; j < hi; ++j) {
-      ka[j] = u[j].to_std();
-      kb[j] = v[j].to_std();
-      kl[j] = ((tw.beta * u[j] + tw.alpha * v[j] + w[j]) * (j <= n_pub ? gamma_inv : delta_inv)).to_std();
+      ks.a[j] = u[j].to_std();
+      ks.b[j] = v[j].to_std();
+      ks.l[j] = ((tw.beta * u[j] + tw.alpha * v[j] + w[j]) * (j <= n_pub ? gamma_inv : delta_inv)).to_std();
     }
   }, 4096);
-  std::vector<Fr>().swap(u), std::vector<Fr>().swap(v), std::vector<Fr>().swap(w);
-  // H_i = L^coset_i(tau) Z(tau) / (g^n - 1) / delta, L^coset_i(tau) = (tau^n - g^n) p_i / (n g^n (tau - p_i)),
-  // p_i = g w^i. The factor common to all i:
-  const Fr g = cpu::h_coset<Fr>(log_n);
+  std::vector<Fr>().swap(cols.u), std::vector<Fr>().swap(cols.v), std::vector<Fr>().swap(cols.w);
+}
+
+// H_i = L^coset_i(tau) Z(tau) / (g^n - 1) / delta, L^coset_i(tau) = (tau^n - g^n) p_i / (n g^n (tau - p_i)),
+// p_i = g w^i.
+template <class Fr>
+std::vector<cpu::Scalar> h_scalars(const ToxicWaste<Fr>& tw, const LagrangeAtTau<Fr>& lag, const Sizes& sh,
+                                   const Fr& delta_inv, ThreadPool& pool) {
+  const size_t n = sh.n;
+  const Fr& omega = lag.omega;
+  // The factor common to all i:
+  const Fr g = cpu::h_coset<Fr>(sh.log_n);
   const Fr gn = g.pow_u64(n);
-  const Fr common = (tau_n - gn) * (Fr::from_u64(n) * gn).inv() * zt * (gn - Fr::one()).inv() * delta_inv;
-  std::vector<Scalar> kh(n);
-  pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+  const Fr common = (lag.tau_n - gn) * (Fr::from_u64(n) * gn).inv() * lag.zt * (gn - Fr::one()).inv() * delta_inv;
+  std::vector<cpu::Scalar> kh(n);
+  pool.parallel_for(chunks_of(n), [&](size_t cb, size_t ce) {
     std::vector<Fr> d(kChunk), p(kChunk), scratch(kChunk);
     for (size_t ch = cb; ch < ce; ++ch) {
       const size_t lo = ch * kChunk, hi = std::min(n, lo + kChunk);
@@ -249,48 +328,107 @@ groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const T
       for (size_t i = lo; i < hi; ++i) kh[i] = (common * p[i - lo] * d[i - lo]).to_std();
     }
   });
-  std::vector<Fr>().swap(L);
-  tm.scalars_ms = ms_since(t0);
+  return kh;
+}
 
-  // ---- fixed-base multiplications
-  auto g1 = [&](const Scalar* k, size_t cnt) {
+// The fixed-base multiplications of the key, each scalar list freed once its points are made.
+template <class E>
+struct KeyPoints {
+  using Fr = typename E::Fr;
+  const FixedBase& fixed;
+  groth16::ProvingKey<E>& pk;
+  size_t g1_points = 0;
+
+  std::vector<typename E::G1Affine> g1(const cpu::Scalar* k, size_t cnt) {
     std::vector<typename E::G1Affine> out(cnt);
     fixed(FixedGroup::G1, k, cnt, out.data());
-    tm.g1_points += cnt;
+    g1_points += cnt;
     return out;
-  };
-  auto single1 = [&](const Fr& x) {
-    Scalar k = x.to_std();
+  }
+  typename E::G1Affine single1(const Fr& x) {
+    cpu::Scalar k = x.to_std();
     return g1(&k, 1)[0];
-  };
-  auto single2 = [&](const Fr& x) {
-    Scalar k = x.to_std();
+  }
+  typename E::G2Affine single2(const Fr& x) {
+    cpu::Scalar k = x.to_std();
     std::vector<typename E::G2Affine> out(1);
     fixed(FixedGroup::G2, &k, 1, out.data());
     return out[0];
+  }
+
+  // alpha, beta, delta, A, B1, IC, C, H; keeps ks.b for G2.
+  void g1_all(const ToxicWaste<Fr>& tw, KeyScalars& ks, const Sizes& sh) {
+    pk.alpha1 = single1(tw.alpha);
+    pk.beta1 = single1(tw.beta);
+    pk.delta1 = single1(tw.delta);
+    pk.a = g1(ks.a.data(), sh.m);
+    std::vector<cpu::Scalar>().swap(ks.a);
+    pk.b1 = g1(ks.b.data(), sh.m);
+    pk.ic = g1(ks.l.data(), sh.n_pub + 1);
+    pk.c = g1(ks.l.data() + sh.n_pub + 1, sh.m - sh.n_pub - 1);
+    std::vector<cpu::Scalar>().swap(ks.l);
+    pk.h = g1(ks.h.data(), sh.n);
+    std::vector<cpu::Scalar>().swap(ks.h);
+  }
+  // beta, gamma, delta, B2; returns the number of points.
+  size_t g2_all(const ToxicWaste<Fr>& tw, KeyScalars& ks, const Sizes& sh) {
+    pk.beta2 = single2(tw.beta);
+    pk.gamma2 = single2(tw.gamma);
+    pk.delta2 = single2(tw.delta);
+    pk.b2.resize(sh.m);
+    fixed(FixedGroup::G2, ks.b.data(), sh.m, pk.b2.data());
+    std::vector<cpu::Scalar>().swap(ks.b);
+    return size_t(sh.m) + 3;
+  }
+};
+
+}  // namespace detail
+
+// ------------------------------------------------------------------ the setup
+
+template <class E>
+groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const ToxicWaste<typename E::Fr>& tw,
+                             const FixedBase& fixed, ThreadPool& pool, SetupTimings* timings = nullptr,
+                             const std::function<void(const std::string&)>& log = {}) {
+  using Fr = typename E::Fr;
+  const auto t_all = std::chrono::steady_clock::now();
+  SetupTimings tm;
+  const detail::Sizes sh = detail::sizes_of(src);
+  auto say = [&](const std::string& x) {
+    if (log) log(x);
   };
+  groth16::ProvingKey<E> pk;
+  pk.n_vars = sh.m;
+  pk.n_public = sh.n_pub;
+  pk.domain_size = uint32_t(sh.n);
+  pk.log_n = sh.log_n;
+
+  auto t0 = std::chrono::steady_clock::now();
+  detail::LagrangeAtTau<Fr> lag = detail::lagrange_at_tau(tw.tau, sh, pool);
+  tm.lagrange_ms = ms_since(t0);
+  say("Lagrange basis at tau over 2^" + std::to_string(sh.log_n) + ": " + std::to_string(int(tm.lagrange_ms)) + " ms");
+
   t0 = std::chrono::steady_clock::now();
-  pk.alpha1 = single1(tw.alpha);
-  pk.beta1 = single1(tw.beta);
-  pk.delta1 = single1(tw.delta);
-  pk.a = g1(ka.data(), m);
-  std::vector<Scalar>().swap(ka);
-  pk.b1 = g1(kb.data(), m);
-  pk.ic = g1(kl.data(), n_pub + 1);
-  pk.c = g1(kl.data() + n_pub + 1, m - n_pub - 1);
-  std::vector<Scalar>().swap(kl);
-  pk.h = g1(kh.data(), n);
-  std::vector<Scalar>().swap(kh);
+  detail::Columns<Fr> cols = detail::columns_at_tau(src, lag.L, sh, pk.A, pk.B, pool);
+  tm.columns_ms = ms_since(t0);
+  say("columns A, B, C at tau: " + std::to_string(int(tm.columns_ms)) + " ms");
+
+  t0 = std::chrono::steady_clock::now();
+  const Fr gamma_inv = tw.gamma.inv(), delta_inv = tw.delta.inv();
+  detail::KeyScalars ks;
+  detail::wire_scalars(tw, cols, sh.m, sh.n_pub, gamma_inv, delta_inv, ks, pool);
+  ks.h = detail::h_scalars(tw, lag, sh, delta_inv, pool);
+  std::vector<Fr>().swap(lag.L);
+  tm.scalars_ms = ms_since(t0);
+
+  detail::KeyPoints<E> points{fixed, pk};
+  t0 = std::chrono::steady_clock::now();
+  points.g1_all(tw, ks, sh);
+  tm.g1_points = points.g1_points;
   tm.g1_ms = ms_since(t0);
   say("G1 points (" + std::to_string(tm.g1_points) + "): " + std::to_string(int(tm.g1_ms)) + " ms");
   t0 = std::chrono::steady_clock::now();
-  pk.beta2 = single2(tw.beta);
-  pk.gamma2 = single2(tw.gamma);
-  pk.delta2 = single2(tw.delta);
-  pk.b2.resize(m);
-  fixed(FixedGroup::G2, kb.data(), m, pk.b2.data());
-  std::vector<Scalar>().swap(kb);
-  tm.g2_points = m + 3;
+  tm.g2_points = points.g2_all(tw, ks, sh);
   tm.g2_ms = ms_since(t0);
   say("G2 points (" + std::to_string(tm.g2_points) + "): " + std::to_string(int(tm.g2_ms)) + " ms");
   tm.total_ms = ms_since(t_all);

@@ -521,13 +521,204 @@ struct Msm {
     return in;
   }
 
+  // The window plan of a call with m general scalars: c-bit windows, W of them, sorted and
+  // accumulated G at a time in `groups` groups; nb buckets a window; runs_target level-0 threads.
+  struct Plan {
+    unsigned c = 0, W = 0, G = 0, groups = 0;
+    uint32_t nb = 0, runs_target = 0;
+  };
+
+  // One call on its stream: the steps of run(), in order. Each enqueues its copies and kernels on
+  // `s`; the host waits only at the end of prepare() and in finish().
+  struct Call {
+    DeviceId dev;
+    cudaStream_t s;
+    size_t n;
+    const std::string& nstr;
+    Buffers& b;
+    PhaseClock& clock;
+    // On the device: the bases; the scalars classify_kernel reads (scal_in) and writes (scal_out,
+    // null: standard-form input read in place); scal, the standard-form scalars digits come from.
+    const Aff* bases = nullptr;
+    const Scalar4* scal_in = nullptr;
+    Scalar4* scal_out = nullptr;
+    const Scalar4* scal = nullptr;
+
+    Call(DeviceId dev_, cudaStream_t s_, size_t n_, const std::string& nstr_, Buffers& b_, PhaseClock& clock_)
+        : dev(dev_), s(s_), n(n_), nstr(nstr_), b(b_), clock(clock_) {}
+
+    // Host bases and scalars to the device; copied scalars are converted in place, and so are
+    // standard-form scalars already on the device.
+    void copy_in(const MsmConfig& cfg) {
+      clock.mark(PhaseClock::copy_in);
+      bases = static_cast<const Aff*>(cfg.bases);
+      if (cfg.bases_at != Where::Device) {
+        check(cudaMemcpyAsync(b.bases_copy, cfg.bases, n * sizeof(Aff), cudaMemcpyHostToDevice, s), dev,
+              "cudaMemcpyAsync (msm bases to device)", nstr);
+        bases = b.bases_copy;
+      }
+      scal_in = static_cast<const Scalar4*>(cfg.scalars);
+      scal_out = cfg.scalar_form == ScalarForm::Montgomery ? b.scalars_std : nullptr;
+      if (cfg.scalars_at != Where::Device) {
+        check(cudaMemcpyAsync(b.scalars_copy, cfg.scalars, n * sizeof(Scalar4), cudaMemcpyHostToDevice, s), dev,
+              "cudaMemcpyAsync (msm scalars to device)", nstr);
+        scal_in = b.scalars_copy;
+        scal_out = b.scalars_copy;
+      }
+      scal = scal_out ? scal_out : scal_in;
+    }
+
+    // Classify, compact the general scalars into gen_idx, sum the bases of the ones into
+    // results[kMaxWindows]; then waits for the counts (m general scalars, `ones` ones).
+    void prepare(bool montgomery, uint32_t& m, uint32_t& ones) {
+      clock.mark(PhaseClock::prepare);
+      uint32_t* ones_count = b.counters + 1 + kMaxWindows;
+      check(cudaMemsetAsync(ones_count, 0, sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm ones count)", nstr);
+      classify_kernel<Fr>
+          <<<blocks_for(n), kBlock, 0, s>>>(scal_in, scal_out, b.kind, b.cand, n, montgomery, ones_count);
+      check_launch(dev, "msm classify_kernel", n);
+      size_t sel_bytes = b.select_bytes;
+      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters,
+                                  int64_t(n), IsCandidate{}, s),
+            dev, "cub::DeviceSelect::If (msm general scalars)", nstr);
+      const uint32_t ones_threads = uint32_t(std::min<size_t>(kOnesThreads, n));
+      ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(bases, b.kind, n, ones_threads, b.red[0]);
+      check_launch(dev, "msm ones_kernel", n);
+      X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
+      check(cudaMemcpyAsync(b.results + kMaxWindows, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+            "cudaMemcpyAsync (msm ones sum)", nstr);
+      check(cudaMemcpyAsync(&m, b.counters, sizeof(m), cudaMemcpyDeviceToHost, s), dev,
+            "cudaMemcpyAsync (msm general count)", nstr);
+      check(cudaMemcpyAsync(&ones, ones_count, sizeof(ones), cudaMemcpyDeviceToHost, s), dev,
+            "cudaMemcpyAsync (msm ones count)", nstr);
+      check(cudaStreamSynchronize(s), dev, "msm prepare (classify, select, ones)", nstr);
+    }
+
+    Plan plan(uint32_t m) const {
+      Plan p;
+      p.c = std::min(choose_c(m, kScalarBits), choose_c(n, kScalarBits));
+      p.W = windows_for(p.c, kScalarBits);
+      p.nb = 1u << (p.c - 1);
+      p.G = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, b.entries / m)));
+      p.groups = (p.W + p.G - 1) / p.G;
+      // Level-0 threads: whole waves of the accumulation kernel, at most kRunsCap.
+      int sms = 0, per_sm = 0;
+      check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
+            "cudaDeviceGetAttribute (multiprocessors)");
+      check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F>, kBlock, 0), dev,
+            "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
+      const uint32_t wave = uint32_t(std::max(1, sms * per_sm)) * kBlock;
+      p.runs_target = wave >= kRunsCap ? kRunsCap : wave * (kRunsCap / wave);
+      return p;
+    }
+
+    // The group's windows w0 .. w0 + gw - 1: digits (non-zero counts in cnt), then one radix
+    // sort per window; win gets where each sorted window lies.
+    void sort_group(const Plan& p, uint32_t m, unsigned w0, unsigned gw, uint32_t* cnt, WindowPtrs& win) {
+      clock.mark(PhaseClock::sort);
+      check(cudaMemsetAsync(cnt, 0, gw * sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm digit counts)", nstr);
+      digits_kernel<<<blocks_for(m), kBlock, 0, s>>>(scal, b.gen_idx, m, w0, gw, p.c, b.keys, b.vals, cnt);
+      check_launch(dev, "msm digits_kernel", n);
+      uint16_t* spare_k = b.keys_alt;
+      uint32_t* spare_v = b.vals_alt;
+      for (unsigned wl = 0; wl < gw; ++wl) {
+        cub::DoubleBuffer<uint16_t> kb(b.keys + size_t(wl) * m, spare_k);
+        cub::DoubleBuffer<uint32_t> vb(b.vals + size_t(wl) * m, spare_v);
+        size_t tb = b.sort_bytes;
+        check(cub::DeviceRadixSort::SortPairs(b.sort_temp, tb, kb, vb, m, 0, int(p.c), s), dev,
+              "cub::DeviceRadixSort::SortPairs (msm window)", nstr + ", window " + std::to_string(w0 + wl));
+        win.keys[wl] = kb.Current();
+        win.vals[wl] = vb.Current();
+        spare_k = kb.Alternate();  // the buffer the sort left free serves the next window
+        spare_v = vb.Alternate();
+      }
+    }
+
+    // The group's buckets: level 0 over the sorted windows, then the partial-sum levels until one
+    // run is left.
+    void accumulate_group(const Plan& p, uint32_t m, unsigned gw, const WindowPtrs& win, const uint32_t* cnt,
+                          X* gbuckets) {
+      clock.mark(PhaseClock::accumulate);
+      uint32_t runs = std::min<uint32_t>(p.runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(gw) * m)));
+      bool final = runs == 1;
+      accumulate_bases_kernel<F><<<blocks_for(runs), kBlock, 0, s>>>(win, cnt, gw, runs, bases, p.c, p.nb, final,
+                                                                     gbuckets, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
+      check_launch(dev, "msm accumulate_bases_kernel", n);
+      int cur = 0;
+      uint32_t len = 2 * runs;
+      while (!final) {
+        uint32_t next_runs = (len + kRunLen - 1) / kRunLen;
+        final = next_runs == 1;
+        accumulate_partials_kernel<F>
+            <<<blocks_for(next_runs), kBlock, 0, s>>>(b.slot_keys[cur], b.slot_pts[cur], len, p.c, p.nb, gw, final,
+                                                      gbuckets, Slots<F>{b.slot_keys[cur ^ 1], b.slot_pts[cur ^ 1]});
+        check_launch(dev, "msm accumulate_partials_kernel", n);
+        cur ^= 1;
+        len = 2 * next_runs;
+      }
+    }
+
+    // Bucket reduction per window: the W window sums into results[0 .. W).
+    void reduce_windows(const Plan& p) {
+      clock.mark(PhaseClock::reduce);
+      const uint32_t L = std::min<uint32_t>(kSegLen, p.nb), segs = p.nb / L;
+      bucket_reduce_kernel<F><<<blocks_for(size_t(p.W) * segs), kBlock, 0, s>>>(b.buckets, p.W, p.nb, L, b.red[0]);
+      check_launch(dev, "msm bucket_reduce_kernel", n);
+      X* sums = reduce_groups(b, p.W, segs, s, dev, n);
+      check(cudaMemcpyAsync(b.results, sums, p.W * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+            "cudaMemcpyAsync (msm window sums)", nstr);
+    }
+
+    // The m general scalars through the buckets, group of windows by group.
+    void window_sums(const Plan& p, uint32_t m) {
+      check(cudaMemsetAsync(b.buckets, 0, size_t(p.W) * p.nb * sizeof(X), s), dev, "cudaMemsetAsync (msm buckets)",
+            nstr);
+      for (unsigned g = 0; g < p.groups; ++g) {
+        const unsigned w0 = g * p.G, gw = std::min(p.G, p.W - w0);
+        uint32_t* cnt = b.counters + 1;
+        WindowPtrs win{};
+        sort_group(p, m, w0, gw, cnt, win);
+        accumulate_group(p, m, gw, win, cnt, b.buckets + size_t(w0) * p.nb);
+      }
+      reduce_windows(p);
+    }
+
+    // Waits for the window sums and the ones' sum; Horner over the windows, then the ones.
+    X finish(const Plan& p) {
+      std::vector<X> host(kMaxWindows + 1);
+      check(cudaMemcpyAsync(host.data(), b.results, host.size() * sizeof(X), cudaMemcpyDeviceToHost, s), dev,
+            "cudaMemcpyAsync (msm results to host)", nstr);
+      clock.mark(PhaseClock::count);
+      check(cudaStreamSynchronize(s), dev, "msm kernels", nstr);
+      X total = X::infinity();
+      for (unsigned w = p.W; w-- > 0;) {
+        for (unsigned i = 0; i < p.c; ++i) total = total.dbl();
+        total += host[w];
+      }
+      total += host[kMaxWindows];
+      return total;
+    }
+  };
+
+  static void report_timings(PhaseClock& clock, const Plan& p, std::chrono::steady_clock::time_point t_start,
+                             MsmTimings& tm) {
+    double ms[PhaseClock::count];
+    clock.read(ms);
+    tm.copy_in_ms = ms[PhaseClock::copy_in];
+    tm.prepare_ms = ms[PhaseClock::prepare];
+    tm.sort_ms = ms[PhaseClock::sort];
+    tm.accumulate_ms = ms[PhaseClock::accumulate];
+    tm.reduce_ms = ms[PhaseClock::reduce];
+    tm.c = p.c;
+    tm.windows = p.W;
+    tm.window_groups = p.groups;
+    tm.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+  }
+
   static void run(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle handle,
                   MsmTimings* timings) {
     const size_t n = cfg.count;
-    const void* bases_in = cfg.bases;
-    const void* scalars_in = cfg.scalars;
     const bool bases_on_device = cfg.bases_at == Where::Device, scalars_on_device = cfg.scalars_at == Where::Device;
-    const ScalarForm form = cfg.scalar_form;
     auto t_start = std::chrono::steady_clock::now();
     const std::string nstr = "n = " + std::to_string(n);
     if (n >= (size_t(1) << 31)) throw GpuError(dev.name() + ": msm: n = " + std::to_string(n) + " exceeds 2^31 - 1");
@@ -542,165 +733,33 @@ struct Msm {
       if (timings) *timings = tm;
       return;
     }
-    if (bases_on_device && (reinterpret_cast<uintptr_t>(bases_in) & 15) != 0)
+    if (bases_on_device && (reinterpret_cast<uintptr_t>(cfg.bases) & 15) != 0)
       throw GpuError(dev.name() + ": msm: device bases must be 16-byte aligned (" + nstr + ")");
 
     std::optional<Stream> own;
-    cudaStream_t s;
-    if (handle.stream) {
-      s = static_cast<cudaStream_t>(handle.stream);
-    } else {
-      own.emplace(dev);
-      s = own->get();
-    }
+    const cudaStream_t s = handle.stream ? static_cast<cudaStream_t>(handle.stream) : own.emplace(dev).get();
     Arena arena(workspace);
     Carver& cv = arena;
     Buffers b = carve(cv, n, bases_on_device, scalars_on_device, select_temp_bytes(n, dev), sort_temp_bytes(n, dev));
     PhaseClock clock(timings != nullptr, s, dev);
+    Call call(dev, s, n, nstr, b, clock);
 
-    // ---- inputs
-    clock.mark(PhaseClock::copy_in);
-    const Aff* bases = static_cast<const Aff*>(bases_in);
-    if (!bases_on_device) {
-      check(cudaMemcpyAsync(b.bases_copy, bases_in, n * sizeof(Aff), cudaMemcpyHostToDevice, s), dev,
-            "cudaMemcpyAsync (msm bases to device)", nstr);
-      bases = b.bases_copy;
-    }
-    // Standard-form scalars: `scal` (in place when copied or when already standard on the device).
-    const Scalar4* scal_in = static_cast<const Scalar4*>(scalars_in);
-    Scalar4* scal_out = form == ScalarForm::Montgomery ? b.scalars_std : nullptr;
-    if (!scalars_on_device) {
-      check(cudaMemcpyAsync(b.scalars_copy, scalars_in, n * sizeof(Scalar4), cudaMemcpyHostToDevice, s), dev,
-            "cudaMemcpyAsync (msm scalars to device)", nstr);
-      scal_in = b.scalars_copy;
-      scal_out = b.scalars_copy;
-    }
-    const Scalar4* scal = scal_out ? scal_out : scal_in;
-
-    // ---- classify, compact, sum the ones
-    clock.mark(PhaseClock::prepare);
-    uint32_t* ones_count = b.counters + 1 + kMaxWindows;
-    check(cudaMemsetAsync(ones_count, 0, sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm ones count)", nstr);
-    classify_kernel<Fr><<<blocks_for(n), kBlock, 0, s>>>(scal_in, scal_out, b.kind, b.cand, n,
-                                                        form == ScalarForm::Montgomery, ones_count);
-    check_launch(dev, "msm classify_kernel", n);
-    size_t sel_bytes = b.select_bytes;
-    check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters, int64_t(n), IsCandidate{}, s),
-          dev, "cub::DeviceSelect::If (msm general scalars)", nstr);
-    const uint32_t ones_threads = uint32_t(std::min<size_t>(kOnesThreads, n));
-    ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(bases, b.kind, n, ones_threads, b.red[0]);
-    check_launch(dev, "msm ones_kernel", n);
-    X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
-    check(cudaMemcpyAsync(b.results + kMaxWindows, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
-          "cudaMemcpyAsync (msm ones sum)", nstr);
+    call.copy_in(cfg);
     uint32_t m = 0, ones = 0;
-    check(cudaMemcpyAsync(&m, b.counters, sizeof(m), cudaMemcpyDeviceToHost, s), dev,
-          "cudaMemcpyAsync (msm general count)", nstr);
-    check(cudaMemcpyAsync(&ones, ones_count, sizeof(ones), cudaMemcpyDeviceToHost, s), dev,
-          "cudaMemcpyAsync (msm ones count)", nstr);
-    check(cudaStreamSynchronize(s), dev, "msm prepare (classify, select, ones)", nstr);
+    call.prepare(cfg.scalar_form == ScalarForm::Montgomery, m, ones);
     tm.general = m;
     tm.ones = ones;
-
-    unsigned c = 0, W = 0, groups = 0;
+    Plan p;
     if (m > 0) {
-      c = std::min(choose_c(m, kScalarBits), choose_c(n, kScalarBits));
-      W = windows_for(c, kScalarBits);
-      const uint32_t nb = 1u << (c - 1);
-      const unsigned G = unsigned(std::max<size_t>(1, std::min<size_t>(W, b.entries / m)));
-      groups = (W + G - 1) / G;
-      // Level-0 threads: whole waves of the accumulation kernel, at most kRunsCap.
-      int sms = 0, per_sm = 0;
-      check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
-            "cudaDeviceGetAttribute (multiprocessors)");
-      check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F>, kBlock, 0), dev,
-            "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
-      const uint32_t wave = uint32_t(std::max(1, sms * per_sm)) * kBlock;
-      uint32_t runs_target = wave >= kRunsCap ? kRunsCap : wave * (kRunsCap / wave);
-
-      check(cudaMemsetAsync(b.buckets, 0, size_t(W) * nb * sizeof(X), s), dev, "cudaMemsetAsync (msm buckets)", nstr);
-      for (unsigned g = 0; g < groups; ++g) {
-        const unsigned w0 = g * G, gw = std::min(G, W - w0);
-        X* gbuckets = b.buckets + size_t(w0) * nb;
-        // digits and sorts
-        clock.mark(PhaseClock::sort);
-        uint32_t* cnt = b.counters + 1;
-        check(cudaMemsetAsync(cnt, 0, gw * sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm digit counts)", nstr);
-        digits_kernel<<<blocks_for(m), kBlock, 0, s>>>(scal, b.gen_idx, m, w0, gw, c, b.keys, b.vals, cnt);
-        check_launch(dev, "msm digits_kernel", n);
-        WindowPtrs win{};
-        uint16_t* spare_k = b.keys_alt;
-        uint32_t* spare_v = b.vals_alt;
-        for (unsigned wl = 0; wl < gw; ++wl) {
-          cub::DoubleBuffer<uint16_t> kb(b.keys + size_t(wl) * m, spare_k);
-          cub::DoubleBuffer<uint32_t> vb(b.vals + size_t(wl) * m, spare_v);
-          size_t tb = b.sort_bytes;
-          check(cub::DeviceRadixSort::SortPairs(b.sort_temp, tb, kb, vb, m, 0, int(c), s), dev,
-                "cub::DeviceRadixSort::SortPairs (msm window)", nstr + ", window " + std::to_string(w0 + wl));
-          win.keys[wl] = kb.Current();
-          win.vals[wl] = vb.Current();
-          spare_k = kb.Alternate();  // the buffer the sort left free serves the next window
-          spare_v = vb.Alternate();
-        }
-        // accumulation, level 0 then the partial-sum levels
-        clock.mark(PhaseClock::accumulate);
-        uint32_t runs = std::min<uint32_t>(runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(gw) * m)));
-        bool final = runs == 1;
-        accumulate_bases_kernel<F><<<blocks_for(runs), kBlock, 0, s>>>(
-            win, cnt, gw, runs, bases, c, nb, final, gbuckets, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
-        check_launch(dev, "msm accumulate_bases_kernel", n);
-        int cur = 0;
-        uint32_t len = 2 * runs;
-        while (!final) {
-          uint32_t next_runs = (len + kRunLen - 1) / kRunLen;
-          final = next_runs == 1;
-          accumulate_partials_kernel<F><<<blocks_for(next_runs), kBlock, 0, s>>>(
-              b.slot_keys[cur], b.slot_pts[cur], len, c, nb, gw, final, gbuckets,
-              Slots<F>{b.slot_keys[cur ^ 1], b.slot_pts[cur ^ 1]});
-          check_launch(dev, "msm accumulate_partials_kernel", n);
-          cur ^= 1;
-          len = 2 * next_runs;
-        }
-      }
-      // bucket reduction per window
-      clock.mark(PhaseClock::reduce);
-      const uint32_t L = std::min<uint32_t>(kSegLen, nb), segs = nb / L;
-      bucket_reduce_kernel<F><<<blocks_for(size_t(W) * segs), kBlock, 0, s>>>(b.buckets, W, nb, L, b.red[0]);
-      check_launch(dev, "msm bucket_reduce_kernel", n);
-      X* sums = reduce_groups(b, W, segs, s, dev, n);
-      check(cudaMemcpyAsync(b.results, sums, W * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
-            "cudaMemcpyAsync (msm window sums)", nstr);
+      p = call.plan(m);
+      call.window_sums(p, m);
     } else {
       clock.mark(PhaseClock::reduce);
     }
-    std::vector<X> host(kMaxWindows + 1);
-    check(cudaMemcpyAsync(host.data(), b.results, host.size() * sizeof(X), cudaMemcpyDeviceToHost, s), dev,
-          "cudaMemcpyAsync (msm results to host)", nstr);
-    clock.mark(PhaseClock::count);
-    check(cudaStreamSynchronize(s), dev, "msm kernels", nstr);
-
-    // Horner over the windows, then the ones.
-    X total = X::infinity();
-    for (unsigned w = W; w-- > 0;) {
-      for (unsigned i = 0; i < c; ++i) total = total.dbl();
-      total += host[w];
-    }
-    total += host[kMaxWindows];
-    res = ec::Jacobian<F>::from_affine(total.to_affine());
+    res = ec::Jacobian<F>::from_affine(call.finish(p).to_affine());
     std::memcpy(result, &res, sizeof(res));
-
     if (timings) {
-      double ms[PhaseClock::count];
-      clock.read(ms);
-      tm.copy_in_ms = ms[PhaseClock::copy_in];
-      tm.prepare_ms = ms[PhaseClock::prepare];
-      tm.sort_ms = ms[PhaseClock::sort];
-      tm.accumulate_ms = ms[PhaseClock::accumulate];
-      tm.reduce_ms = ms[PhaseClock::reduce];
-      tm.c = c;
-      tm.windows = W;
-      tm.window_groups = groups;
-      tm.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+      report_timings(clock, p, t_start, tm);
       *timings = tm;
     }
   }
