@@ -450,73 +450,98 @@ struct Engine::Impl {
     }
   }
 
-  // One partition on d: reserve, stage, kernels under d's lock, free the working set, release
-  // the reservation, finish. Every path that gives device memory back waits for the work that
-  // used it first (release_staged), and the budget goes back only after that.
-  void run_partition(Device& d, int worker, Part& p) {
-    Job& j = *p.job;
-    const CircuitOps& c = *j.circuit;
+  // One partition on one device, step by step. Every path that gives device memory back waits for
+  // the work that used it first (release_staged), and the budget goes back only after that.
+  struct PartitionRun {
+    Impl& I;
+    Device& d;
+    Part& p;
+    Job& j;
+    const CircuitOps& c;
     PartitionRecord rec;
-    {
-      std::lock_guard lk(mu);
-      rec = j.records[p.index];
-    }
-    rec.device = d.name;
-    rec.worker = worker;
-    rec.attempts = p.attempt;
-    const PhaseTimer timer = this->timer(rec);
-    const groth16::Checkpoint checkpoint = [&](Phase next) {
-      fault(next, d.name, p);
-      if (j.stop) throw Cancelled("cancelled");
-      if (stopping) throw Cancelled("the engine is stopping");
-    };
+    PhaseTimer timer;
     std::optional<Reservation> res;
     std::shared_ptr<void> key;
-    auto give_back = [&] {  // device memory first, then the budget
-      if (p.work) c.release_staged(*p.work);
-      key.reset();
-      if (res) {
-        std::lock_guard lk(mu);
-        release(d, *res);
-        res.reset();
-      }
-    };
-    std::string err;
-    bool device_fault = false, cancelled = false;
-    ProofData proof;
-    try {
-      timer.begin(Phase::Stage);
+    size_t chunk = 0;
+
+    PartitionRun(Impl& impl, Device& dev, int worker, Part& part)
+        : I(impl), d(dev), p(part), j(*part.job), c(*part.job->circuit) {
       {
-        timer.begin(Phase::BudgetWait);
-        std::unique_lock lk(mu);
-        res = reserve(d, j.circuit_id, lk, &j);
+        std::lock_guard lk(I.mu);
+        rec = j.records[p.index];
+      }
+      rec.device = d.name;
+      rec.worker = worker;
+      rec.attempts = p.attempt;
+      timer = I.timer(rec);
+    }
+    // Before each phase: the fault hook, then cancellation.
+    void checkpoint(Phase next) const {
+      I.fault(next, d.name, p);
+      if (j.stop) throw Cancelled("cancelled");
+      if (I.stopping) throw Cancelled("the engine is stopping");
+    }
+    // Outside the lock: the reservation (waiting for the budget), the key, the working set.
+    void stage() {
+      timer.begin(Phase::Stage);
+      timer.begin(Phase::BudgetWait);
+      {
+        std::unique_lock lk(I.mu);
+        res = I.reserve(d, j.circuit_id, lk, &j);
       }
       timer.end(Phase::BudgetWait);
       rec.reserved_bytes = res->bytes;
       rec.streamed = res->streamed;
       checkpoint(Phase::Stage);
-      const size_t chunk = res->streamed ? cfg.stream_chunk_points : 0;
-      if (!res->streamed) key = resident_key(d, j.circuit_id, c);
-      c.stage(*d.dev, *p.work, chunk, res->bytes, *synth_pool);
+      chunk = res->streamed ? I.cfg.stream_chunk_points : 0;
+      if (!res->streamed) key = I.resident_key(d, j.circuit_id, c);
+      c.stage(*d.dev, *p.work, chunk, res->bytes, *I.synth_pool);
       timer.end(Phase::Stage);
+    }
+    // Under d's lock; the working set is freed (after its stream's work) inside the busy time.
+    void kernels() {
       timer.begin(Phase::LockWait);
-      {
-        std::lock_guard kl(d.lock);
-        timer.end(Phase::LockWait);
-        busy(d, "job " + j.label + " partition " + std::to_string(p.index), rec.spans[Phase::Kernels], [&] {
-          checkpoint(Phase::Kernels);
-          c.kernels(*d.dev, *p.work, key.get(), chunk, timer, checkpoint);
-          c.release_staged(*p.work);  // waits for the device's work on it: inside the busy time
-        });
-        std::lock_guard lk(mu);
-        ++d.partitions;
+      std::lock_guard kl(d.lock);
+      timer.end(Phase::LockWait);
+      const groth16::Checkpoint cp = [this](Phase next) { checkpoint(next); };
+      I.busy(d, "job " + j.label + " partition " + std::to_string(p.index), rec.spans[Phase::Kernels], [&] {
+        checkpoint(Phase::Kernels);
+        c.kernels(*d.dev, *p.work, key.get(), chunk, timer, cp);
+        c.release_staged(*p.work);
+      });
+      std::lock_guard lk(I.mu);
+      ++d.partitions;
+    }
+    // Device memory first, then the budget; idempotent.
+    void give_back() {
+      if (p.work) c.release_staged(*p.work);
+      key.reset();
+      if (res) {
+        std::lock_guard lk(I.mu);
+        I.release(d, *res);
+        res.reset();
       }
-      give_back();
+    }
+    ProofData finish() {
       checkpoint(Phase::Finish);
       timer.begin(Phase::Finish);
-      RandomSource rs = cfg.seed ? RandomSource(partition_seed(*cfg.seed, j.id, p.index)) : RandomSource();
-      proof = c.finish(*p.work, cfg.verify, rs, timer);
+      RandomSource rs = I.cfg.seed ? RandomSource(partition_seed(*I.cfg.seed, j.id, p.index)) : RandomSource();
+      ProofData proof = c.finish(*p.work, I.cfg.verify, rs, timer);
       timer.end(Phase::Finish);
+      return proof;
+    }
+  };
+
+  void run_partition(Device& d, int worker, Part& p) {
+    PartitionRun run(*this, d, worker, p);
+    std::string err;
+    bool device_fault = false, cancelled = false;
+    ProofData proof;
+    try {
+      run.stage();
+      run.kernels();
+      run.give_back();
+      proof = run.finish();
     } catch (const Cancelled& e) {
       err = e.what(), cancelled = true;
     } catch (const DeviceFault& e) {
@@ -526,20 +551,25 @@ struct Engine::Impl {
     } catch (const std::exception& e) {
       err = e.what(), device_fault = true;  // device errors, out of memory: the device's
     }
-    give_back();
+    run.give_back();
     p.work.reset();
+    record_outcome(p, run.rec, err, device_fault, cancelled, std::move(proof), d.name);
+  }
+
+  // The partition's record and proof into its job (which may end with it), or its failure.
+  void record_outcome(Part& p, PartitionRecord& rec, const std::string& err, bool device_fault, bool cancelled,
+                      ProofData proof, const std::string& device) {
+    Job& j = *p.job;
     std::unique_lock lk(mu);
+    rec.ok = err.empty();
+    rec.error = err;
+    j.records[p.index] = rec;
+    if (cancelled) return;  // the job has ended already (or the engine stops)
     if (!err.empty()) {
-      rec.error = err;
-      j.records[p.index] = rec;
-      if (cancelled) return;  // the job has ended already (or the engine stops)
       lk.unlock();
-      fail_partition(p, err, device_fault, d.name);
+      fail_partition(p, err, device_fault, device);
       return;
     }
-    rec.ok = true;
-    rec.error.clear();
-    j.records[p.index] = rec;
     if (j.ended()) return;
     j.proofs[p.index] = std::move(proof);
     ++partitions_done;
