@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "commands.hpp"
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/engine.grpc.pb.h"
-#include "commands.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -66,14 +66,22 @@ struct Client {
 
 const char* code_name(grpc::StatusCode c) {
   switch (c) {
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    default: return "ERROR";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    default:
+      return "ERROR";
   }
 }
 
@@ -190,8 +198,10 @@ int do_submit(Client& c, const Args& o) {
   const size_t total = witness_bytes(o);
   if (streams(o, total)) {
     auto r = submit_streamed(c, o, request_id);
-    if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", request_id.c_str());
-    else std::fprintf(stderr, "cuzk: job accepted (%zu bytes of witnesses streamed)\n", total);
+    if (r.existing())
+      std::fprintf(stderr, "cuzk: request_id %s already had this job\n", request_id.c_str());
+    else
+      std::fprintf(stderr, "cuzk: job accepted (%zu bytes of witnesses streamed)\n", total);
     std::printf("%s\n", r.job_id().c_str());
     return 0;
   }
@@ -200,11 +210,11 @@ int do_submit(Client& c, const Args& o) {
   c.prepare(ctx, 600);
   v1::SubmitProofResponse r;
   ok_or_throw(c.stub->SubmitProof(&ctx, q, &r));
-  if (r.existing()) std::fprintf(stderr, "cuzk: request_id %s already had this job\n", q.request_id().c_str());
+  if (r.existing())
+    std::fprintf(stderr, "cuzk: request_id %s already had this job\n", q.request_id().c_str());
   else
-    std::fprintf(stderr, "cuzk: job accepted (%d partitions of %s%s)\n",
-                 q.partitions_size() + q.partition_paths_size(), q.circuit_id().c_str(),
-                 q.partition_paths_size() ? ", read in place by the daemon" : "");
+    std::fprintf(stderr, "cuzk: job accepted (%d partitions of %s%s)\n", q.partitions_size() + q.partition_paths_size(),
+                 q.circuit_id().c_str(), q.partition_paths_size() ? ", read in place by the daemon" : "");
   std::printf("%s\n", r.job_id().c_str());
   return 0;
 }
@@ -237,8 +247,8 @@ v1::JobResult wait_for_end(Client& c, v1::AwaitProofRequest q, double timeout_s,
                      state_name(r.state()), r.partitions_done(), r.partitions(), elapsed());
     }
     if (timeout_s > 0 && elapsed() > timeout_s)
-      throw Error("job " + (q.job_id().empty() ? "of request " + q.request_id() : q.job_id()) + " has not ended after " +
-                  std::to_string(int(timeout_s)) + " s");
+      throw Error("job " + (q.job_id().empty() ? "of request " + q.request_id() : q.job_id()) +
+                  " has not ended after " + std::to_string(int(timeout_s)) + " s");
   }
 }
 
@@ -287,7 +297,8 @@ int do_cancel(Client& c, const Args& o) {
   c.prepare(ctx, 30);
   v1::CancelProofResponse r;
   ok_or_throw(c.stub->CancelProof(&ctx, q, &r));
-  std::printf("%s\n", r.cancelled() ? "cancelled" : (std::string("not cancelled: already ") + state_name(r.state())).c_str());
+  std::printf("%s\n",
+              r.cancelled() ? "cancelled" : (std::string("not cancelled: already ") + state_name(r.state())).c_str());
   return 0;
 }
 
@@ -301,7 +312,8 @@ int do_srs(Client& c, const Args& o, bool preload) {
   ok_or_throw(preload ? c.stub->PreloadSRS(&ctx, q, &r) : c.stub->EvictSRS(&ctx, q, &r));
   std::string d;
   for (auto& x : r.devices()) d += (d.empty() ? "" : ",") + x;
-  std::printf("%s %s on %s\n", preload ? "preloaded" : "evicted", q.circuit_id().c_str(), d.empty() ? "no device" : d.c_str());
+  std::printf("%s %s on %s\n", preload ? "preloaded" : "evicted", q.circuit_id().c_str(),
+              d.empty() ? "no device" : d.c_str());
   return 0;
 }
 
@@ -359,19 +371,24 @@ int do_loadgen(const Args& o, const std::string& addr, const std::string& token)
           }
         }
         std::lock_guard lk(mu);
-        if (err.empty()) lat.push_back(ms);
-        else if (++failed == 1) first_error = err;
+        if (err.empty())
+          lat.push_back(ms);
+        else if (++failed == 1)
+          first_error = err;
       }
       (void)k;
     });
   for (auto& t : ts) t.join();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::sort(lat.begin(), lat.end());
-  auto pct = [&](double p) { return lat.empty() ? 0.0 : lat[std::min(lat.size() - 1, size_t(p * double(lat.size() - 1) + 0.5))]; };
-  std::printf("loadgen: %d jobs x %d partitions of %s over %d connections: %zu done, %d failed in %.2f s = %.2f jobs/s; "
-              "latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-              jobs, parts, base.circuit_id().c_str(), clients, lat.size(), failed.load(), wall,
-              double(lat.size()) / wall, pct(0.5), pct(0.99), lat.empty() ? 0.0 : lat.back());
+  auto pct = [&](double p) {
+    return lat.empty() ? 0.0 : lat[std::min(lat.size() - 1, size_t(p * double(lat.size() - 1) + 0.5))];
+  };
+  std::printf(
+      "loadgen: %d jobs x %d partitions of %s over %d connections: %zu done, %d failed in %.2f s = %.2f jobs/s; "
+      "latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+      jobs, parts, base.circuit_id().c_str(), clients, lat.size(), failed.load(), wall, double(lat.size()) / wall,
+      pct(0.5), pct(0.99), lat.empty() ? 0.0 : lat.back());
   if (failed) std::printf("loadgen: first failure: %s\n", first_error.c_str());
   return failed ? 1 : 0;
 }
@@ -484,7 +501,7 @@ Command loadgen_command() {
 }  // namespace
 
 std::vector<Command> client_commands() {
-  return {submit_command(),      await_command(),       status_command(), cancel_command(),
+  return {submit_command(),  await_command(),    status_command(), cancel_command(),
           srs_command(true), srs_command(false), loadgen_command()};
 }
 

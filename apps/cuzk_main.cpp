@@ -4,27 +4,27 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <climits>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/cuda/probe.hpp"
 #include "backend/spec.hpp"
 #include "bench/gpu_bench.hpp"
+#include "bench/job_bench.hpp"
 #include "commands.hpp"
 #include "cuzk/prove.hpp"
 #include "cuzk/verify.hpp"
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
-#include "bench/job_bench.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -44,7 +44,8 @@ using cli::UsageError;
 uint64_t parse_u64(const std::string& what, const std::string& s, uint64_t max = UINT64_MAX) {
   char* end = nullptr;
   errno = 0;
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) throw UsageError(what + ": not a number: '" + s + "'");
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+    throw UsageError(what + ": not a number: '" + s + "'");
   unsigned long long v = std::strtoull(s.c_str(), &end, 10);
   if (*end != '\0' || errno != 0) throw UsageError(what + ": not a number: '" + s + "'");
   if (v > max) throw UsageError(what + ": " + s + " is too large (at most " + std::to_string(max) + ")");
@@ -93,7 +94,8 @@ std::string one_device(const std::string& spec, const char* what = "--device") {
     if (dots == std::string::npos) {
       out.push_back(int(parse_u64("--log-n", part, 28)));
     } else {
-      int lo = int(parse_u64("--log-n", part.substr(0, dots), 28)), hi = int(parse_u64("--log-n", part.substr(dots + 2), 28));
+      int lo = int(parse_u64("--log-n", part.substr(0, dots), 28)),
+          hi = int(parse_u64("--log-n", part.substr(dots + 2), 28));
       if (lo > hi) throw UsageError("--log-n: empty range " + part);
       for (int v = lo; v <= hi; ++v) out.push_back(v);
     }
@@ -104,10 +106,13 @@ std::string one_device(const std::string& spec, const char* what = "--device") {
 int cmd_bench_job(const Args& a) {
   cuzk::bench::JobBenchOptions o;
   o.shape = *a.get("--job");
-  if (o.shape != "porep" && o.shape != "dense") throw UsageError("--job: expected porep or dense, got '" + o.shape + "'");
+  if (o.shape != "porep" && o.shape != "dense")
+    throw UsageError("--job: expected porep or dense, got '" + o.shape + "'");
   std::string curve = a.get("--curve").value_or("bls12-381");
-  if (curve == "bn254") o.curve = cuzk::CurveId::bn254;
-  else if (curve != "bls12-381") throw UsageError("--curve: bn254 or bls12-381 for --job, got '" + curve + "'");
+  if (curve == "bn254")
+    o.curve = cuzk::CurveId::bn254;
+  else if (curve != "bls12-381")
+    throw UsageError("--curve: bn254 or bls12-381 for --job, got '" + curve + "'");
   o.log_n = int(parse_u64("--log-n", a.get("--log-n").value_or("20"), 30));
   if (o.log_n < 10) throw UsageError("--log-n: at least 10 for --job");
   if (auto p = a.get("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 1000));
@@ -151,7 +156,8 @@ int cmd_bench(const Args& a) {
   if (given && sizes.empty()) throw UsageError("--log-n: no sizes given");
   if (!sizes.empty()) o.log_ns = sizes;
   for (auto& c : o.curves)
-    if (c != "bn254" && c != "bls12-381") throw UsageError("--curve: unknown curve '" + c + "' (bn254, bls12-381, all)");
+    if (c != "bn254" && c != "bls12-381")
+      throw UsageError("--curve: unknown curve '" + c + "' (bn254, bls12-381, all)");
   for (int v : o.log_ns)
     if (v < 3 || v > 28) throw UsageError("--log-n: sizes are 3..28, got " + std::to_string(v));
   if (auto p = a.get("--ops")) o.ops = cuzk::split(*p, ',');
@@ -173,8 +179,10 @@ int cmd_verify(const Args& a) {
   std::vector<std::pair<std::string, std::string>> items;
   for (size_t i = 1; i + 1 < a.pos.size(); i += 2) items.emplace_back(a.pos[i], a.pos[i + 1]);
   std::vector<cuzk::VerifyResult> res;
-  if (items.size() == 1) res.push_back(cuzk::verify_files(a.pos[0], items[0].first, items[0].second));
-  else res = cuzk::verify_batch(a.pos[0], items);
+  if (items.size() == 1)
+    res.push_back(cuzk::verify_files(a.pos[0], items[0].first, items[0].second));
+  else
+    res = cuzk::verify_batch(a.pos[0], items);
   size_t bad = 0;
   for (auto& r : res) {
     if (r.valid) {
@@ -202,7 +210,8 @@ int cmd_prove_partitions(const Args& a) {
   if (auto t = a.get("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   try {
     cfg.devices = cuzk::backend::parse_device_specs(a.get_or("--device", "auto"), "--devices");
-    if (auto m = a.get("--device-memory")) cuzk::backend::apply_memory(cfg.devices, cuzk::split(*m, ','), "--device-memory");
+    if (auto m = a.get("--device-memory"))
+      cuzk::backend::apply_memory(cfg.devices, cuzk::split(*m, ','), "--device-memory");
   } catch (const cuzk::InvalidArgument& e) {
     throw UsageError(e.what());
   }
@@ -244,7 +253,8 @@ int cmd_prove_partitions(const Args& a) {
   uint64_t id = engine.submit(std::move(req));
   eng::JobResult r = engine.await(id);
   auto devrecs = engine.device_records();
-  if (r.state != eng::JobState::Done) throw cuzk::Error("the job " + std::string(eng::job_state_name(r.state)) + ": " + r.error + "; nothing written");
+  if (r.state != eng::JobState::Done)
+    throw cuzk::Error("the job " + std::string(eng::job_state_name(r.state)) + ": " + r.error + "; nothing written");
 
   std::vector<std::pair<std::string, std::string>> files;
   auto path = [&](const std::string& name) { return *out + "/" + name; };
@@ -255,26 +265,28 @@ int cmd_prove_partitions(const Args& a) {
     bin.append(r.proofs[i].compressed.begin(), r.proofs[i].compressed.end());
   }
   files.push_back({path("proofs.bin"), bin});
-  files.push_back({path("summary.json"), eng::summary_json(cuzk::version_string() + std::string(" (commit ") +
-                                                                 cuzk::git_commit() + ")",
-                                                             r.wall_ms, r.records, devrecs)});
-  files.push_back({path("timeline.svg"),
-                   eng::timeline_svg(r.records, devrecs,
-                                     "cuzk: " + std::to_string(r.proofs.size()) + " partitions of " + a.pos[0] + " on " +
-                                         devnames)});
+  files.push_back({path("summary.json"),
+                   eng::summary_json(cuzk::version_string() + std::string(" (commit ") + cuzk::git_commit() + ")",
+                                     r.wall_ms, r.records, devrecs)});
+  files.push_back({path("timeline.svg"), eng::timeline_svg(r.records, devrecs,
+                                                           "cuzk: " + std::to_string(r.proofs.size()) +
+                                                               " partitions of " + a.pos[0] + " on " + devnames)});
   std::filesystem::create_directories(*out);
   cuzk::write_files_atomically(files);
   if (!quiet) {
     for (auto& rec : r.records)
-      std::fprintf(stderr, "cuzk: partition %u on %s worker %d: synthesis %.1f, stage %.1f, lock wait %.1f, kernels %.1f, finish %.1f ms\n",
-                   rec.index, rec.device.c_str(), rec.worker, rec.ms(cuzk::Phase::Synthesis), rec.ms(cuzk::Phase::Stage),
-                   rec.ms(cuzk::Phase::LockWait), rec.ms(cuzk::Phase::Kernels), rec.ms(cuzk::Phase::Finish));
+      std::fprintf(stderr,
+                   "cuzk: partition %u on %s worker %d: synthesis %.1f, stage %.1f, lock wait %.1f, kernels %.1f, "
+                   "finish %.1f ms\n",
+                   rec.index, rec.device.c_str(), rec.worker, rec.ms(cuzk::Phase::Synthesis),
+                   rec.ms(cuzk::Phase::Stage), rec.ms(cuzk::Phase::LockWait), rec.ms(cuzk::Phase::Kernels),
+                   rec.ms(cuzk::Phase::Finish));
     for (auto& d : devrecs)
       std::fprintf(stderr, "cuzk: %s: %zu partitions, busy %.1f ms of %.1f (%.0f%%)\n", d.name.c_str(), d.partitions,
                    d.busy_ms, r.wall_ms, r.wall_ms > 0 ? 100.0 * d.busy_ms / r.wall_ms : 0.0);
     double total = cuzk::ms_since(t0);
-    std::fprintf(stderr, "cuzk: %zu proofs in %.1f ms (job %.1f ms), written to %s\n", r.proofs.size(), total, r.wall_ms,
-                 out->c_str());
+    std::fprintf(stderr, "cuzk: %zu proofs in %.1f ms (job %.1f ms), written to %s\n", r.proofs.size(), total,
+                 r.wall_ms, out->c_str());
   }
   return kExitOk;
 }
@@ -283,8 +295,7 @@ int cmd_prove(const Args& a) {
   if (a.get("--partitions")) return cmd_prove_partitions(a);
   for (const char* k : {"--out", "--workers-per-device", "--device-memory", "--priority"})
     if (a.get(k)) throw UsageError(std::string(k) + " is for the partitioned form (prove <zkey> --partitions ...)");
-  if (a.pos.size() != 4)
-    throw UsageError("takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
+  if (a.pos.size() != 4) throw UsageError("takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
   const bool quiet = a.flag("--quiet");
   cuzk::ProveOptions opt;
   if (auto r = a.get("--r1cs")) opt.r1cs_path = *r;
@@ -379,9 +390,12 @@ int cmd_gen_circuit(const Args& a) {
   }
   o.spec.log_n = int(parse_u64("--log-n", a.value("--log-n"), 30));
   std::string curve = a.value("--curve");
-  if (curve == "bn254" || curve == "bn128") o.curve = cuzk::CurveId::bn254;
-  else if (curve == "bls12-381" || curve == "bls12381") o.curve = cuzk::CurveId::bls12_381;
-  else throw UsageError("--curve: unknown curve '" + curve + "' (bn254, bls12-381)");
+  if (curve == "bn254" || curve == "bn128")
+    o.curve = cuzk::CurveId::bn254;
+  else if (curve == "bls12-381" || curve == "bls12381")
+    o.curve = cuzk::CurveId::bls12_381;
+  else
+    throw UsageError("--curve: unknown curve '" + curve + "' (bn254, bls12-381)");
   if (auto s = a.get("--seed")) o.spec.seed = parse_u64("--seed", *s);
   if (auto s = a.get("--setup-seed")) o.setup_seed = parse_u64("--setup-seed", *s);
   if (auto p = a.get("--partitions")) o.partitions = uint32_t(parse_u64("--partitions", *p, 100000));
@@ -549,8 +563,10 @@ void print_help(FILE* to) {
   std::vector<app::Command> all = commands();
   std::vector<const cli::Command*> specs;
   for (auto& c : all) specs.push_back(&c.spec);
-  std::string s = "usage: cuzk <command> [arguments]   ('cuzk <command> --help' prints that command's usage)\n\n"
-                  "commands:\n" + cli::command_table(specs);
+  std::string s =
+      "usage: cuzk <command> [arguments]   ('cuzk <command> --help' prints that command's usage)\n\n"
+      "commands:\n" +
+      cli::command_table(specs);
 #if !defined(CUZK_WITH_DAEMON)
   s += "  daemon, submit, await, status, cancel, preload, evict, loadgen: not in this build (needs gRPC, protobuf, "
        "toml++ and cpp-httplib)\n";
@@ -617,7 +633,8 @@ int main(int argc, char** argv) {
 #if !defined(CUZK_WITH_DAEMON)
       for (const char* k : {"daemon", "submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
         if (name == k)
-          throw cuzk::Error(name + ": this cuzk was built without the daemon (it needs libgrpc++-dev, "
+          throw cuzk::Error(name +
+                            ": this cuzk was built without the daemon (it needs libgrpc++-dev, "
                             "protobuf-compiler-grpc, libtomlplusplus-dev and libcpp-httplib-dev)");
 #endif
       throw UsageError("unknown command '" + name + "'");
@@ -632,7 +649,8 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     if (known)
       std::fprintf(stderr, "cuzk: %s: %s\n(run 'cuzk %s --help' for usage)\n", name.c_str(), e.what(), name.c_str());
-    else std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());
+    else
+      std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk: error: %s\n", e.what());

@@ -37,9 +37,12 @@ std::vector<ec::Affine<typename Cfg::F>> random_points(RandomSource& rs, size_t 
   auto gen = Jac::from_affine(Cfg::generator());
   std::vector<Fr> k(n);
   for (auto& x : k) x = random_field<Fr>(rs);
-  pool.parallel_for(n, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) pts[i] = ec::Curve<Cfg>::mul(gen, k[i]).to_affine();
-  }, 64);
+  pool.parallel_for(
+      n,
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) pts[i] = ec::Curve<Cfg>::mul(gen, k[i]).to_affine();
+      },
+      64);
   return pts;
 }
 
@@ -71,15 +74,27 @@ int main(int argc, char** argv) {
   unsigned threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--curve") curve = argv[i + 1];
-    else if (a == "--log-n") log_n = std::atoi(argv[i + 1]);
-    else if (a == "--runs") runs = std::atoi(argv[i + 1]);
-    else if (a == "--threads") threads = unsigned(std::atoi(argv[i + 1]));
-    else { std::fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
+    if (a == "--curve")
+      curve = argv[i + 1];
+    else if (a == "--log-n")
+      log_n = std::atoi(argv[i + 1]);
+    else if (a == "--runs")
+      runs = std::atoi(argv[i + 1]);
+    else if (a == "--threads")
+      threads = unsigned(std::atoi(argv[i + 1]));
+    else {
+      std::fprintf(stderr, "unknown option %s\n", argv[i]);
+      return 2;
+    }
   }
   ThreadPool pool(threads);
-  if (curve == "bn254") run<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(log_n, runs, pool);
-  else if (curve == "bls12-381") run<ec::Bls12381, ec::Bls12381G1Cfg, ec::Bls12381G2Cfg>(log_n, runs, pool);
-  else { std::fprintf(stderr, "unknown curve %s\n", curve.c_str()); return 2; }
+  if (curve == "bn254")
+    run<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(log_n, runs, pool);
+  else if (curve == "bls12-381")
+    run<ec::Bls12381, ec::Bls12381G1Cfg, ec::Bls12381G2Cfg>(log_n, runs, pool);
+  else {
+    std::fprintf(stderr, "unknown curve %s\n", curve.c_str());
+    return 2;
+  }
   return 0;
 }

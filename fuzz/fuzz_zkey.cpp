@@ -34,9 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require(z.c.size() == (size_t(z.n_vars) - z.n_public - 1) * g1);
     require(z.h.size() == size_t(z.domain_size) * g1);
     require(z.coefs.size() == size_t(z.n_coefs) * z.coef_bytes());
-    volatile uint8_t sink = touch(z.alpha1) ^ touch(z.beta1) ^ touch(z.beta2) ^ touch(z.gamma2) ^
-                            touch(z.delta1) ^ touch(z.delta2) ^ touch(z.ic) ^ touch(z.a) ^ touch(z.b1) ^
-                            touch(z.b2) ^ touch(z.c) ^ touch(z.h) ^ touch(z.coefs);
+    volatile uint8_t sink = touch(z.alpha1) ^ touch(z.beta1) ^ touch(z.beta2) ^ touch(z.gamma2) ^ touch(z.delta1) ^
+                            touch(z.delta2) ^ touch(z.ic) ^ touch(z.a) ^ touch(z.b1) ^ touch(z.b2) ^ touch(z.c) ^
+                            touch(z.h) ^ touch(z.coefs);
     (void)sink;
   } catch (const cuzk::Error&) {
   }

@@ -23,8 +23,9 @@ std::string join(const Words& w) {
 // A command of every kind of declaration.
 cli::Command sample() {
   cli::Command c("sample", "a command of every kind of declaration");
-  c.describe("What it does.\nA second line that is long enough to be wrapped at a hundred columns, words and words "
-             "and more words until it is.")
+  c.describe(
+       "What it does.\nA second line that is long enough to be wrapped at a hundred columns, words and words "
+       "and more words until it is.")
       .positional("<in>", "the input")
       .optional_positional("<out>", "the output")
       .option("--device", "D", "where it runs")
@@ -124,10 +125,9 @@ CUZK_TEST(help_names_every_declaration) {
   const std::string h = sample().help();
   for (const char* needle :
        {"cuzk sample: a command of every kind of declaration",
-        "usage: cuzk sample <in> [<out>] --shape SHAPE [options]",
-        "What it does.", "<in>", "the input", "[<out>]", "the output", "--device, --devices D", "where it runs",
-        "--seed N", "the seed", "--quiet", "no progress lines", "options of the other form:", "--shape SHAPE",
-        "porep or dense (required)", "-h, --help", "print this usage"})
+        "usage: cuzk sample <in> [<out>] --shape SHAPE [options]", "What it does.", "<in>", "the input", "[<out>]",
+        "the output", "--device, --devices D", "where it runs", "--seed N", "the seed", "--quiet", "no progress lines",
+        "options of the other form:", "--shape SHAPE", "porep or dense (required)", "-h, --help", "print this usage"})
     CHECK_MSG(h.find(needle) != std::string::npos, "'" << needle << "' not in:\n" << h);
   for (size_t b = 0, e; (e = h.find('\n', b)) != std::string::npos; b = e + 1)
     CHECK_MSG(e - b <= 100, "a line of " << e - b << " columns: " << h.substr(b, e - b));

@@ -26,7 +26,9 @@ namespace {
 RandomSource rng_for(uint64_t tag) { return RandomSource(test::seed() ^ (tag * 0x9e3779b97f4a7c15ull)); }
 
 template <class F>
-constexpr bool is_fp2 = requires { typename F::Base; };
+constexpr bool is_fp2 = requires {
+  typename F::Base;
+};
 
 template <class F>
 F rand_f(RandomSource& rs) {
@@ -46,8 +48,10 @@ F rand_nonzero(RandomSource& rs) {
 }
 template <class F>
 F small_f(uint64_t k) {
-  if constexpr (is_fp2<F>) return F{F::Base::from_u64(k), F::Base::zero()};
-  else return F::from_u64(k);
+  if constexpr (is_fp2<F>)
+    return F{F::Base::from_u64(k), F::Base::zero()};
+  else
+    return F::from_u64(k);
 }
 
 template <class F>
@@ -194,12 +198,20 @@ struct Group {
     const Jac jat = jac_scaled(a, t), jbs = jac_scaled(b, s);
     const Xyzz xa = Xyzz::from_affine(a), xb = Xyzz::from_affine(b);
     const Xyzz xat = xyzz_scaled(a, t), xbs = xyzz_scaled(b, s);
-    struct R { const char* how; Aff got; };
+    struct R {
+      const char* how;
+      Aff got;
+    };
     std::vector<R> rs_ = {
         {"jacobian a+b", (ja + jb).to_affine()},
         {"jacobian scaled a+b", (jat + jbs).to_affine()},
         {"jacobian scaled b+a", (jbs + jat).to_affine()},
-        {"jacobian +=", [&] { Jac r = jat; r += jbs; return r.to_affine(); }()},
+        {"jacobian +=",
+         [&] {
+           Jac r = jat;
+           r += jbs;
+           return r.to_affine();
+         }()},
         {"mixed a.add_affine(b)", ja.add_affine(b).to_affine()},
         {"mixed scaled a.add_affine(b)", jat.add_affine(b).to_affine()},
         {"mixed scaled b.add_affine(a)", jbs.add_affine(a).to_affine()},
@@ -210,7 +222,12 @@ struct Group {
         {"xyzz a+b", (xa + xb).to_affine()},
         {"xyzz scaled a+b", (xat + xbs).to_affine()},
         {"xyzz scaled b+a", (xbs + xat).to_affine()},
-        {"xyzz +=", [&] { Xyzz r = xat; r += xbs; return r.to_affine(); }()},
+        {"xyzz +=",
+         [&] {
+           Xyzz r = xat;
+           r += xbs;
+           return r.to_affine();
+         }()},
     };
     if (a == b) {
       rs_.push_back({"jacobian dbl", ja.dbl().to_affine()});
@@ -222,8 +239,8 @@ struct Group {
       if (!a.is_inf()) rs_.push_back({"xyzz dbl_affine", Xyzz::dbl_affine(a).to_affine()});
     }
     for (const auto& r : rs_) {
-      CHECK_MSG(r.got == want, name << " " << what << " via " << r.how << ": got " << pt(r.got) << " want "
-                                    << pt(want) << " (a=" << pt(a) << " b=" << pt(b) << ")");
+      CHECK_MSG(r.got == want, name << " " << what << " via " << r.how << ": got " << pt(r.got) << " want " << pt(want)
+                                    << " (a=" << pt(a) << " b=" << pt(b) << ")");
       ++count;
     }
     CHECK_MSG((jat + jbs).is_inf() == want.is_inf(), name << " " << what);
@@ -435,7 +452,8 @@ struct Group {
         CHECK_MSG((want_x[0] & flag_mask) == 0, name << ": x uses the flag bits");
         std::vector<uint8_t> got_x(o, o + n);
         got_x[0] &= uint8_t(~flag_mask);
-        CHECK_MSG(got_x == want_x, name << ": x bytes " << to_hex(got_x.data(), n) << " want " << to_hex(want_x.data(), n));
+        CHECK_MSG(got_x == want_x,
+                  name << ": x bytes " << to_hex(got_x.data(), n) << " want " << to_hex(want_x.data(), n));
         if (bls) {
           CHECK_MSG(!(o[0] & 0x40), name << ": infinity flag on a finite point");
           CHECK_MSG(bool(o[0] & 0x20) == larger, name << ": sign flag " << int(o[0] >> 5) << " for " << pt(q));
@@ -527,7 +545,8 @@ CUZK_TEST(curve_compress_known_vectors) {
   {
     std::vector<uint8_t> out;
     groth16::compress_point<ec::Bls12381>(ec::Bls12381G1Cfg::generator(), out);
-    auto want = from_hex("97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
+    auto want =
+        from_hex("97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
     CHECK_MSG(out == want, "BLS12-381 G1 generator compressed: " << to_hex(out.data(), out.size()));
   }
   {

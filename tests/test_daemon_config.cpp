@@ -1,13 +1,12 @@
 // The daemon's configuration: every key read, typos and bad values refused with the file and
 // the key named, the TCP/unix address forms, durations and sizes, the embedded default.
 #include <cstdlib>
+#include <random>
 #include <string>
 
-#include <random>
-
 #include "daemon/config.hpp"
-#include "engine/engine.hpp"
 #include "daemon/service_util.hpp"
+#include "engine/engine.hpp"
 #include "testing.hpp"
 #include "util/error.hpp"
 

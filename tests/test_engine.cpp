@@ -19,15 +19,15 @@
 #include <thread>
 #include <vector>
 
-#include "ec/curves.hpp"
 #include "backend/cpu/device.hpp"
 #include "backend/cpu/h.hpp"
-#include "engine/circuit_impl.hpp"
-#include "groth16/sequence.hpp"
 #include "backend/cuda/probe.hpp"
+#include "ec/curves.hpp"
+#include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"
 #include "groth16/encode.hpp"
 #include "groth16/self_verify.hpp"
+#include "groth16/sequence.hpp"
 #include "groth16/verifier.hpp"
 #include "io/json_parse.hpp"
 #include "setup/setup.hpp"
@@ -65,8 +65,8 @@ struct Fixture {
     RandomSource rs(test::seed() + uint64_t(log_n));
     auto pk = setup::setup<E>(circ.source(), setup::ToxicWaste<Fr>::draw(rs), setup::cpu_fixed_base<E>(pool), pool);
     vk = groth16::verifying_key_of<E>(pk);
-    circuit = std::make_shared<CircuitT<E>>(std::string("synthetic-") + std::to_string(log_n), std::move(pk),
-                                            circ.source());
+    circuit =
+        std::make_shared<CircuitT<E>>(std::string("synthetic-") + std::to_string(log_n), std::move(pk), circ.source());
   }
 
   std::vector<cpu::Scalar> witness(uint64_t p) { return circ.witness(p, pool); }
@@ -81,8 +81,8 @@ struct Fixture {
   // the public inputs of `w`.
   bool verifies(const ProofData& pd, const std::vector<cpu::Scalar>& w) const {
     auto proof = groth16::proof_from_json<E>(io::parse_json(pd.proof_json), "proof.json");
-    auto pub = groth16::public_from_json<E>(io::parse_json(groth16::public_json(w, vk.n_public)), "public.json",
-                                            vk.n_public);
+    auto pub =
+        groth16::public_from_json<E>(io::parse_json(groth16::public_json(w, vk.n_public)), "public.json", vk.n_public);
     return groth16::verify_proof<E>(vk, pub, proof);
   }
 };
@@ -172,12 +172,13 @@ struct Poller {
   std::atomic<bool> stop{false};
   std::thread t;
   template <class F>
-  explicit Poller(F fn) : t([this, fn] {
-      while (!stop.load()) {
-        fn();
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
-      }
-    }) {}
+  explicit Poller(F fn)
+      : t([this, fn] {
+          while (!stop.load()) {
+            fn();
+            std::this_thread::sleep_for(std::chrono::microseconds(500));
+          }
+        }) {}
   ~Poller() { halt(); }
   void halt() {
     stop = true;
@@ -208,9 +209,12 @@ void ten_partitions_on_two_devices() {
     CHECK_EQ(rec.attempts, 1);
     CHECK(!rec.streamed);
     CHECK(rec.reserved_bytes == sizes(f).ws);
-    CHECK(rec.spans[Phase::Synthesis].happened() && rec.spans[Phase::Stage].happened() && rec.spans[Phase::Kernels].happened() && rec.spans[Phase::Finish].happened());
-    CHECK(rec.spans[Phase::Queue].start_ms <= rec.spans[Phase::Synthesis].start_ms && rec.spans[Phase::Synthesis].end_ms <= rec.spans[Phase::Stage].start_ms &&
-          rec.spans[Phase::Stage].end_ms <= rec.spans[Phase::LockWait].end_ms && rec.spans[Phase::LockWait].end_ms <= rec.spans[Phase::Kernels].start_ms &&
+    CHECK(rec.spans[Phase::Synthesis].happened() && rec.spans[Phase::Stage].happened() &&
+          rec.spans[Phase::Kernels].happened() && rec.spans[Phase::Finish].happened());
+    CHECK(rec.spans[Phase::Queue].start_ms <= rec.spans[Phase::Synthesis].start_ms &&
+          rec.spans[Phase::Synthesis].end_ms <= rec.spans[Phase::Stage].start_ms &&
+          rec.spans[Phase::Stage].end_ms <= rec.spans[Phase::LockWait].end_ms &&
+          rec.spans[Phase::LockWait].end_ms <= rec.spans[Phase::Kernels].start_ms &&
           rec.spans[Phase::Kernels].end_ms <= rec.spans[Phase::Finish].start_ms);
     CHECK(rec.ms(Phase::MsmA) > 0 && rec.ms(Phase::MsmB2) > 0 && rec.ms(Phase::MsmH) > 0);
   }
@@ -257,8 +261,8 @@ CUZK_TEST(engine_lock_per_device_from_spans) {
       if (i == k) continue;
       const auto &x = r.records[i], &y = r.records[k];
       if (x.device == y.device) {
-        CHECK_MSG(!overlap(x.spans[Phase::Kernels], y.spans[Phase::Kernels]), "partitions " << i << " and " << k << " in kernels at once on "
-                                                                << x.device);
+        CHECK_MSG(!overlap(x.spans[Phase::Kernels], y.spans[Phase::Kernels]),
+                  "partitions " << i << " and " << k << " in kernels at once on " << x.device);
         stage_under_kernels |= overlap(x.spans[Phase::Stage], y.spans[Phase::Kernels]);
       } else {
         cross |= overlap(x.spans[Phase::Kernels], y.spans[Phase::Kernels]);
@@ -305,23 +309,26 @@ CUZK_TEST(engine_budgets_per_device) {
     std::vector<PartitionRecord> v;
     for (auto& rec : r.records)
       if (rec.device == dev) v.push_back(rec);
-    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.spans[Phase::Kernels].start_ms < b.spans[Phase::Kernels].start_ms; });
+    std::sort(v.begin(), v.end(),
+              [](auto& a, auto& b) { return a.spans[Phase::Kernels].start_ms < b.spans[Phase::Kernels].start_ms; });
     return v;
   };
   auto d0 = on("sim:0"), d1 = on("sim:1");
   CHECK_MSG(d0.size() >= 2 && d1.size() >= 2, d0.size() << " " << d1.size());
   for (size_t i = 1; i < d0.size(); ++i)
-    CHECK_MSG(d0[i].spans[Phase::Stage].end_ms >= d0[i - 1].spans[Phase::Kernels].end_ms, "sim:0 staged partition " << d0[i].index
-                                                                  << " before " << d0[i - 1].index << " released");
+    CHECK_MSG(d0[i].spans[Phase::Stage].end_ms >= d0[i - 1].spans[Phase::Kernels].end_ms,
+              "sim:0 staged partition " << d0[i].index << " before " << d0[i - 1].index << " released");
   bool staged_early = false;
-  for (size_t i = 1; i < d1.size(); ++i) staged_early |= d1[i].spans[Phase::Stage].end_ms < d1[i - 1].spans[Phase::Kernels].end_ms;
+  for (size_t i = 1; i < d1.size(); ++i)
+    staged_early |= d1[i].spans[Phase::Stage].end_ms < d1[i - 1].spans[Phase::Kernels].end_ms;
   CHECK_MSG(staged_early, "sim:1 never staged a partition beside another's kernels");
   // The wait for the budget is recorded inside the stage: on sim:0 a partition whose worker was
   // ready before the previous kernels ended waited for them (30 ms of simulated kernels).
   double waited = 0;
   for (auto& rec : r.records) {
     CHECK_MSG(rec.ms(Phase::BudgetWait) >= 0 && rec.ms(Phase::BudgetWait) <= rec.spans[Phase::Stage].ms() + 1e-6,
-              "partition " << rec.index << ": budget wait " << rec.ms(Phase::BudgetWait) << " ms, stage " << rec.spans[Phase::Stage].ms());
+              "partition " << rec.index << ": budget wait " << rec.ms(Phase::BudgetWait) << " ms, stage "
+                           << rec.spans[Phase::Stage].ms());
     if (rec.device == "sim:0") waited = std::max(waited, rec.ms(Phase::BudgetWait));
   }
   CHECK_MSG(waited >= 10, "no partition on sim:0 waited for its budget (longest wait " << waited << " ms)");
@@ -707,7 +714,9 @@ CUZK_TEST(engine_bad_witness_fails_job_without_retry) {
     cfg2.verify = false;
     Engine loose(cfg2);
     loose.register_circuit("k", keyonly);
-    auto r6 = loose.await(loose.submit({"k", Priority::Normal, {Witness::values("wb", wb), Witness::values("w1", f.witness(1))}}), 30000.0);
+    auto r6 = loose.await(
+        loose.submit({"k", Priority::Normal, {Witness::values("wb", wb), Witness::values("w1", f.witness(1))}}),
+        30000.0);
     CHECK_MSG(r6.state == JobState::Done, r6.error);
     CHECK(!f.verifies(r6.proofs[0], wb));
     CHECK(f.verifies(r6.proofs[1], f.witness(1)));
@@ -790,21 +799,23 @@ CUZK_TEST(engine_device_work_takes_lock_and_budget) {
   std::atomic<bool> ok_inside{true};
   for (int k = 0; k < 6; ++k) {
     Span s;
-    eng.run_on_device("sim:0", ws, "tool " + std::to_string(k), [&](backend::Device&, backend::Memory m, backend::Stream&) {
-      if (m.bytes != ws) ok_inside = false;
-      s.start_ms = eng.now_ms();
-      auto st = eng.status().devices.at(0);
-      if (st.current != "tool " + std::to_string(k) || st.reserved_bytes < ws) ok_inside = false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(15));
-      s.end_ms = eng.now_ms();
-    });
+    eng.run_on_device("sim:0", ws, "tool " + std::to_string(k),
+                      [&](backend::Device&, backend::Memory m, backend::Stream&) {
+                        if (m.bytes != ws) ok_inside = false;
+                        s.start_ms = eng.now_ms();
+                        auto st = eng.status().devices.at(0);
+                        if (st.current != "tool " + std::to_string(k) || st.reserved_bytes < ws) ok_inside = false;
+                        std::this_thread::sleep_for(std::chrono::milliseconds(15));
+                        s.end_ms = eng.now_ms();
+                      });
     tool.push_back(s);
   }
   auto r = eng.await(job, 30000.0);
   check_proofs(f, r, 70, 4);
   CHECK(ok_inside.load());
   for (auto& t : tool)
-    for (auto& rec : r.records) CHECK_MSG(!overlap(t, rec.spans[Phase::Kernels]), "device work overlaps partition " << rec.index);
+    for (auto& rec : r.records)
+      CHECK_MSG(!overlap(t, rec.spans[Phase::Kernels]), "device work overlaps partition " << rec.index);
   auto dev = eng.device_records().at(0);
   double kernels = 0;
   for (auto& rec : r.records) kernels += rec.spans[Phase::Kernels].ms();
@@ -816,13 +827,18 @@ CUZK_TEST(engine_device_work_takes_lock_and_budget) {
     CHECK_EQ(eng.status().devices.at(0).reserved_bytes, budget);
   });
   CHECK(eng.status().devices.at(0).resident_keys.empty());
-  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [](backend::Device&, backend::Memory, backend::Stream&) {}), InvalidArgument,
-                    std::to_string(budget + 1) + " bytes");
-  CHECK_THROWS_WITH(eng.run_on_device("sim:0", budget + 1, "too much", [](backend::Device&, backend::Memory, backend::Stream&) {}), InvalidArgument,
-                    "budget is " + std::to_string(budget));
-  CHECK_THROWS_WITH(eng.run_on_device("sim:7", 1, "x", [](backend::Device&, backend::Memory, backend::Stream&) {}), InvalidArgument, "unknown device");
-  CHECK_THROWS_WITH(eng.run_on_device("sim:0", ws, "failing", [](backend::Device&, backend::Memory, backend::Stream&) { throw DeviceFault("injected"); }), DeviceFault,
-                    "injected");
+  CHECK_THROWS_WITH(
+      eng.run_on_device("sim:0", budget + 1, "too much", [](backend::Device&, backend::Memory, backend::Stream&) {}),
+      InvalidArgument, std::to_string(budget + 1) + " bytes");
+  CHECK_THROWS_WITH(
+      eng.run_on_device("sim:0", budget + 1, "too much", [](backend::Device&, backend::Memory, backend::Stream&) {}),
+      InvalidArgument, "budget is " + std::to_string(budget));
+  CHECK_THROWS_WITH(eng.run_on_device("sim:7", 1, "x", [](backend::Device&, backend::Memory, backend::Stream&) {}),
+                    InvalidArgument, "unknown device");
+  CHECK_THROWS_WITH(
+      eng.run_on_device("sim:0", ws, "failing",
+                        [](backend::Device&, backend::Memory, backend::Stream&) { throw DeviceFault("injected"); }),
+      DeviceFault, "injected");
   CHECK_EQ(eng.status().devices.at(0).reserved_bytes, size_t(0));
   // And partitions run again afterwards.
   check_proofs(f, eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 74)}), 30000.0), 74, 2);
@@ -911,20 +927,23 @@ CUZK_TEST(engine_eight_devices_same_properties) {
   for (size_t i = 0; i < all.size(); ++i)
     for (size_t k = 0; k < all.size(); ++k)
       if (i != k && all[i].device == all[k].device) {
-        CHECK_MSG(!overlap(all[i].spans[Phase::Kernels], all[k].spans[Phase::Kernels]), "kernels at once on " << all[i].device);
+        CHECK_MSG(!overlap(all[i].spans[Phase::Kernels], all[k].spans[Phase::Kernels]),
+                  "kernels at once on " << all[i].device);
         stage_under_kernels |= overlap(all[i].spans[Phase::Stage], all[k].spans[Phase::Kernels]);
       }
   CHECK(stage_under_kernels);
   // The most devices in kernels at one moment.
   std::vector<std::pair<double, int>> ev;
-  for (auto& rec : all) ev.push_back({rec.spans[Phase::Kernels].start_ms, 1}), ev.push_back({rec.spans[Phase::Kernels].end_ms, -1});
+  for (auto& rec : all)
+    ev.push_back({rec.spans[Phase::Kernels].start_ms, 1}), ev.push_back({rec.spans[Phase::Kernels].end_ms, -1});
   std::sort(ev.begin(), ev.end());
   int cur = 0, most = 0;
   for (auto& [t, d] : ev) most = std::max(most, cur += d);
   CHECK_MSG(most >= 5, "at most " << most << " devices ran kernels at once");
   const double speedup = ms1 / ms8;
-  std::printf("    8 devices: %.0f ms, 1 device: %.0f ms for 24 partitions (%.1fx); up to %d devices in kernels at once\n",
-              ms8, ms1, speedup, most);
+  std::printf(
+      "    8 devices: %.0f ms, 1 device: %.0f ms for 24 partitions (%.1fx); up to %d devices in kernels at once\n", ms8,
+      ms1, speedup, most);
   CHECK_MSG(speedup >= 4.0, "8 devices only " << speedup << "x one");
 }
 

@@ -53,11 +53,16 @@ std::string hex(const ff::Fp2<B>& a) {
 template <class F>
 F random_elem(RandomSource& rs) {
   switch (rs.next() % 32) {
-    case 0: return F::zero();
-    case 1: return F::one();
-    case 2: return -F::one();
-    case 3: return F::from_u64(rs.next() % 1000);
-    default: return random_field<F>(rs);
+    case 0:
+      return F::zero();
+    case 1:
+      return F::one();
+    case 2:
+      return -F::one();
+    case 3:
+      return F::from_u64(rs.next() % 1000);
+    default:
+      return random_field<F>(rs);
   }
 }
 template <class F>
@@ -176,17 +181,17 @@ void check_batch_inverse() {
     for (int pattern = 0; pattern < 4; ++pattern) {
       std::vector<F> v(n), scratch(n);
       for (size_t i = 0; i < n; ++i) {
-        bool zero = pattern == 1 ? true                               // all zeros
-                    : pattern == 2 ? (i == 0 || i + 1 == n)           // zeros at both ends
-                    : pattern == 3 ? rs.next() % 4 == 0               // scattered zeros
-                                   : false;                           // none
+        bool zero = pattern == 1   ? true                    // all zeros
+                    : pattern == 2 ? (i == 0 || i + 1 == n)  // zeros at both ends
+                    : pattern == 3 ? rs.next() % 4 == 0      // scattered zeros
+                                   : false;                  // none
         v[i] = zero ? F::zero() : random_nonzero<F>(rs);
       }
       std::vector<F> orig = v;
       ff::batch_inverse(v.data(), n, scratch.data());
       for (size_t i = 0; i < n; ++i) {
         CHECK_MSG(v[i] == orig[i].inv(), F::Params::name << " batch_inverse n=" << n << " pattern " << pattern
-                                                        << " index " << i << " of " << hex(orig[i]));
+                                                         << " index " << i << " of " << hex(orig[i]));
         CHECK(orig[i].is_zero() ? v[i].is_zero() : (v[i] * orig[i]).is_one());
       }
       total += long(n);
@@ -208,8 +213,10 @@ void check_fp_sqrt() {
     F b = random_nonzero<F>(rs);
     bool ok = b.sqrt(r);
     CHECK(ok == (b.legendre() == 1));
-    if (ok) CHECK(r.sqr() == b);
-    else ++nonsq;
+    if (ok)
+      CHECK(r.sqr() == b);
+    else
+      ++nonsq;
   }
   CHECK(nonsq > 50);
 }
@@ -220,11 +227,16 @@ template <class F2>
 F2 random_fp2(RandomSource& rs) {
   using B = typename F2::Base;
   switch (rs.next() % 32) {
-    case 0: return F2::zero();
-    case 1: return F2::one();
-    case 2: return F2{B::zero(), random_field<B>(rs)};  // purely imaginary
-    case 3: return F2{random_field<B>(rs), B::zero()};  // in the base field
-    default: return F2{random_field<B>(rs), random_field<B>(rs)};
+    case 0:
+      return F2::zero();
+    case 1:
+      return F2::one();
+    case 2:
+      return F2{B::zero(), random_field<B>(rs)};  // purely imaginary
+    case 3:
+      return F2{random_field<B>(rs), B::zero()};  // in the base field
+    default:
+      return F2{random_field<B>(rs), random_field<B>(rs)};
   }
 }
 
@@ -308,8 +320,10 @@ void check_fp2_sqrt() {
     bool is_square = (b.c0.sqr() + b.c1.sqr()).legendre() == 1;
     ok = b.sqrt(r);
     CHECK_MSG(ok == is_square, B::Params::name << " Fp2 sqrt(" << hex(b) << ") returned " << ok);
-    if (ok) CHECK(r.sqr() == b);
-    else ++nonsquares;
+    if (ok)
+      CHECK(r.sqr() == b);
+    else
+      ++nonsquares;
   }
   CHECK(nonsquares > 50);
   std::printf("  %-13s Fp2 sqrt: %d squares, %d non-squares\n", B::Params::name, squares, nonsquares);

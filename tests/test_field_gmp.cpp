@@ -31,17 +31,23 @@ constexpr int kRandomCases = 100000;  // per operation and field: add, sub, mul,
 constexpr int kSlowCases = 2000;      // per field: inv, pow (and sqrt / legendre)
 
 // The moduli, written independently of src/ff (the well-known published values).
-template <class F> const char* expected_modulus();
-template <> const char* expected_modulus<Bn254Fq>() {
+template <class F>
+const char* expected_modulus();
+template <>
+const char* expected_modulus<Bn254Fq>() {
   return "21888242871839275222246405745257275088696311157297823662689037894645226208583";
 }
-template <> const char* expected_modulus<Bn254Fr>() {
+template <>
+const char* expected_modulus<Bn254Fr>() {
   return "21888242871839275222246405745257275088548364400416034343698204186575808495617";
 }
-template <> const char* expected_modulus<Bls12381Fq>() {
-  return "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787";
+template <>
+const char* expected_modulus<Bls12381Fq>() {
+  return "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272"
+         "559787";
 }
-template <> const char* expected_modulus<Bls12381Fr>() {
+template <>
+const char* expected_modulus<Bls12381Fr>() {
   return "52435875175126190479447740508185965837690552500527637822603658699938581184513";
 }
 
@@ -54,10 +60,14 @@ mpz_class from_words(const uint64_t* w, int n) {
 }
 
 template <int N>
-mpz_class to_mpz(const ff::Limbs<N>& l) { return from_words(l.v, N); }
+mpz_class to_mpz(const ff::Limbs<N>& l) {
+  return from_words(l.v, N);
+}
 
 template <class F>
-mpz_class raw_mpz(const F& a) { return from_words(a.l, F::N); }
+mpz_class raw_mpz(const F& a) {
+  return from_words(a.l, F::N);
+}
 
 template <int N>
 ff::Limbs<N> to_limbs(const mpz_class& z) {
@@ -70,7 +80,9 @@ ff::Limbs<N> to_limbs(const mpz_class& z) {
 }
 
 template <class F>
-F raw_from_mpz(const mpz_class& z) { return F::from_raw(to_limbs<F::N>(z).v); }
+F raw_from_mpz(const mpz_class& z) {
+  return F::from_raw(to_limbs<F::N>(z).v);
+}
 
 mpz_class mod(const mpz_class& a, const mpz_class& m) {
   mpz_class r;
@@ -113,8 +125,10 @@ mpz_class random_value(RandomSource& rs, const Ref<F>& ref) {
     return raw_mpz(x);
   }
   switch (kind) {
-    case 0: return mpz_class((unsigned long)(rs.next() % 1024));  // small
-    case 1: return ref.p - 1 - mpz_class((unsigned long)(rs.next() % 1024));  // just below p
+    case 0:
+      return mpz_class((unsigned long)(rs.next() % 1024));  // small
+    case 1:
+      return ref.p - 1 - mpz_class((unsigned long)(rs.next() % 1024));  // just below p
     case 2: {  // every limb 0, all ones, or random; reduced mod p
       uint64_t w[F::N];
       for (int i = 0; i < F::N; ++i) {
@@ -171,8 +185,8 @@ struct Checker {
     mpz_class s = raw_mpz(x + y), d = raw_mpz(x - y), m = raw_mpz(x * y);
     CHECK_MSG(s == mod(a + b, ref.p), F::Params::name << " add " << hex(a) << " + " << hex(b) << " = " << hex(s));
     CHECK_MSG(d == mod(a - b, ref.p), F::Params::name << " sub " << hex(a) << " - " << hex(b) << " = " << hex(d));
-    CHECK_MSG(m == ref.mont_mul(a, b),
-              F::Params::name << " mul " << hex(a) << " * " << hex(b) << " = " << hex(m) << " want " << hex(ref.mont_mul(a, b)));
+    CHECK_MSG(m == ref.mont_mul(a, b), F::Params::name << " mul " << hex(a) << " * " << hex(b) << " = " << hex(m)
+                                                       << " want " << hex(ref.mont_mul(a, b)));
     // The compound assignments share the operators but are checked once each anyway.
     F t = x;
     t += y;
@@ -197,7 +211,8 @@ struct Checker {
   void mul(const mpz_class& a, const mpz_class& b) const {
     mpz_class m = raw_mpz(raw_from_mpz<F>(a) * raw_from_mpz<F>(b));
     mpz_class want = ref.mont_mul(a, b);
-    CHECK_MSG(m == want, F::Params::name << " mul " << hex(a) << " * " << hex(b) << " = " << hex(m) << " want " << hex(want));
+    CHECK_MSG(m == want,
+              F::Params::name << " mul " << hex(a) << " * " << hex(b) << " = " << hex(m) << " want " << hex(want));
   }
   void sqr(const mpz_class& a) const {
     mpz_class q = raw_mpz(raw_from_mpz<F>(a).sqr());
@@ -226,7 +241,8 @@ struct Checker {
   void convert(const mpz_class& v) const {
     auto l = to_limbs<F::N>(v);
     F x = F::from_std(l);
-    CHECK_MSG(raw_mpz(x) == mod(v * ref.R, ref.p), F::Params::name << " from_std " << hex(v) << " = " << hex(raw_mpz(x)));
+    CHECK_MSG(raw_mpz(x) == mod(v * ref.R, ref.p),
+              F::Params::name << " from_std " << hex(v) << " = " << hex(raw_mpz(x)));
     auto back = x.to_std();
     CHECK_MSG(to_mpz(back) == v, F::Params::name << " from_std/to_std " << hex(v) << " -> " << hex(to_mpz(back)));
     // to_std of the raw value v itself: v R^-1 mod p.
@@ -283,17 +299,20 @@ void check_inv_pow() {
     for (auto& w : e1.v) w = rs.next();
     if (i % 7 == 0) e1.v[F::N - 1] = 0;  // shorter exponents too
     mpz_class got1 = raw_mpz(x.pow(e1)), w1 = want_pow(to_mpz(e1));
-    CHECK_MSG(got1 == w1, F::Params::name << " pow " << hex(a) << " ^ " << hex(to_mpz(e1)) << " = " << hex(got1) << " want " << hex(w1));
+    CHECK_MSG(got1 == w1, F::Params::name << " pow " << hex(a) << " ^ " << hex(to_mpz(e1)) << " = " << hex(got1)
+                                          << " want " << hex(w1));
     ++n_pow;
     uint64_t e2 = i < 4 ? uint64_t(i) : rs.next() >> (rs.next() % 64);  // includes 0, 1, 2, 3
     mpz_class got2 = raw_mpz(x.pow_u64(e2)), w2 = want_pow(from_words(&e2, 1));
-    CHECK_MSG(got2 == w2, F::Params::name << " pow_u64 " << hex(a) << " ^ " << e2 << " = " << hex(got2) << " want " << hex(w2));
+    CHECK_MSG(got2 == w2,
+              F::Params::name << " pow_u64 " << hex(a) << " ^ " << e2 << " = " << hex(got2) << " want " << hex(w2));
     ++n_pow;
     if (i % 4 == 0) {
       ff::Limbs<2 * F::N> e3;
       for (auto& w : e3.v) w = rs.next();
       mpz_class got3 = raw_mpz(x.pow(e3)), w3 = want_pow(to_mpz(e3));
-      CHECK_MSG(got3 == w3, F::Params::name << " pow(2N limbs) " << hex(a) << " = " << hex(got3) << " want " << hex(w3));
+      CHECK_MSG(got3 == w3,
+                F::Params::name << " pow(2N limbs) " << hex(a) << " = " << hex(got3) << " want " << hex(w3));
       ++n_pow;
     }
   }
@@ -310,12 +329,25 @@ void check_inv_pow() {
 template <class F>
 std::vector<mpz_class> edge_values(const Ref<F>& ref) {
   const mpz_class& p = ref.p;
-  std::vector<mpz_class> v = {0, 1, 2, 3, p - 1, p - 2, p - 3, ref.pm1h, ref.pm1h + 1, ref.r1, ref.r2,
-                              ref.rinv, mod(p - ref.r1, p), mod(ref.r1 + 1, p), mod(ref.r1 - 1, p)};
+  std::vector<mpz_class> v = {0,
+                              1,
+                              2,
+                              3,
+                              p - 1,
+                              p - 2,
+                              p - 3,
+                              ref.pm1h,
+                              ref.pm1h + 1,
+                              ref.r1,
+                              ref.r2,
+                              ref.rinv,
+                              mod(p - ref.r1, p),
+                              mod(ref.r1 + 1, p),
+                              mod(ref.r1 - 1, p)};
   mpz_class all_ones = ref.R - 1;
   v.push_back(mod(all_ones, p));
   for (int k = 1; k < F::N; ++k) {
-    v.push_back(mod((mpz_class(1) << (64 * k)) - 1, p));  // the low k limbs all ones
+    v.push_back(mod((mpz_class(1) << (64 * k)) - 1, p));               // the low k limbs all ones
     v.push_back(mod(all_ones - ((mpz_class(1) << (64 * k)) - 1), p));  // the high N-k limbs all ones
     v.push_back(mod(mpz_class(1) << (64 * k), p));
   }
@@ -443,9 +475,8 @@ void check_sqrt_legendre() {
       CHECK(mod(rv * rv, ref.p) == sq);
     }
   }
-  std::printf("  %-13s legendre %ld, sqrt of squares %ld (root found %ld%s), non-squares %ld\n", F::Params::name,
-              n_leg, n_sqrt, sqrt_found, p3 ? "" : "; p = 1 mod 4: sqrt is documented for p = 3 mod 4 only",
-              n_nonsq);
+  std::printf("  %-13s legendre %ld, sqrt of squares %ld (root found %ld%s), non-squares %ld\n", F::Params::name, n_leg,
+              n_sqrt, sqrt_found, p3 ? "" : "; p = 1 mod 4: sqrt is documented for p = 3 mod 4 only", n_nonsq);
   CHECK(n_nonsq > 100);
 }
 
@@ -501,7 +532,8 @@ CUZK_TEST(gmp_to_decimal) {
     for (auto& x : w) x = rs.next();
     int limbs = i % 2 ? 6 : 4;
     if (i % 5 == 0) w[limbs - 1] >>= rs.next() % 64;  // shorter values
-    if (i % 11 == 0) for (int k = 1; k < limbs; ++k) w[k] = 0;  // one-limb values
+    if (i % 11 == 0)
+      for (int k = 1; k < limbs; ++k) w[k] = 0;  // one-limb values
     check(w, limbs);
   }
   // Powers of ten, and 10^k +- 1, 10^k * random digits, up to the 384-bit range.

@@ -11,11 +11,11 @@
 #include "backend/cuda/device_alloc.hpp"
 #include "backend/cuda/gpu.hpp"
 #include "backend/open.hpp"
-#include "groth16/sequence.hpp"
 #include "ec/curves.hpp"
 #include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"
 #include "gpu_testing.hpp"
+#include "groth16/sequence.hpp"
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
 #include "testing.hpp"
@@ -42,7 +42,8 @@ struct Fixture {
   }
   std::vector<Witness> witnesses(uint32_t k, uint64_t first = 0) {
     std::vector<Witness> out;
-    for (uint32_t p = 0; p < k; ++p) out.push_back(Witness::values("w" + std::to_string(p), circ->witness(first + p, pool)));
+    for (uint32_t p = 0; p < k; ++p)
+      out.push_back(Witness::values("w" + std::to_string(p), circ->witness(first + p, pool)));
     return out;
   }
   // The CPU's proof of witness `wid` with the r, s the engine gives (job, index).
@@ -131,8 +132,7 @@ CUZK_TEST(gpu_engine_refuses_a_budget_too_small) {
 CUZK_TEST(gpu_memory_beyond_the_card_is_a_clear_error) {
   auto devs = all_gpus();
   const size_t huge = size_t(1) << 50;
-  CHECK_THROWS_WITH(gpu::PoolBuffer(gpu::DeviceId{devs[0].index}, huge, "test"), gpu::GpuError,
-                    std::to_string(huge));
+  CHECK_THROWS_WITH(gpu::PoolBuffer(gpu::DeviceId{devs[0].index}, huge, "test"), gpu::GpuError, std::to_string(huge));
   // The device still works afterwards.
   gpu::PoolBuffer ok(gpu::DeviceId{devs[0].index}, size_t(1) << 20, "test");
   CHECK(ok.memory().ptr != nullptr);
@@ -157,8 +157,8 @@ CUZK_TEST(gpu_memory_is_freed_after_the_kernels_that_use_it) {
       dev->copy_to_device(p, host.data(), n * 32, *stream, "a");
       dev->copy_to_device(p + n * 32, host.data(), n * 32, *stream, "b");
       dev->copy_to_device(p + 2 * n * 32, host.data(), n * 32, *stream, "c");
-      dev->compute_h(CurveId::bls12_381, log_n, p, p + n * 32, p + 2 * n * 32, p,
-                     {p + 3 * n * 32, bytes - 3 * n * 32}, *stream);
+      dev->compute_h(CurveId::bls12_381, log_n, p, p + n * 32, p + 2 * n * 32, p, {p + 3 * n * 32, bytes - 3 * n * 32},
+                     *stream);
       freed = mem->data();
     }  // mem freed here, with H queued or running on `stream`
     auto again = dev->allocate(bytes, nullptr, "test reuse");
@@ -169,7 +169,8 @@ CUZK_TEST(gpu_memory_is_freed_after_the_kernels_that_use_it) {
     gpu::copy_to_host(gpu::DeviceId{devs[0].index}, back.data(), again->data(), n * 32, "fill back");
     size_t changed = 0;
     for (size_t i = 0; i < back.size(); ++i) changed += back[i] != fill[i];
-    CHECK_MSG(changed == 0, "round " << round << ": " << changed << " words of memory taken again (" << (again->data() == freed ? "same" : "other")
+    CHECK_MSG(changed == 0, "round " << round << ": " << changed << " words of memory taken again ("
+                                     << (again->data() == freed ? "same" : "other")
                                      << " address) were overwritten by kernels queued before its free");
   }
 }
@@ -190,7 +191,8 @@ CUZK_TEST(gpu_engine_charges_what_it_allocates) {
   eng.preload("c", devs[0].name());
   gpu::memory_info(gpu::DeviceId{devs[0].index}, &free1, &total);
   CHECK_EQ(eng.status().devices[0].reserved_bytes, fp.key);
-  CHECK_MSG(free0 - free1 <= fp.key + (size_t(64) << 20), "the key took " << free0 - free1 << " bytes, charged " << fp.key);
+  CHECK_MSG(free0 - free1 <= fp.key + (size_t(64) << 20),
+            "the key took " << free0 - free1 << " bytes, charged " << fp.key);
   auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2)}), 60000.0);
   CHECK_MSG(r.state == JobState::Done, r.error);
   for (auto& rec : r.records) CHECK_EQ(rec.reserved_bytes, fp.working_set);

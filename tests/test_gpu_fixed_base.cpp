@@ -44,8 +44,10 @@ struct Pick {
   using Fr = typename E::Fr;
   static constexpr Group group = G2 ? Group::G2 : Group::G1;
   static Aff generator() {
-    if constexpr (G2) return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
-    else return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
+    if constexpr (G2)
+      return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
+    else
+      return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
   }
   static const char* name() {
     if (E::id == CurveId::bn254) return G2 ? "bn254 G2" : "bn254 G1";
@@ -77,9 +79,18 @@ template <class Fr>
 std::vector<Scalar> edge_scalars() {
   Scalar r = Fr::K.p, rm1 = r;
   rm1.v[0] -= 1;  // r is odd
-  return {Scalar{{0, 0, 0, 0}}, Scalar{{1, 0, 0, 0}}, Scalar{{2, 0, 0, 0}}, rm1, r,
-          Scalar{{~0ull, ~0ull, ~0ull, ~0ull}}, window_pattern(0x800), window_pattern(0x7ff), window_pattern(0xfff),
-          window_pattern(0x801), Scalar{{0, 0, 0, uint64_t(1) << 63}}, Scalar{{0x800, 0, 0, 0}}};
+  return {Scalar{{0, 0, 0, 0}},
+          Scalar{{1, 0, 0, 0}},
+          Scalar{{2, 0, 0, 0}},
+          rm1,
+          r,
+          Scalar{{~0ull, ~0ull, ~0ull, ~0ull}},
+          window_pattern(0x800),
+          window_pattern(0x7ff),
+          window_pattern(0xfff),
+          window_pattern(0x801),
+          Scalar{{0, 0, 0, uint64_t(1) << 63}},
+          Scalar{{0x800, 0, 0, 0}}};
 }
 
 // index 0 random (so that n = 1 is a uniform scalar), then the edges, then uniform scalars.
@@ -99,9 +110,12 @@ std::vector<typename Pick<E, G2>::Aff> cpu_mul(const typename Pick<E, G2>::Aff& 
   using P = Pick<E, G2>;
   std::vector<typename P::Aff> out(k.size());
   const typename P::Jac b = P::Jac::from_affine(base);
-  pool.parallel_for(k.size(), [&](size_t lo, size_t hi) {
-    for (size_t i = lo; i < hi; ++i) out[i] = P::Cfg::mul(b, k[i].v).to_affine();
-  }, 8);
+  pool.parallel_for(
+      k.size(),
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) out[i] = P::Cfg::mul(b, k[i].v).to_affine();
+      },
+      8);
   return out;
 }
 
@@ -138,10 +152,10 @@ void check_against_cpu() {
   const typename P::Aff base = P::Cfg::mul(g, random_field<Fr>(rs)).to_affine();
   const auto k = test_scalars<Fr>(max_n, rs);
   const auto want = cpu_mul<E, G2>(base, k, pool);
-  CHECK(want[1].is_inf());                                // 0
-  CHECK(want[2] == base);                                 // 1
-  CHECK(want[4] == base.neg());                           // r - 1
-  CHECK(want[5].is_inf());                                // r
+  CHECK(want[1].is_inf());       // 0
+  CHECK(want[2] == base);        // 1
+  CHECK(want[4] == base.neg());  // r - 1
+  CHECK(want[5].is_inf());       // r
   for (auto& d : devs) {
     gpu::DeviceId dev{d.ordinal};
     const std::string gpu = "gpu:" + std::to_string(d.ordinal);
@@ -216,19 +230,19 @@ CUZK_TEST(gpu_fixed_base_workspace_too_small) {
     std::vector<P::Aff> got(k.size());
     gpu::DeviceMemory small = w.memory();
     small.bytes = need - 1;
-    CHECK_THROWS_WITH(gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(),
-                                          small),
-                      gpu::GpuError, "workspace too small");
-    CHECK_THROWS_WITH(gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(),
-                                          small),
-                      gpu::GpuError, std::to_string(need) + " bytes");
-    CHECK_THROWS_WITH(gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(),
-                                          small),
-                      gpu::GpuError, std::to_string(need - 1) + " available");
+    CHECK_THROWS_WITH(
+        gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(), small),
+        gpu::GpuError, "workspace too small");
+    CHECK_THROWS_WITH(
+        gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(), small),
+        gpu::GpuError, std::to_string(need) + " bytes");
+    CHECK_THROWS_WITH(
+        gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(), small),
+        gpu::GpuError, std::to_string(need - 1) + " available");
     small.bytes = 0;
-    CHECK_THROWS_WITH(gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(),
-                                          small),
-                      gpu::GpuError, "gpu:" + std::to_string(d.ordinal));
+    CHECK_THROWS_WITH(
+        gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(), small),
+        gpu::GpuError, "gpu:" + std::to_string(d.ordinal));
     // n = 0 does nothing, whatever the workspace.
     gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, nullptr, 0, nullptr, small);
     gpu::fixed_base_mul(dev, CurveId::bls12_381, Group::G1, &base, k.data(), k.size(), got.data(), w.memory());
@@ -250,9 +264,9 @@ CUZK_TEST(gpu_fixed_base_errors_name_the_device) {
   if (devs.size() >= 2) {
     gpu::DeviceId d0{devs[0].ordinal}, d1{devs[1].ordinal};
     gpu::DeviceBuffer w(d0, gpu::fixed_base_workspace_bytes(CurveId::bn254, Group::G1, 10));
-    CHECK_THROWS_WITH(gpu::fixed_base_mul(d1, CurveId::bn254, Group::G1, &base, k.data(), k.size(), out.data(),
-                                          w.memory()),
-                      gpu::GpuError, d1.name());
+    CHECK_THROWS_WITH(
+        gpu::fixed_base_mul(d1, CurveId::bn254, Group::G1, &base, k.data(), k.size(), out.data(), w.memory()),
+        gpu::GpuError, d1.name());
   }
 }
 
@@ -285,10 +299,13 @@ void bench_one(const cuda::DeviceInfo& d, int log_n, ThreadPool& pool, RandomSou
   const typename P::Aff base = P::Cfg::mul(g, random_field<typename P::Fr>(rs)).to_affine();
   std::vector<Scalar> k(n);
   const uint64_t seed = rs.next();
-  pool.parallel_for(n, [&](size_t lo, size_t hi) {
-    RandomSource local(seed ^ (uint64_t(lo) * 0x9e3779b97f4a7c15ull));
-    for (size_t i = lo; i < hi; ++i) k[i] = random_scalar<typename P::Fr>(local);
-  }, size_t(1) << 16);
+  pool.parallel_for(
+      n,
+      [&](size_t lo, size_t hi) {
+        RandomSource local(seed ^ (uint64_t(lo) * 0x9e3779b97f4a7c15ull));
+        for (size_t i = lo; i < hi; ++i) k[i] = random_scalar<typename P::Fr>(local);
+      },
+      size_t(1) << 16);
   std::vector<typename P::Aff> out(n);
   // One chunk for everything, and (for larger n) chunks of 2^20.
   std::vector<size_t> chunks = {n};
@@ -311,7 +328,8 @@ void bench_one(const cuda::DeviceInfo& d, int log_n, ThreadPool& pool, RandomSou
     }
     auto want = cpu_mul<E, G2>(base, ks, pool);
     for (size_t s = 0; s < idx.size(); ++s)
-      CHECK_MSG(out[idx[s]] == want[s], "gpu:" << d.ordinal << " " << P::name() << " 2^" << log_n << " point " << idx[s]);
+      CHECK_MSG(out[idx[s]] == want[s],
+                "gpu:" << d.ordinal << " " << P::name() << " 2^" << log_n << " point " << idx[s]);
     std::sort(ms.begin() + 1, ms.end());
     std::printf("  gpu:%d %-13s 2^%d  chunk 2^%d  %9.1f ms (first call %.1f ms)  workspace %.0f MiB\n", d.ordinal,
                 P::name(), log_n, int(std::log2(double(chunk))), ms[1], ms[0], double(ws) / (1 << 20));

@@ -50,8 +50,10 @@ struct Pick {
   using Jac = ec::Jacobian<F>;
   using Fr = typename E::Fr;
   static Aff generator() {
-    if constexpr (G2) return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
-    else return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
+    if constexpr (G2)
+      return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
+    else
+      return std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
   }
   static const char* name() {
     if (E::id == CurveId::bn254) return G2 ? "bn254 G2" : "bn254 G1";
@@ -67,36 +69,39 @@ std::vector<typename Pick<E, G2>::Aff> walk(size_t n, const typename Pick<E, G2>
   using P = Pick<E, G2>;
   using F = typename P::F;
   std::vector<typename P::Aff> out(n);
-  pool.parallel_for(n, [&](size_t b, size_t e) {
-    uint64_t kb[1] = {b};
-    typename P::Jac p = p0 + P::Cfg::mul(step, kb);
-    std::vector<typename P::Jac> js;
-    js.reserve(e - b);
-    for (size_t i = b; i < e; ++i) {
-      js.push_back(p);
-      p = p + step;
-    }
-    std::vector<F> z(js.size()), scratch(js.size());
-    for (size_t i = 0; i < js.size(); ++i) z[i] = js[i].is_inf() ? F::zero() : js[i].Z;
-    ff::batch_inverse(z.data(), z.size(), scratch.data());
-    for (size_t i = 0; i < js.size(); ++i) {
-      if (js[i].is_inf()) {
-        out[b + i] = P::Aff::infinity();
-        continue;
-      }
-      F zi2 = z[i].sqr();
-      out[b + i] = {js[i].X * zi2, js[i].Y * zi2 * z[i]};
-    }
-  }, 4096);
+  pool.parallel_for(
+      n,
+      [&](size_t b, size_t e) {
+        uint64_t kb[1] = {b};
+        typename P::Jac p = p0 + P::Cfg::mul(step, kb);
+        std::vector<typename P::Jac> js;
+        js.reserve(e - b);
+        for (size_t i = b; i < e; ++i) {
+          js.push_back(p);
+          p = p + step;
+        }
+        std::vector<F> z(js.size()), scratch(js.size());
+        for (size_t i = 0; i < js.size(); ++i) z[i] = js[i].is_inf() ? F::zero() : js[i].Z;
+        ff::batch_inverse(z.data(), z.size(), scratch.data());
+        for (size_t i = 0; i < js.size(); ++i) {
+          if (js[i].is_inf()) {
+            out[b + i] = P::Aff::infinity();
+            continue;
+          }
+          F zi2 = z[i].sqr();
+          out[b + i] = {js[i].X * zi2, js[i].Y * zi2 * z[i]};
+        }
+      },
+      4096);
   return out;
 }
 
 template <class Fr>
 cpu::Scalar mixed_scalar(RandomSource& rs) {
   uint64_t sel = rs.next() % 8;
-  if (sel == 0) return {};                 // zero
-  if (sel == 1) return {{1, 0, 0, 0}};     // one
-  if (sel == 2) {                          // r - 1, the largest scalar
+  if (sel == 0) return {};              // zero
+  if (sel == 1) return {{1, 0, 0, 0}};  // one
+  if (sel == 2) {                       // r - 1, the largest scalar
     cpu::Scalar k = Fr::K.p;
     k.v[0] -= 1;
     return k;
@@ -118,8 +123,8 @@ std::vector<cpu::Scalar> to_montgomery(const std::vector<cpu::Scalar>& k) {
 // Runs the GPU MSM with inputs on the host or the device and the given scalar form.
 template <class E, bool G2>
 typename Pick<E, G2>::Jac gpu_msm(gpu::DeviceId dev, const std::vector<typename Pick<E, G2>::Aff>& b,
-                                  const std::vector<cpu::Scalar>& k, bool bases_dev, bool scalars_dev,
-                                  ScalarForm form, gpu::MsmTimings* tm = nullptr) {
+                                  const std::vector<cpu::Scalar>& k, bool bases_dev, bool scalars_dev, ScalarForm form,
+                                  gpu::MsmTimings* tm = nullptr) {
   using P = Pick<E, G2>;
   const size_t n = b.size();
   const Group g = G2 ? Group::G2 : Group::G1;
@@ -180,8 +185,8 @@ void check_against_cpu() {
   typename P::Jac g = P::Jac::from_affine(P::generator());
   auto pts = walk<E, G2>(max_n, P::Cfg::mul(g, random_field<typename P::Fr>(rs)),
                          P::Cfg::mul(g, random_field<typename P::Fr>(rs)), pool);
-  for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(100), size_t(1000), size_t(4097), size_t(65539),
-                   size_t(65536)}) {
+  for (size_t n :
+       {size_t(1), size_t(2), size_t(3), size_t(100), size_t(1000), size_t(4097), size_t(65539), size_t(65536)}) {
     std::vector<cpu::Scalar> k(n);
     for (auto& x : k) x = mixed_scalar<typename P::Fr>(rs);
     std::vector<typename P::Aff> b(pts.begin(), pts.begin() + n);
@@ -189,7 +194,7 @@ void check_against_cpu() {
       b[3] = P::Aff::infinity();  // zkeys carry (0,0) bases
       b[5] = b[4];                // a repeated base: same bucket twice -> doubling
       k[5] = k[4];
-      b[6] = b[4].neg();          // and its negation: cancels in a bucket
+      b[6] = b[4].neg();  // and its negation: cancels in a bucket
       k[6] = k[4];
     }
     if (n >= 100) {  // repeated and negated bases with unrelated scalars, and a run of repeats
@@ -240,7 +245,8 @@ CUZK_TEST(gpu_msm_workspace_query_is_exact) {
     for (auto& d : devs) {
       gpu::DeviceId dev{d.ordinal};
       for (bool on_dev : {false, true}) {
-        size_t ws = gpu::msm_workspace_bytes(dev, mcfg(CurveId::bls12_381, Group::G1, n, nullptr, on_dev, nullptr, on_dev));
+        size_t ws =
+            gpu::msm_workspace_bytes(dev, mcfg(CurveId::bls12_381, Group::G1, n, nullptr, on_dev, nullptr, on_dev));
         CHECK(ws > 0);
         std::optional<gpu::DeviceBuffer> db, dk;
         const void* bp = b.data();
@@ -257,9 +263,12 @@ CUZK_TEST(gpu_msm_workspace_query_is_exact) {
         P::Jac got;
         gpu::DeviceMemory small = w.memory();
         small.bytes = ws - 1;
-        CHECK_THROWS_WITH(gpu::msm(dev, mcfg(CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev, ScalarForm::Standard), small, &got, {}, nullptr),
-                          gpu::GpuError, "workspace too small");
-        gpu::msm(dev, mcfg(CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev, ScalarForm::Standard), w.memory(), &got, {}, nullptr);
+        CHECK_THROWS_WITH(
+            gpu::msm(dev, mcfg(CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev, ScalarForm::Standard), small,
+                     &got, {}, nullptr),
+            gpu::GpuError, "workspace too small");
+        gpu::msm(dev, mcfg(CurveId::bls12_381, Group::G1, n, bp, on_dev, kp, on_dev, ScalarForm::Standard), w.memory(),
+                 &got, {}, nullptr);
         CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " n=" << n);
       }
     }
@@ -270,18 +279,24 @@ CUZK_TEST(gpu_msm_errors_name_the_device) {
   auto devs = gpus();
   gpu::DeviceId bad{int(devs.size()) + 7};
   const std::string name = "gpu:" + std::to_string(bad.ordinal);
-  CHECK_THROWS_WITH(gpu::msm_workspace_bytes(bad, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false)), gpu::GpuError, name);
+  CHECK_THROWS_WITH(gpu::msm_workspace_bytes(bad, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false)),
+                    gpu::GpuError, name);
   std::vector<ec::Bn254::G1Affine> b(100, ec::Bn254::G1Affine::infinity());
   std::vector<cpu::Scalar> k(100);
   ec::Bn254::G1Jac got;
-  CHECK_THROWS_WITH(gpu::msm(bad, mcfg(CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false, ScalarForm::Standard), gpu::DeviceMemory{bad, nullptr, 1 << 20}, &got, {}, nullptr),
-                    gpu::GpuError, name);
+  CHECK_THROWS_WITH(
+      gpu::msm(bad, mcfg(CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false, ScalarForm::Standard),
+               gpu::DeviceMemory{bad, nullptr, 1 << 20}, &got, {}, nullptr),
+      gpu::GpuError, name);
   // A workspace on another device than the one asked for is refused, naming both.
   if (devs.size() >= 2) {
     gpu::DeviceId d0{devs[0].ordinal}, d1{devs[1].ordinal};
-    gpu::DeviceBuffer w(d0, gpu::msm_workspace_bytes(d0, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false)));
-    CHECK_THROWS_WITH(gpu::msm(d1, mcfg(CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false, ScalarForm::Standard), w.memory(), &got, {}, nullptr),
-                      gpu::GpuError, d1.name());
+    gpu::DeviceBuffer w(
+        d0, gpu::msm_workspace_bytes(d0, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false)));
+    CHECK_THROWS_WITH(
+        gpu::msm(d1, mcfg(CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false, ScalarForm::Standard),
+                 w.memory(), &got, {}, nullptr),
+        gpu::GpuError, d1.name());
   }
 }
 
@@ -299,8 +314,8 @@ CUZK_TEST(gpu_msm_restores_the_current_device) {
   auto want = cpu::msm(b.data(), k.data(), 300, pool).to_affine();
   for (auto it = devs.rbegin(); it != devs.rend(); ++it) {
     P::Jac got;
-    gpu::msm_host(gpu::DeviceId{it->ordinal}, CurveId::bn254, Group::G1, 300, b.data(), k.data(),
-                  ScalarForm::Standard, &got);
+    gpu::msm_host(gpu::DeviceId{it->ordinal}, CurveId::bn254, Group::G1, 300, b.data(), k.data(), ScalarForm::Standard,
+                  &got);
     CHECK_MSG(got.to_affine() == want, "gpu:" << it->ordinal);
     CHECK_EQ(gpu::detail::current_device().ordinal, before.ordinal);
   }
@@ -341,16 +356,18 @@ void bench_one(const cuda::DeviceInfo& d, int log_n, ThreadPool& pool, RandomSou
   for (int r = 0; r < 6; ++r) {  // the first is a warm-up
     typename P::Jac got;
     gpu::MsmTimings tm;
-    gpu::msm(dev, mcfg(E::id, grp, n, db.memory().ptr, true, dk.memory().ptr, true, ScalarForm::Montgomery), w.memory(), &got, {}, &tm);
+    gpu::msm(dev, mcfg(E::id, grp, n, db.memory().ptr, true, dk.memory().ptr, true, ScalarForm::Montgomery), w.memory(),
+             &got, {}, &tm);
     CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " 2^" << log_n);
     if (r > 0) runs.push_back(tm);
   }
   std::sort(runs.begin(), runs.end(), [](auto& x, auto& y) { return x.total_ms < y.total_ms; });
   const auto& m = runs[runs.size() / 2];
-  std::printf("  gpu:%d %-13s 2^%d  total %8.2f ms  (prepare %.2f, sort %.2f, accumulate %.2f, reduce %.2f)"
-              "  c=%u windows=%u groups=%u  workspace %.0f MiB\n",
-              d.ordinal, P::name(), log_n, m.total_ms, m.prepare_ms, m.sort_ms, m.accumulate_ms, m.reduce_ms, m.c,
-              m.windows, m.window_groups, double(ws) / (1 << 20));
+  std::printf(
+      "  gpu:%d %-13s 2^%d  total %8.2f ms  (prepare %.2f, sort %.2f, accumulate %.2f, reduce %.2f)"
+      "  c=%u windows=%u groups=%u  workspace %.0f MiB\n",
+      d.ordinal, P::name(), log_n, m.total_ms, m.prepare_ms, m.sort_ms, m.accumulate_ms, m.reduce_ms, m.c, m.windows,
+      m.window_groups, double(ws) / (1 << 20));
   std::fflush(stdout);
 }
 

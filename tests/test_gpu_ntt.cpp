@@ -1,20 +1,19 @@
 // The GPU NTT and H evaluation agree bit for bit with the CPU backend (cpu::ntt and
 // cpu::compute_h) on fresh random inputs, on every visible GPU; memory comes only from the
 // workspace the caller sized; errors name the device. Skips where no GPU is visible.
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <cuda_runtime.h>
 #include <vector>
 
+#include "backend/cpu/h.hpp"
 #include "backend/cuda/ntt.hpp"
 #include "backend/cuda/probe.hpp"
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
-#include "backend/cpu/h.hpp"
-#include "groth16/key.hpp"
 #include "gpu_testing.hpp"
+#include "groth16/key.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
 
@@ -80,14 +79,14 @@ void check_ntt_sizes(DeviceId dev, CurveId curve, int max_log, int extra_log) {
     gpu::ntt(dev, curve, data.memory().ptr, log_n, false, ws.memory());
     std::vector<Fr> got = download<Fr>(dev, data, n);
     size_t d = first_difference(got, want);
-    CHECK_MSG(d == SIZE_MAX, Fr::Params::name << " forward NTT 2^" << log_n << " on " << dev.name()
-                                               << ": first difference at " << d);
+    CHECK_MSG(d == SIZE_MAX,
+              Fr::Params::name << " forward NTT 2^" << log_n << " on " << dev.name() << ": first difference at " << d);
     // round trip: the inverse of the forward result is the input
     gpu::ntt(dev, curve, data.memory().ptr, log_n, true, ws.memory());
     got = download<Fr>(dev, data, n);
     d = first_difference(got, x);
-    CHECK_MSG(d == SIZE_MAX, Fr::Params::name << " round trip 2^" << log_n << " on " << dev.name()
-                                               << ": first difference at " << d);
+    CHECK_MSG(d == SIZE_MAX,
+              Fr::Params::name << " round trip 2^" << log_n << " on " << dev.name() << ": first difference at " << d);
     // inverse of a fresh input
     want = x;
     cpu::ntt(want.data(), dom, true, pool());
@@ -95,15 +94,14 @@ void check_ntt_sizes(DeviceId dev, CurveId curve, int max_log, int extra_log) {
     gpu::ntt(dev, curve, data.memory().ptr, log_n, true, ws.memory());
     got = download<Fr>(dev, data, n);
     d = first_difference(got, want);
-    CHECK_MSG(d == SIZE_MAX, Fr::Params::name << " inverse NTT 2^" << log_n << " on " << dev.name()
-                                               << ": first difference at " << d);
+    CHECK_MSG(d == SIZE_MAX,
+              Fr::Params::name << " inverse NTT 2^" << log_n << " on " << dev.name() << ": first difference at " << d);
   }
 }
 
 template <class Fr>
 void check_h(DeviceId dev, CurveId curve, int log_n, bool h_aliases_a) {
-  RandomSource rs(test::seed() ^ 0x4848 ^ uint64_t(log_n) << 32 ^ uint64_t(dev.ordinal) << 40 ^
-                  uint64_t(curve) << 48);
+  RandomSource rs(test::seed() ^ 0x4848 ^ uint64_t(log_n) << 32 ^ uint64_t(dev.ordinal) << 40 ^ uint64_t(curve) << 48);
   const size_t n = size_t(1) << log_n;
   std::vector<Fr> a = random_vector<Fr>(rs, n), b = random_vector<Fr>(rs, n), c(n);
   for (size_t i = 0; i < n; ++i) c[i] = (i % 5 == 0) ? random_field<Fr>(rs) : a[i] * b[i];
@@ -197,9 +195,9 @@ CUZK_TEST(gpu_ntt_workspace_one_byte_short_is_a_gpu_error) {
       short_ws.bytes = need - 1;
       CHECK_THROWS_WITH(gpu::ntt(dev, curve, a.memory().ptr, log_n, false, short_ws), gpu::GpuError, dev.name());
       short_ws.bytes = gpu::h_workspace_bytes(curve, log_n) - 1;
-      CHECK_THROWS_WITH(gpu::compute_h(dev, curve, log_n, a.memory().ptr, b.memory().ptr, c.memory().ptr,
-                                       a.memory().ptr, short_ws),
-                        gpu::GpuError, "workspace too small");
+      CHECK_THROWS_WITH(
+          gpu::compute_h(dev, curve, log_n, a.memory().ptr, b.memory().ptr, c.memory().ptr, a.memory().ptr, short_ws),
+          gpu::GpuError, "workspace too small");
       // exactly the queried size is enough
       short_ws.bytes = need;
       gpu::ntt(dev, curve, a.memory().ptr, log_n, false, short_ws);
@@ -215,12 +213,11 @@ CUZK_TEST(gpu_ntt_errors_name_the_device) {
   gpu::DeviceMemory bad_ws = ws.memory();
   bad_ws.device = bad;
   CHECK_THROWS_WITH(gpu::ntt(bad, CurveId::bn254, data.memory().ptr, 10, false, bad_ws), gpu::GpuError, bad.name());
-  CHECK_THROWS_WITH(gpu::compute_h(bad, CurveId::bn254, 10, data.memory().ptr, data.memory().ptr,
-                                   data.memory().ptr, data.memory().ptr, bad_ws),
+  CHECK_THROWS_WITH(gpu::compute_h(bad, CurveId::bn254, 10, data.memory().ptr, data.memory().ptr, data.memory().ptr,
+                                   data.memory().ptr, bad_ws),
                     gpu::GpuError, bad.name());
   // a workspace on another device than the call's
-  CHECK_THROWS_WITH(gpu::ntt(dev, CurveId::bn254, data.memory().ptr, 10, false, bad_ws), gpu::GpuError,
-                    bad.name());
+  CHECK_THROWS_WITH(gpu::ntt(dev, CurveId::bn254, data.memory().ptr, 10, false, bad_ws), gpu::GpuError, bad.name());
   // sizes outside the field's range
   CHECK_THROWS_WITH(gpu::ntt_workspace_bytes(CurveId::bn254, 29), InvalidArgument, "log_n");
   CHECK_THROWS_WITH(gpu::ntt(dev, CurveId::bls12_381, data.memory().ptr, 0, false, ws.memory()), InvalidArgument,
@@ -265,8 +262,8 @@ CUZK_TEST(gpu_ntt_timings_2_24) {
     upload(dev, c, x);
     for (int r = 0; r < 3; ++r) {
       gpu::HTimings t;
-      gpu::compute_h(dev, curve, log_n, a.memory().ptr, b.memory().ptr, c.memory().ptr, a.memory().ptr,
-                     ws.memory(), {}, &t);
+      gpu::compute_h(dev, curve, log_n, a.memory().ptr, b.memory().ptr, c.memory().ptr, a.memory().ptr, ws.memory(), {},
+                     &t);
       h.push_back(t.total_ms - t.twiddles_ms);
       h_tw.push_back(t.twiddles_ms);
     }

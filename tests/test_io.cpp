@@ -10,8 +10,8 @@
 #include <random>
 #include <tuple>
 
-#include "io/binfile.hpp"
 #include "ff/curve_id.hpp"
+#include "io/binfile.hpp"
 #include "io/json.hpp"
 #include "io/json_parse.hpp"
 #include "io/r1cs.hpp"
@@ -101,8 +101,8 @@ void expect_format_error(F&& f, const std::string& name, const std::vector<std::
     f();
   } catch (const FormatError& e) {
     std::string msg = e.what();
-    CHECK_MSG(msg.rfind(name + ": ", 0) == 0, "line " << line << ": message '" << msg << "' does not start with '"
-                                                       << name << ": '");
+    CHECK_MSG(msg.rfind(name + ": ", 0) == 0,
+              "line " << line << ": message '" << msg << "' does not start with '" << name << ": '");
     CHECK_MSG(e.path == name, "line " << line << ": path '" << e.path << "'");
     for (auto& n : needles) {
       CHECK_MSG(msg.find(n) != std::string::npos, "line " << line << ": message '" << msg << "' lacks '" << n << "'");
@@ -969,8 +969,12 @@ CUZK_TEST(random_corruptions_give_format_errors_only) {
     for (int e = 0; e < edits; ++e) {
       size_t at = size_t(rng() % b.size());
       switch (rng() % 3) {
-        case 0: b[at] ^= uint8_t(1u << (rng() % 8)); break;
-        case 1: b[at] = uint8_t(rng()); break;
+        case 0:
+          b[at] ^= uint8_t(1u << (rng() % 8));
+          break;
+        case 1:
+          b[at] = uint8_t(rng());
+          break;
         default:
           if (at + 4 <= b.size()) set_u32(b, at & ~size_t(3), specials[rng() % std::size(specials)]);
       }
@@ -981,9 +985,12 @@ CUZK_TEST(random_corruptions_give_format_errors_only) {
     bool ok = parses_or_format_error(
         [&] {
           auto fb = buf("fuzz", b);
-          if (kind == 0) parse_wtns(fb);
-          else if (kind == 1) parse_zkey(fb);
-          else parse_r1cs(fb);
+          if (kind == 0)
+            parse_wtns(fb);
+          else if (kind == 1)
+            parse_zkey(fb);
+          else
+            parse_r1cs(fb);
           parsed = true;
         },
         &why);
@@ -1029,8 +1036,8 @@ void check_zkey_against_r1cs(const ZkeyGroth16& z, const R1cs& r, CurveId curve)
   for (uint32_t mat = 0; mat < 2; ++mat) {
     for (uint32_t row = 0; row < r.n_constraints; ++row) {
       for (uint64_t t = ab[mat]->row_ptr[row]; t < ab[mat]->row_ptr[row + 1]; ++t) {
-        U256 v = check_values ? mulmod(u256(std::span<const uint8_t>(ab[mat]->coef).subspan(t * 32, 32)), r2, m)
-                              : U256{};
+        U256 v =
+            check_values ? mulmod(u256(std::span<const uint8_t>(ab[mat]->coef).subspan(t * 32, 32)), r2, m) : U256{};
         from_r1cs.emplace_back(mat, row, ab[mat]->wire[t], v);
       }
     }
@@ -1059,8 +1066,8 @@ void check_wtns_against_r1cs(const Wtns& w, const R1cs& r, CurveId curve) {
     return acc;
   };
   for (uint32_t row = 0; row < std::min<uint32_t>(r.n_constraints, 512); ++row) {
-    CHECK_MSG(mulmod(dot(r.A, row), dot(r.B, row), m) == dot(r.C, row), where << ": constraint " << row
-                                                                               << " is not satisfied");
+    CHECK_MSG(mulmod(dot(r.A, row), dot(r.B, row), m) == dot(r.C, row),
+              where << ": constraint " << row << " is not satisfied");
   }
 }
 
@@ -1116,9 +1123,12 @@ CUZK_TEST(fixtures_truncated_are_format_errors) {
     Bytes all = to_bytes(mapped->bytes());
     auto parse = [&](Bytes b) {
       auto fb = buf("cut" + ext, std::move(b));
-      if (ext == ".zkey") parse_zkey(fb);
-      else if (ext == ".wtns") parse_wtns(fb);
-      else parse_r1cs(fb);
+      if (ext == ".zkey")
+        parse_zkey(fb);
+      else if (ext == ".wtns")
+        parse_wtns(fb);
+      else
+        parse_r1cs(fb);
     };
     parse(all);
     std::vector<size_t> cuts;

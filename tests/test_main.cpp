@@ -1,11 +1,12 @@
-#include "testing.hpp"
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
-#include <unistd.h>
+
+#include "testing.hpp"
 
 namespace cuzk::test {
 
@@ -41,8 +42,7 @@ int main(int argc, char** argv) {
   } else {
     g_seed = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   }
-  std::printf("seed %llu (replay with CUZK_TEST_SEED=%llu)\n", (unsigned long long)g_seed,
-              (unsigned long long)g_seed);
+  std::printf("seed %llu (replay with CUZK_TEST_SEED=%llu)\n", (unsigned long long)g_seed, (unsigned long long)g_seed);
   std::string filter = argc > 1 ? argv[1] : "";
   int passed = 0, failed = 0, skipped = 0;
   for (auto& c : registry()) {

@@ -103,8 +103,10 @@ void check_msm_sizes(ThreadPool& pool) {
   using Fr = typename E::Fr;
   RandomSource rs(test::seed() ^ (G2 ? 0x4444 : 0x5555) ^ uint64_t(E::id));
   Aff gen;
-  if constexpr (G2) gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
-  else gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
+  if constexpr (G2)
+    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
+  else
+    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
   // A pool of random points [k]G, made cheaply as a random walk from a random multiple.
   const size_t max_n = G2 ? 300 : 1537;
   std::vector<Aff> pts(max_n);
@@ -118,19 +120,22 @@ void check_msm_sizes(ThreadPool& pool) {
     std::vector<cpu::Scalar> k(n);
     for (size_t i = 0; i < n; ++i) {
       uint64_t sel = rs.next() % 8;
-      if (sel == 0) k[i] = {};                     // zero
-      else if (sel == 1) k[i] = {{1, 0, 0, 0}};   // one
-      else if (sel == 2) {                         // r - 1, the largest scalar
+      if (sel == 0)
+        k[i] = {};  // zero
+      else if (sel == 1)
+        k[i] = {{1, 0, 0, 0}};  // one
+      else if (sel == 2) {      // r - 1, the largest scalar
         k[i] = Fr::K.p;
         k[i].v[0] -= 1;
-      } else k[i] = random_field<Fr>(rs).to_std();
+      } else
+        k[i] = random_field<Fr>(rs).to_std();
     }
     std::vector<Aff> b(pts.begin(), pts.begin() + n);
     if (n >= 7) {
       b[3] = Aff::infinity();  // zkeys carry (0,0) bases
       b[5] = b[4];             // a repeated base: same bucket twice -> doubling
       k[5] = k[4];
-      b[6] = b[4].neg();       // and its negation: cancels in a bucket
+      b[6] = b[4].neg();  // and its negation: cancels in a bucket
       k[6] = k[4];
     }
     Jac want = cpu::msm_naive(b.data(), k.data(), n);
@@ -168,7 +173,10 @@ CUZK_TEST(booth_digits_recompose_scalar) {
     unsigned W = (255 + c) / c;
     for (int t = 0; t < 200; ++t) {
       auto k = random_field<ff::Bn254Fr>(rs).to_std();
-      if (t == 0) { k = ff::Bls12381Fr::K.p; k.v[0] -= 1; }
+      if (t == 0) {
+        k = ff::Bls12381Fr::K.p;
+        k.v[0] -= 1;
+      }
       // sum d_w 2^(wc) as a field element must equal k mod r (k < r for both r here)
       ff::Bls12381Fr acc = ff::Bls12381Fr::zero(), pw = ff::Bls12381Fr::one();
       ff::Bls12381Fr two_c = ff::Bls12381Fr::from_u64(1ull << c);

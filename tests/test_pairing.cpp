@@ -192,12 +192,16 @@ struct Suite {
 
   // ------------------------------------------------------------ bilinearity
   G1 g1() const {
-    if constexpr (E::id == CurveId::bn254) return ec::Bn254G1Cfg::generator();
-    else return ec::Bls12381G1Cfg::generator();
+    if constexpr (E::id == CurveId::bn254)
+      return ec::Bn254G1Cfg::generator();
+    else
+      return ec::Bls12381G1Cfg::generator();
   }
   G2 g2() const {
-    if constexpr (E::id == CurveId::bn254) return ec::Bn254G2Cfg::generator();
-    else return ec::Bls12381G2Cfg::generator();
+    if constexpr (E::id == CurveId::bn254)
+      return ec::Bn254G2Cfg::generator();
+    else
+      return ec::Bls12381G2Cfg::generator();
   }
   G1 mul1(const G1& p, const Fr& k) const { return E::G1::mul(G1Jac::from_affine(p), k).to_affine(); }
   G2 mul2(const G2& q, const Fr& k) const { return E::G2::mul(G2Jac::from_affine(q), k).to_affine(); }
@@ -241,8 +245,10 @@ struct Suite {
   // ------------------------------------------------------------ subgroup tests
   template <class F>
   static F rand_coord(RandomSource& rs) {
-    if constexpr (requires { typename F::Base; }) return F{random_field<typename F::Base>(rs), random_field<typename F::Base>(rs)};
-    else return random_field<F>(rs);
+    if constexpr (requires { typename F::Base; })
+      return F{random_field<typename F::Base>(rs), random_field<typename F::Base>(rs)};
+    else
+      return random_field<F>(rs);
   }
   // A random point of the whole curve group (almost surely outside the subgroup when h > 1).
   template <class C>
@@ -265,12 +271,18 @@ struct Suite {
       CHECK(E::G1::on_curve(p));
       bool naive = E::G1::template in_subgroup<Fr>(p);
       CHECK_MSG(P::g1_in_subgroup(p) == naive, name << ": G1 endomorphism test disagrees with [r]P = O");
-      if (!naive) { ++outside1; if (off_g1) *off_g1 = p; }
+      if (!naive) {
+        ++outside1;
+        if (off_g1) *off_g1 = p;
+      }
       G2 q = random_curve_point<typename E::G2>(rs, twist_b());
       CHECK(E::G2::on_curve(q));
       bool naive2 = E::G2::template in_subgroup<Fr>(q);
       CHECK_MSG(P::g2_in_subgroup(q) == naive2, name << ": G2 endomorphism test disagrees with [r]Q = O");
-      if (!naive2) { ++outside2; if (off_g2) *off_g2 = q; }
+      if (!naive2) {
+        ++outside2;
+        if (off_g2) *off_g2 = q;
+      }
       // Subgroup points pass.
       Fr k = random_field<Fr>(rs);
       CHECK(P::g1_in_subgroup(mul1(g1(), k)));
@@ -283,8 +295,10 @@ struct Suite {
       for (size_t i = 0; i < rem.size(); ++i) pr.v[i] = rem[i];
       CHECK(P::psi(s) == E::G2::mul(G2Jac::from_affine(s), pr.v).to_affine());
     }
-    if (E::id == CurveId::bn254) CHECK(outside1 == 0);  // cofactor 1
-    else CHECK(outside1 == 6);
+    if (E::id == CurveId::bn254)
+      CHECK(outside1 == 0);  // cofactor 1
+    else
+      CHECK(outside1 == 6);
     CHECK(outside2 == 6);
     if constexpr (E::id == CurveId::bls12_381) {
       // Subgroup point + a point of small order l (l = 3, 11 divide the G1 cofactor h):
@@ -345,32 +359,43 @@ namespace {
 // e(G1, G2) as snarkjs computes it (ffjavascript 0.3 in tools/js: `curve.Gt.toObject(
 // curve.pairing(curve.G1.g, curve.G2.g))`), flattened in the order of snarkjs's GT layout
 // [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]], each an Fp2 [a, b].
-const char* const kBnGenPairing[12] = {
-    "17264119758069723980713015158403419364912226240334615592005620718956030922389",
-    "1300711225518851207585954685848229181392358478699795190245709208408267917898",
-    "8894217292938489450175280157304813535227569267786222825147475294561798790624",
-    "1829859855596098509359522796979920150769875799037311140071969971193843357227",
-    "4968700049505451466697923764727215585075098085662966862137174841375779106779",
-    "12814315002058128940449527172080950701976819591738376253772993495204862218736",
-    "4233474252585134102088637248223601499779641130562251948384759786370563844606",
-    "9420544134055737381096389798327244442442230840902787283326002357297404128074",
-    "13457906610892676317612909831857663099224588803620954529514857102808143524905",
-    "5122435115068592725432309312491733755581898052459744089947319066829791570839",
-    "8891987925005301465158626530377582234132838601606565363865129986128301774627",
-    "440796048150724096437130979851431985500142692666486515369083499585648077975"};
+const char* const kBnGenPairing[12] = {"17264119758069723980713015158403419364912226240334615592005620718956030922389",
+                                       "1300711225518851207585954685848229181392358478699795190245709208408267917898",
+                                       "8894217292938489450175280157304813535227569267786222825147475294561798790624",
+                                       "1829859855596098509359522796979920150769875799037311140071969971193843357227",
+                                       "4968700049505451466697923764727215585075098085662966862137174841375779106779",
+                                       "12814315002058128940449527172080950701976819591738376253772993495204862218736",
+                                       "4233474252585134102088637248223601499779641130562251948384759786370563844606",
+                                       "9420544134055737381096389798327244442442230840902787283326002357297404128074",
+                                       "13457906610892676317612909831857663099224588803620954529514857102808143524905",
+                                       "5122435115068592725432309312491733755581898052459744089947319066829791570839",
+                                       "8891987925005301465158626530377582234132838601606565363865129986128301774627",
+                                       "440796048150724096437130979851431985500142692666486515369083499585648077975"};
 const char* const kBlsGenPairing[12] = {
-    "2819105605953691245277803056322684086884703000473961065716485506033588504203831029066448642358042597501014294104502",
-    "1323968232986996742571315206151405965104242542339680722164220900812303524334628370163366153839984196298685227734799",
-    "2987335049721312504428602988447616328830341722376962214011674875969052835043875658579425548512925634040144704192135",
-    "3879723582452552452538684314479081967502111497413076598816163759028842927668327542875108457755966417881797966271311",
-    "261508182517997003171385743374653339186059518494239543139839025878870012614975302676296704930880982238308326681253",
-    "231488992246460459663813598342448669854473942105054381511346786719005883340876032043606739070883099647773793170614",
-    "3993582095516422658773669068931361134188738159766715576187490305611759126554796569868053818105850661142222948198557",
-    "1074773511698422344502264006159859710502164045911412750831641680783012525555872467108249271286757399121183508900634",
-    "2727588299083545686739024317998512740561167011046940249988557419323068809019137624943703910267790601287073339193943",
-    "493643299814437640914745677854369670041080344349607504656543355799077485536288866009245028091988146107059514546594",
-    "734401332196641441839439105942623141234148957972407782257355060229193854324927417865401895596108124443575283868655",
-    "2348330098288556420918672502923664952620152483128593484301759394583320358354186482723629999370241674973832318248497"};
+    "281910560595369124527780305632268408688470300047396106571648550603358850420383102906644864235804259750101429410450"
+    "2",
+    "132396823298699674257131520615140596510424254233968072216422090081230352433462837016336615383998419629868522773479"
+    "9",
+    "298733504972131250442860298844761632883034172237696221401167487596905283504387565857942554851292563404014470419213"
+    "5",
+    "387972358245255245253868431447908196750211149741307659881616375902884292766832754287510845775596641788179796627131"
+    "1",
+    "26150818251799700317138574337465333918605951849423954313983902587887001261497530267629670493088098223830832668125"
+    "3",
+    "23148899224646045966381359834244866985447394210505438151134678671900588334087603204360673907088309964777379317061"
+    "4",
+    "399358209551642265877366906893136113418873815976671557618749030561175912655479656986805381810585066114222294819855"
+    "7",
+    "107477351169842234450226400615985971050216404591141275083164168078301252555587246710824927128675739912118350890063"
+    "4",
+    "272758829908354568673902431799851274056116701104694024998855741932306880901913762494370391026779060128707333919394"
+    "3",
+    "49364329981443764091474567785436967004108034434960750465654335579907748553628886600924502809198814610705951454659"
+    "4",
+    "73440133219664144183943910594262314123414895797240778225735506022919385432492741786540189559610812444357528386865"
+    "5",
+    "234833009828855642091867250292366495262015248312859348430175939458332035835418648272362999937024167497383231824849"
+    "7"};
 
 template <class E>
 void generator_pairing_known_answer(const char* const (&expect)[12]) {
@@ -434,7 +459,10 @@ CUZK_TEST(json_parse_accepts_valid_documents) {
 }
 
 CUZK_TEST(json_parse_rejects_with_line_and_column) {
-  struct Case { const char* text; const char* needle; };
+  struct Case {
+    const char* text;
+    const char* needle;
+  };
   const Case cases[] = {
       {"", "line 1, column 1: empty input"},
       {"   \n  ", "line 2, column 3: empty input"},
@@ -454,8 +482,8 @@ CUZK_TEST(json_parse_rejects_with_line_and_column) {
       {"[\"\\udc00\"]", "unpaired low surrogate"},
       {"[\"\\u12g4\"]", "not a hex digit"},
       {"[\"\xff\"]", "invalid UTF-8"},
-      {"[\"\xc0\xaf\"]", "invalid UTF-8"},          // overlong '/'
-      {"[\"\xed\xa0\x80\"]", "invalid UTF-8"},      // an encoded surrogate
+      {"[\"\xc0\xaf\"]", "invalid UTF-8"},      // overlong '/'
+      {"[\"\xed\xa0\x80\"]", "invalid UTF-8"},  // an encoded surrogate
       {"[\"abc", "unterminated string"},
       {"{\"a\" 1}", "expected ':'"},
       {"{1: 2}", "expected a string key"},
@@ -583,8 +611,8 @@ void fixtures_verify() {
     VerifyResult x = verify_files(vk, fixture<E>(c, "public2.json"), fixture<E>(c, "proof.json"));
     CHECK_MSG(!x.valid && contains(x.error, "pairing check failed"), c << ": " << x.error);
   }
-  VerifyResult s = verify_files(fixture<E>("mulchain", "verification_key_setup.json"), fixture<E>("mulchain", "public.json"),
-                                fixture<E>("mulchain", "proof_setup.json"));
+  VerifyResult s = verify_files(fixture<E>("mulchain", "verification_key_setup.json"),
+                                fixture<E>("mulchain", "public.json"), fixture<E>("mulchain", "proof_setup.json"));
   CHECK_MSG(s.valid, s.error);
   ++n;
   std::printf("  %s: %d snarkjs proofs verify\n", curve_dir<E>(), n);
@@ -649,7 +677,8 @@ void tampered() {
     expect_rejected<E>(vk, put("pub_3.json", public_text(v)), prf,
                        "has 3 public inputs; the verification key expects nPublic = 2");
     v.resize(1);
-    expect_rejected<E>(vk, put("pub_1.json", public_text(v)), prf, "has 1 public input; the verification key expects nPublic = 2");
+    expect_rejected<E>(vk, put("pub_1.json", public_text(v)), prf,
+                       "has 1 public input; the verification key expects nPublic = 2");
   }
   // 7. Points on the curve but outside the prime-order subgroup (snarkjs accepts those).
   {
@@ -670,7 +699,8 @@ void tampered() {
                          "pi_a is on the curve but not in the prime-order subgroup G1 of bls12-381");
       q = proof;
       q.c = off1;
-      expect_rejected<E>(vk, pub, put("c_not_g1.json", proof_text(q)), "pi_c is on the curve but not in the prime-order subgroup G1");
+      expect_rejected<E>(vk, pub, put("c_not_g1.json", proof_text(q)),
+                         "pi_c is on the curve but not in the prime-order subgroup G1");
     }
   }
   // 8. A coordinate >= q (x + q: the same point to snarkjs, which reduces).
@@ -679,7 +709,8 @@ void tampered() {
     bn::Nat xq = bn::add(bn::from_words(proof.a.x.to_std().v, Fq::N), bn::from_words(Fq::K.p.v, Fq::N));
     std::string x = dec(proof.a.x);
     text.replace(text.find(x), x.size(), io::to_decimal(xq.data(), int(xq.size())));
-    expect_rejected<E>(vk, pub, put("x_plus_q.json", text), "x_plus_q.json: field pi_a[0]: " + io::to_decimal(xq.data(), int(xq.size())).substr(0, 40));
+    expect_rejected<E>(vk, pub, put("x_plus_q.json", text),
+                       "x_plus_q.json: field pi_a[0]: " + io::to_decimal(xq.data(), int(xq.size())).substr(0, 40));
     expect_rejected<E>(vk, pub, put("x_plus_q.json", text), "is not less than the base field modulus q");
   }
   // 9. Malformed files: bad JSON, a missing field, a number instead of a string, bad z.
@@ -704,12 +735,15 @@ void tampered() {
   {
     const char* other = E::id == CurveId::bn254 ? "bls12-381" : "bn254";
     std::string other_proof = test::fixtures_dir() + "/" + other + "/mulchain/proof.json";
-    expect_rejected<E>(vk, pub, other_proof, std::string("proof.json: curve is \"") + (E::id == CurveId::bn254 ? "bls12381" : "bn128") + "\" but the verification key is for " + curve_snarkjs_name(E::id));
+    expect_rejected<E>(vk, pub, other_proof,
+                       std::string("proof.json: curve is \"") + (E::id == CurveId::bn254 ? "bls12381" : "bn128") +
+                           "\" but the verification key is for " + curve_snarkjs_name(E::id));
     std::string vk_text = read_file(vk);
     size_t at = vk_text.find("\"nPublic\": 2");
     CHECK(at != std::string::npos);
     vk_text.replace(at, 12, "\"nPublic\": 3");
-    expect_rejected<E>(put("vk_ic.json", vk_text), pub, prf, "field IC: has 3 points; nPublic = 3 needs nPublic + 1 = 4", true);
+    expect_rejected<E>(put("vk_ic.json", vk_text), pub, prf,
+                       "field IC: has 3 points; nPublic = 3 needs nPublic + 1 = 4", true);
     std::string plonk = proof_text(proof);
     plonk.replace(plonk.find("\"groth16\""), 9, "\"plonk\"");
     expect_rejected<E>(vk, pub, put("plonk.json", plonk), "protocol is \"plonk\"");
@@ -761,9 +795,12 @@ void batches() {
   CHECK(res.size() == items.size());
   for (size_t i = 0; i < res.size(); ++i) {
     CHECK(res[i].public_path == items[i].first && res[i].proof_path == items[i].second);
-    if (i == bad) CHECK_MSG(!res[i].valid && contains(res[i].error, "pairing check failed"), res[i].error);
-    else if (i == missing) CHECK_MSG(!res[i].valid && res[i].malformed && contains(res[i].error, "cannot open"), res[i].error);
-    else CHECK_MSG(res[i].valid, i << ": " << res[i].error);
+    if (i == bad)
+      CHECK_MSG(!res[i].valid && contains(res[i].error, "pairing check failed"), res[i].error);
+    else if (i == missing)
+      CHECK_MSG(!res[i].valid && res[i].malformed && contains(res[i].error, "cannot open"), res[i].error);
+    else
+      CHECK_MSG(res[i].valid, i << ": " << res[i].error);
   }
   CHECK(info.parsed_ok == 7 && !info.batch_passed && info.fell_back);
   // Without the bad one, the batch passes at once.
@@ -833,11 +870,12 @@ void timing(const char* c, double* ratio_out) {
   double files_batch_ms = ms_since(t0);
   for (auto& r : res) CHECK(r.valid);
   CHECK(info.batch_passed);
-  std::printf("  %-9s %-8s nPublic %2u: in memory 16 x verify_proof %6.1f ms (%4.2f ms each), batch_check of 16 "
-              "%5.1f ms: %4.1fx | files: 16 x verify_files %6.1f ms, verify_batch %5.1f ms (parse+point checks %5.1f, "
-              "pairings %5.1f): %4.1fx\n",
-              curve_dir<E>(), c, vk.n_public, single_ms, single_ms / n, batch_ms, single_ms / batch_ms, files_single_ms,
-              files_batch_ms, info.parse_ms, info.check_ms, files_single_ms / files_batch_ms);
+  std::printf(
+      "  %-9s %-8s nPublic %2u: in memory 16 x verify_proof %6.1f ms (%4.2f ms each), batch_check of 16 "
+      "%5.1f ms: %4.1fx | files: 16 x verify_files %6.1f ms, verify_batch %5.1f ms (parse+point checks %5.1f, "
+      "pairings %5.1f): %4.1fx\n",
+      curve_dir<E>(), c, vk.n_public, single_ms, single_ms / n, batch_ms, single_ms / batch_ms, files_single_ms,
+      files_batch_ms, info.parse_ms, info.check_ms, files_single_ms / files_batch_ms);
   if (ratio_out) *ratio_out = single_ms / batch_ms;
 }
 
@@ -889,18 +927,28 @@ void mutated_inputs() {
     for (int e = 0; e < edits && !t.empty(); ++e) {
       size_t at = size_t(rs.next() % t.size());
       switch (rs.next() % 4) {
-        case 0: t[at] = alphabet[rs.next() % (sizeof alphabet - 1)]; break;
-        case 1: t.erase(at, 1 + size_t(rs.next() % 8)); break;
-        case 2: t.insert(at, 1, alphabet[rs.next() % (sizeof alphabet - 1)]); break;
-        case 3: t.resize(at); break;
+        case 0:
+          t[at] = alphabet[rs.next() % (sizeof alphabet - 1)];
+          break;
+        case 1:
+          t.erase(at, 1 + size_t(rs.next() % 8));
+          break;
+        case 2:
+          t.insert(at, 1, alphabet[rs.next() % (sizeof alphabet - 1)]);
+          break;
+        case 3:
+          t.resize(at);
+          break;
       }
     }
     try {
       io::Json j = io::parse_json(t);
       groth16::PublicInputs p = pub;
       groth16::VerifyProof<E> q = orig;
-      if (mutate_pub) p = groth16::public_from_json<E>(j, "public.json", vk.n_public);
-      else q = groth16::proof_from_json<E>(j, "proof.json");
+      if (mutate_pub)
+        p = groth16::public_from_json<E>(j, "public.json", vk.n_public);
+      else
+        q = groth16::proof_from_json<E>(j, "proof.json");
       if (groth16::verify_proof(vk, p, q)) {
         bool same_pub = p.size() == pub.size() &&
                         std::equal(p.begin(), p.end(), pub.begin(), [](const cpu::Scalar& x, const cpu::Scalar& y) {

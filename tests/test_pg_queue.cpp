@@ -40,7 +40,8 @@ PgQueue::NewJob job(const std::string& id, const std::string& circuit, int parts
   j.circuit_id = circuit;
   j.priority = priority;
   j.request_digest = 42;
-  for (int i = 0; i < parts; ++i) j.witnesses.push_back(id + "/witness " + std::to_string(i) + std::string(1, '\0') + "end");
+  for (int i = 0; i < parts; ++i)
+    j.witnesses.push_back(id + "/witness " + std::to_string(i) + std::string(1, '\0') + "end");
   return j;
 }
 
@@ -129,7 +130,8 @@ CUZK_TEST(pg_concurrent_claims_are_disjoint_and_ordered) {
       if (got.empty()) break;
       order.push_back(got[0].job_id + "/" + std::to_string(got[0].index));
       CHECK_EQ(got[0].circuit_id, std::string("c1"));
-      CHECK_EQ(got[0].witness, got[0].job_id + "/witness " + std::to_string(got[0].index) + std::string(1, '\0') + "end");
+      CHECK_EQ(got[0].witness,
+               got[0].job_id + "/witness " + std::to_string(got[0].index) + std::string(1, '\0') + "end");
     }
     const std::vector<std::string> want = {"j-critical/0", "j-critical/1", "j-normal/0", "j-normal/1",
                                            "j-normal/2",   "j-low/0",      "j-low/1"};
@@ -324,14 +326,16 @@ CUZK_TEST(pg_large_witnesses_as_large_objects) {
   auto got = q->claim("h", {"c1"}, 3, 30);
   CHECK_EQ(got.size(), size_t(3));
   for (auto& c : got) {
-    if (c.index == 1) CHECK_MSG(c.witness == big, "large witness differs (" << c.witness.size() << " bytes)");
-    else CHECK_EQ(c.witness, c.job_id + "/witness " + std::to_string(c.index) + std::string(1, '\0') + "end");
+    if (c.index == 1)
+      CHECK_MSG(c.witness == big, "large witness differs (" << c.witness.size() << " bytes)");
+    else
+      CHECK_EQ(c.witness, c.job_id + "/witness " + std::to_string(c.index) + std::string(1, '\0') + "end");
   }
   for (auto& c : got) CHECK(q->complete(c, proof_of(c, "h")));
   CHECK_EQ(q->job("j-big", "", false)->state, std::string("done"));
   CHECK_EQ(q->scalar(count), before + 1);  // the done partition's object is gone
   CHECK(q->cancel("j-big-cancelled"));
-  CHECK_EQ(q->scalar(count), before);      // and the cancelled job's
+  CHECK_EQ(q->scalar(count), before);  // and the cancelled job's
   CHECK_EQ(q->prune(0), 2);
   CHECK(!q->job("j-big", "", false).has_value());
   CHECK_EQ(q->scalar("SELECT count(*) FROM cuzk_partitions"), int64_t(0));

@@ -114,8 +114,10 @@ CUZK_TEST(pce_rows_equal_r1cs_rows_and_h_degree) {
   if (fx.empty()) SKIP("no fixtures");
   ThreadPool pool(2);
   for (auto& f : fx) {
-    if (f.curve == "bn254") check_pce_against_r1cs<ec::Bn254>(f, pool);
-    else check_pce_against_r1cs<ec::Bls12381>(f, pool);
+    if (f.curve == "bn254")
+      check_pce_against_r1cs<ec::Bn254>(f, pool);
+    else
+      check_pce_against_r1cs<ec::Bls12381>(f, pool);
   }
 }
 

@@ -79,7 +79,8 @@ Fixture make_fixture() {
     worker_free[d][w] = p.ok ? p.spans[Phase::Finish].end_ms : p.spans[Phase::Kernels].end_ms;
     f.devs[size_t(d)].busy_ms += p.spans[Phase::Kernels].ms();
     f.devs[size_t(d)].partitions += 1;
-    first = std::min(first, p.spans[Phase::Queue].happened() ? p.spans[Phase::Queue].start_ms : p.spans[Phase::Synthesis].start_ms);
+    first = std::min(
+        first, p.spans[Phase::Queue].happened() ? p.spans[Phase::Queue].start_ms : p.spans[Phase::Synthesis].start_ms);
     last = std::max(last, worker_free[d][w]);
     f.parts.push_back(p);
   }
@@ -146,8 +147,10 @@ bool xml_well_formed(const std::string& s, std::string* why) {
       char quote = 0;
       for (; j < s.size(); ++j) {
         if (quote) {
-          if (s[j] == quote) quote = 0;
-          else if (s[j] == '<') return fail("'<' inside an attribute value");
+          if (s[j] == quote)
+            quote = 0;
+          else if (s[j] == '<')
+            return fail("'<' inside an attribute value");
         } else if (s[j] == '"' || s[j] == '\'') {
           quote = s[j];
         } else if (s[j] == '<') {
@@ -291,7 +294,7 @@ CUZK_TEST(summary_json_fields_and_values) {
 
     const io::Json& t = member(o, "timings_ms");
     CHECK_EQ(join(keys(t)), std::string("queue,synthesis,stage,budget_wait,lock_wait,kernels,abc,ntt_h,msm_a,msm_b1,"
-                                         "msm_b2,msm_c,msm_h,finish,verify"));
+                                        "msm_b2,msm_c,msm_h,finish,verify"));
     std::vector<std::pair<std::string, double>> want_t;
     for (size_t i = 0; i < kPhaseCount; ++i) want_t.push_back({std::string(kPhaseNames[i]), p.spans.at[i].ms()});
     for (auto& [k, v] : want_t) {
@@ -395,8 +398,8 @@ CUZK_TEST(timeline_svg_structure) {
 
   // A label per row: synthesis, then each worker of each device in order.
   size_t prev = 0;
-  for (const char* label : {">synthesis</text>", ">gpu:0 w0</text>", ">gpu:0 w1</text>", ">gpu:1 w0</text>",
-                            ">gpu:1 w1</text>"}) {
+  for (const char* label :
+       {">synthesis</text>", ">gpu:0 w0</text>", ">gpu:0 w1</text>", ">gpu:1 w0</text>", ">gpu:1 w1</text>"}) {
     size_t at = svg.find(label);
     CHECK_MSG(at != std::string::npos, "no label " << label);
     CHECK_MSG(at > prev, "label " << label << " out of order");
@@ -440,15 +443,16 @@ CUZK_TEST(timeline_svg_structure) {
   // One linear time axis: x = a + b * t over all bar starts and ends.
   const Bar& k0 = by_key.at({"kernels", 2, 0});
   const Bar& k1 = by_key.at({"kernels", 3, 5});
-  const double t0 = find_part(f, 2, 0).spans[Phase::Kernels].start_ms, t1 = find_part(f, 3, 5).spans[Phase::Kernels].start_ms;
+  const double t0 = find_part(f, 2, 0).spans[Phase::Kernels].start_ms,
+               t1 = find_part(f, 3, 5).spans[Phase::Kernels].start_ms;
   CHECK(t1 > t0 + 100);
   const double scale = (k1.x - k0.x) / (t1 - t0);
   CHECK_MSG(scale > 0.5 && scale < 5, "scale " << scale << " px/ms");
   auto x_of = [&](double t) { return k0.x + (t - t0) * scale; };
   for (auto& [key, b] : by_key) {
     const Span& s = span_of(find_part(f, b.job, b.part), b.phase);
-    CHECK_MSG(std::fabs(b.x - x_of(s.start_ms)) < 0.1, b.phase << " of " << b.part << ": x " << b.x << ", expected "
-                                                             << x_of(s.start_ms));
+    CHECK_MSG(std::fabs(b.x - x_of(s.start_ms)) < 0.1,
+              b.phase << " of " << b.part << ": x " << b.x << ", expected " << x_of(s.start_ms));
     CHECK_MSG(std::fabs(b.x + b.w - x_of(s.end_ms)) < 0.1 || (b.w == 1 && s.ms() * scale < 1),
               b.phase << " of " << b.part << ": right edge " << b.x + b.w << ", expected " << x_of(s.end_ms));
     CHECK_MSG(b.x >= 125 && b.x + b.w <= 1185, "bar outside the plot: x " << b.x << " w " << b.w);
@@ -472,9 +476,8 @@ CUZK_TEST(timeline_svg_structure) {
     for (size_t i = 1; i < ps.size(); ++i) {
       const Bar& a = by_key.at({ps[i - 1]->ok ? "finish" : "kernels", ps[i - 1]->job, ps[i - 1]->index});
       const Bar& b = by_key.at({"stage", ps[i]->job, ps[i]->index});
-      CHECK_MSG(b.x >= a.x + a.w - 0.02, w.first << " w" << w.second << ": partition " << ps[i]->index
-                                                 << " stage at x " << b.x << " overlaps the previous one ending at "
-                                                 << a.x + a.w);
+      CHECK_MSG(b.x >= a.x + a.w - 0.02, w.first << " w" << w.second << ": partition " << ps[i]->index << " stage at x "
+                                                 << b.x << " overlaps the previous one ending at " << a.x + a.w);
     }
   }
 
@@ -484,14 +487,17 @@ CUZK_TEST(timeline_svg_structure) {
   double synth_bottom = 0;
   for (auto& [key, b] : by_key) {
     const PartitionRecord& p = find_part(f, b.job, b.part);
-    if (b.phase == "synthesis") synth_bottom = std::max(synth_bottom, b.y + b.h);
-    else ys[{p.device, p.worker}].insert(b.y);
+    if (b.phase == "synthesis")
+      synth_bottom = std::max(synth_bottom, b.y + b.h);
+    else
+      ys[{p.device, p.worker}].insert(b.y);
   }
   CHECK_EQ(ys.size(), size_t(4));
   double last_y = synth_bottom;
   for (auto& [w, set] : ys) {  // map order: gpu:0 w0, gpu:0 w1, gpu:1 w0, gpu:1 w1
     CHECK_MSG(set.size() == 1, w.first << " w" << w.second << ": bars at " << set.size() << " heights");
-    CHECK_MSG(*set.begin() > last_y, w.first << " w" << w.second << " at y " << *set.begin() << ", not below " << last_y);
+    CHECK_MSG(*set.begin() > last_y,
+              w.first << " w" << w.second << " at y " << *set.begin() << ", not below " << last_y);
     last_y = *set.begin();
   }
 
@@ -515,8 +521,7 @@ CUZK_TEST(timeline_svg_structure) {
     const double x = std::stod((*it)[1]);
     const uint32_t index = uint32_t(std::stoul((*it)[2]));
     bool inside = false;
-    for (auto& b : bars)
-      inside |= b.phase == "kernels" && b.part == index && x > b.x && x < b.x + b.w;
+    for (auto& b : bars) inside |= b.phase == "kernels" && b.part == index && x > b.x && x < b.x + b.w;
     CHECK_MSG(inside, "index " << index << " at x " << x << " is not inside a kernels bar of that partition");
     ++idx_texts;
   }

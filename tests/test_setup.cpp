@@ -6,11 +6,11 @@
 #include <cstring>
 #include <filesystem>
 
-#include "ec/curves.hpp"
 #include "backend/cpu/device.hpp"
+#include "ec/curves.hpp"
 #include "groth16/key.hpp"
-#include "groth16/sequence.hpp"
 #include "groth16/self_verify.hpp"
+#include "groth16/sequence.hpp"
 #include "io/r1cs.hpp"
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"

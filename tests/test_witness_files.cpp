@@ -2,7 +2,6 @@
 // looked up, links out are refused, the headers are read with pread and every malformed layout
 // is an error naming the file, the identity catches a rewrite, a short file is an error.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -11,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 #include "daemon/witness_files.hpp"
@@ -102,8 +102,9 @@ void refuse_outside(bool no_openat2) {
       CHECK_MSG(false, x << ": a path through a link out was opened");
     } catch (const InvalidArgument& e) {
       const std::string m = e.what();
-      CHECK_MSG(m.find(no_openat2 ? "goes through a link" : "leads outside the daemon's witness_dirs") !=
-                    std::string::npos, x << ": " << m);
+      CHECK_MSG(
+          m.find(no_openat2 ? "goes through a link" : "leads outside the daemon's witness_dirs") != std::string::npos,
+          x << ": " << m);
       std::string rest = m;  // the message less the path as given: what it tells beyond that
       if (auto at = rest.find(t + x); at != std::string::npos) rest.erase(at, (t + x).size());
       CHECK_MSG(rest.find(t + "/out") == std::string::npos, x << ": the refusal names the link's target: " << m);

@@ -15,10 +15,17 @@
 
 namespace cuzk::test {
 
-struct Failure : std::runtime_error { using std::runtime_error::runtime_error; };
-struct Skipped : std::runtime_error { using std::runtime_error::runtime_error; };
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct Skipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
-struct Case { const char* name; std::function<void()> fn; };
+struct Case {
+  const char* name;
+  std::function<void()> fn;
+};
 std::vector<Case>& registry();
 struct Registrar {
   Registrar(const char* name, std::function<void()> fn) { registry().push_back({name, std::move(fn)}); }
@@ -42,47 +49,49 @@ std::string describe_pair(const A& a, const B& b) {
 
 #define CUZK_TEST_CAT2(a, b) a##b
 #define CUZK_TEST_CAT(a, b) CUZK_TEST_CAT2(a, b)
-#define CUZK_TEST(name)                                                                   \
-  static void name();                                                                     \
-  static ::cuzk::test::Registrar CUZK_TEST_CAT(cuzk_reg_, name)(#name, name);             \
+#define CUZK_TEST(name)                                                       \
+  static void name();                                                         \
+  static ::cuzk::test::Registrar CUZK_TEST_CAT(cuzk_reg_, name)(#name, name); \
   static void name()
 
-#define CHECK(cond)                                                                       \
-  do {                                                                                    \
-    if (!(cond))                                                                          \
+#define CHECK(cond)                                                                        \
+  do {                                                                                     \
+    if (!(cond))                                                                           \
       throw ::cuzk::test::Failure(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                                  ": CHECK(" #cond ") failed");                           \
+                                  ": CHECK(" #cond ") failed");                            \
   } while (0)
 
-#define CHECK_MSG(cond, msg)                                                              \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
-      std::ostringstream cuzk_os_;                                                        \
-      cuzk_os_ << __FILE__ << ":" << __LINE__ << ": CHECK(" #cond ") failed: " << msg;    \
-      throw ::cuzk::test::Failure(cuzk_os_.str());                                        \
-    }                                                                                     \
+#define CHECK_MSG(cond, msg)                                                           \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      std::ostringstream cuzk_os_;                                                     \
+      cuzk_os_ << __FILE__ << ":" << __LINE__ << ": CHECK(" #cond ") failed: " << msg; \
+      throw ::cuzk::test::Failure(cuzk_os_.str());                                     \
+    }                                                                                  \
   } while (0)
 
-#define CHECK_EQ(a, b)                                                                    \
-  do {                                                                                    \
-    const auto& cuzk_a_ = (a);                                                            \
-    const auto& cuzk_b_ = (b);                                                            \
-    if (!(cuzk_a_ == cuzk_b_))                                                            \
-      throw ::cuzk::test::Failure(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                                  ": CHECK_EQ(" #a ", " #b ") failed: " +                 \
-                                  ::cuzk::test::describe_pair(cuzk_a_, cuzk_b_));         \
+#define CHECK_EQ(a, b)                                                                            \
+  do {                                                                                            \
+    const auto& cuzk_a_ = (a);                                                                    \
+    const auto& cuzk_b_ = (b);                                                                    \
+    if (!(cuzk_a_ == cuzk_b_))                                                                    \
+      throw ::cuzk::test::Failure(                                                                \
+          std::string(__FILE__) + ":" + std::to_string(__LINE__) +                                \
+          ": CHECK_EQ(" #a ", " #b ") failed: " + ::cuzk::test::describe_pair(cuzk_a_, cuzk_b_)); \
   } while (0)
 
 // Passes only if `expr` throws an exception of type `ex` whose what() contains `needle`.
-#define CHECK_THROWS_WITH(expr, ex, needle)                                               \
-  do {                                                                                    \
-    bool cuzk_thrown_ = false;                                                            \
-    try { (void)(expr); } catch (const ex& e) {                                           \
-      cuzk_thrown_ = true;                                                                \
-      CHECK_MSG(std::string(e.what()).find(needle) != std::string::npos,                  \
-                "message '" << e.what() << "' lacks '" << needle << "'");                 \
-    }                                                                                     \
-    CHECK_MSG(cuzk_thrown_, #expr " did not throw " #ex);                                 \
+#define CHECK_THROWS_WITH(expr, ex, needle)                               \
+  do {                                                                    \
+    bool cuzk_thrown_ = false;                                            \
+    try {                                                                 \
+      (void)(expr);                                                       \
+    } catch (const ex& e) {                                               \
+      cuzk_thrown_ = true;                                                \
+      CHECK_MSG(std::string(e.what()).find(needle) != std::string::npos,  \
+                "message '" << e.what() << "' lacks '" << needle << "'"); \
+    }                                                                     \
+    CHECK_MSG(cuzk_thrown_, #expr " did not throw " #ex);                 \
   } while (0)
 
 #define SKIP(why) throw ::cuzk::test::Skipped(why)

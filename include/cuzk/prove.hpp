@@ -20,19 +20,19 @@ struct ProveOptions {
   // Where the proof runs: "cpu", "gpu:N", or "auto" (the first visible GPU, else the CPU). The
   // library never picks a device on its own; a named device that is absent is an error.
   std::string device = "cpu";
-  std::string r1cs_path;             // when set, the witness is checked against every constraint
-  std::optional<uint64_t> seed;      // deterministic r, s (tests); otherwise the OS CSPRNG
-  bool verify = true;                // check the proof against the key before returning it
+  std::string r1cs_path;                        // when set, the witness is checked against every constraint
+  std::optional<uint64_t> seed;                 // deterministic r, s (tests); otherwise the OS CSPRNG
+  bool verify = true;                           // check the proof against the key before returning it
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
 struct ProveOutput {
-  std::string curve;              // "bn254" / "bls12-381"
-  std::string device;             // where it ran: "cpu", "gpu:N"
-  std::string proof_json;         // as snarkjs writes proof.json
-  std::string public_json;        // as snarkjs writes public.json
+  std::string curve;        // "bn254" / "bls12-381"
+  std::string device;       // where it ran: "cpu", "gpu:N"
+  std::string proof_json;   // as snarkjs writes proof.json
+  std::string public_json;  // as snarkjs writes public.json
   std::vector<uint8_t> proof_compressed;
-  double load_ms = 0;             // reading and checking the key and the witness
+  double load_ms = 0;  // reading and checking the key and the witness
   // Every phase of the proof that happened, in order, as (name, milliseconds); the names are
   // those of summary.json's timings_ms ("stage", "abc", "ntt_h", "msm_a", ..., "finish").
   std::vector<std::pair<std::string, double>> phases_ms;

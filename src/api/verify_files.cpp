@@ -106,8 +106,10 @@ std::vector<VerifyResult> verify_batch(const std::string& vk_path,
   capture(key_error, [&] {
     io::Json vkj = io::parse_json_file(vk_path);
     CurveId c = groth16::vk_curve(vkj, vk_path);
-    if (c == CurveId::bn254) verify_batch_on<ec::Bn254>(vkj, vk_path, public_and_proof, out, inf);
-    else verify_batch_on<ec::Bls12381>(vkj, vk_path, public_and_proof, out, inf);
+    if (c == CurveId::bn254)
+      verify_batch_on<ec::Bn254>(vkj, vk_path, public_and_proof, out, inf);
+    else
+      verify_batch_on<ec::Bls12381>(vkj, vk_path, public_and_proof, out, inf);
   });
   if (!key_error.error.empty()) {
     // The key itself is unusable: every proof fails with its error.

@@ -82,9 +82,9 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  const std::string& name() const { return name_; }          // "gpu:0", "cpu", "sim:1"
-  virtual std::string description() const = 0;             // "NVIDIA H200", "CPU, 16 threads", ...
-  virtual size_t default_budget() const = 0;                // what the scheduler may use unless told
+  const std::string& name() const { return name_; }  // "gpu:0", "cpu", "sim:1"
+  virtual std::string description() const = 0;       // "NVIDIA H200", "CPU, 16 threads", ...
+  virtual size_t default_budget() const = 0;         // what the scheduler may use unless told
   // True when the device computes on host memory in place (the CPU): host data needs no copy
   // and a key resident there costs no budget.
   virtual bool shares_host_memory() const = 0;
@@ -110,8 +110,8 @@ class Device {
   virtual void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) = 0;
   // out[i] = [scalars[i]] base, i < n; base, scalars (standard form) and out on the host. Returns
   // when out is written.
-  virtual void fixed_base_mul(CurveId curve, Group group, const void* base, const void* scalars, size_t n,
-                              void* out, Memory workspace, Stream& s) = 0;
+  virtual void fixed_base_mul(CurveId curve, Group group, const void* base, const void* scalars, size_t n, void* out,
+                              Memory workspace, Stream& s) = 0;
   // Waits for the work queued on `s`.
   virtual void synchronize(Stream& s) = 0;
 

@@ -11,9 +11,12 @@ namespace cuzk::backend {
 
 std::string DeviceSpec::name() const {
   switch (kind) {
-    case Kind::Gpu: return "gpu:" + std::to_string(index);
-    case Kind::Sim: return "sim:" + std::to_string(index);
-    default: return "cpu";
+    case Kind::Gpu:
+      return "gpu:" + std::to_string(index);
+    case Kind::Sim:
+      return "sim:" + std::to_string(index);
+    default:
+      return "cpu";
   }
 }
 
@@ -24,16 +27,26 @@ size_t parse_size(const std::string& s) {
   double v = std::strtod(s.substr(0, i).c_str(), nullptr);
   std::string unit = s.substr(i);
   double mul = 1;
-  if (unit.empty() || unit == "B") mul = 1;
-  else if (unit == "KiB" || unit == "K") mul = 1024.0;
-  else if (unit == "MiB" || unit == "M") mul = 1024.0 * 1024;
-  else if (unit == "GiB" || unit == "G") mul = 1024.0 * 1024 * 1024;
-  else if (unit == "TiB" || unit == "T") mul = 1024.0 * 1024 * 1024 * 1024;
-  else if (unit == "KB") mul = 1e3;
-  else if (unit == "MB") mul = 1e6;
-  else if (unit == "GB") mul = 1e9;
-  else if (unit == "TB") mul = 1e12;
-  else throw InvalidArgument("unknown size unit in '" + s + "' (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
+  if (unit.empty() || unit == "B")
+    mul = 1;
+  else if (unit == "KiB" || unit == "K")
+    mul = 1024.0;
+  else if (unit == "MiB" || unit == "M")
+    mul = 1024.0 * 1024;
+  else if (unit == "GiB" || unit == "G")
+    mul = 1024.0 * 1024 * 1024;
+  else if (unit == "TiB" || unit == "T")
+    mul = 1024.0 * 1024 * 1024 * 1024;
+  else if (unit == "KB")
+    mul = 1e3;
+  else if (unit == "MB")
+    mul = 1e6;
+  else if (unit == "GB")
+    mul = 1e9;
+  else if (unit == "TB")
+    mul = 1e12;
+  else
+    throw InvalidArgument("unknown size unit in '" + s + "' (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)");
   double b = v * mul;
   if (!(b >= 1) || b > 1e18) throw InvalidArgument("size out of range: '" + s + "'");
   return size_t(b);
@@ -49,7 +62,8 @@ DeviceSpec make(DeviceSpec::Kind k, int index) {
 }
 
 std::string visible_text(size_t n) {
-  return cuda::built_with_cuda() ? std::to_string(n) + " GPU(s) visible" : std::string("this cuzk was built without CUDA");
+  return cuda::built_with_cuda() ? std::to_string(n) + " GPU(s) visible"
+                                 : std::string("this cuzk was built without CUDA");
 }
 
 }  // namespace
@@ -68,8 +82,9 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
   }
   if (auto at = text.rfind('@'); at != std::string::npos) {
     if (text.find(',', at) != std::string::npos)
-      throw BadDeviceSpec(what + ": '" + text0 + "': @SIZE and *W go once at the end of the list and apply to "
-                            "every device in it (per-device budgets: --device-memory A,B or devices.memory)");
+      throw BadDeviceSpec(what + ": '" + text0 +
+                          "': @SIZE and *W go once at the end of the list and apply to "
+                          "every device in it (per-device budgets: --device-memory A,B or devices.memory)");
     try {
       memory = parse_size(text.substr(at + 1));
     } catch (const InvalidArgument& e) {
@@ -78,8 +93,9 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
     text = text.substr(0, at);
   }
   if (text.find_first_of("@*") != std::string::npos)
-    throw BadDeviceSpec(what + ": '" + text0 + "': @SIZE and *W go once at the end of the list and apply to every "
-                          "device in it (per-device budgets: --device-memory A,B or devices.memory)");
+    throw BadDeviceSpec(what + ": '" + text0 +
+                        "': @SIZE and *W go once at the end of the list and apply to every "
+                        "device in it (per-device budgets: --device-memory A,B or devices.memory)");
   if (text.empty()) throw BadDeviceSpec(what + ": no device given");
   std::vector<DeviceSpec> out;
   std::vector<cuda::DeviceInfo> gpus;
@@ -91,7 +107,8 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
   for (const std::string& item : split(text, ',')) {
     if (item.empty()) throw BadDeviceSpec(what + ": empty item in list '" + text0 + "'");
     if (item == "all" || item == "auto") {
-      if (visible().empty() && item == "all") throw InvalidArgument(what + ": 'all': no GPU is usable (" + visible_text(0) + ")");
+      if (visible().empty() && item == "all")
+        throw InvalidArgument(what + ": 'all': no GPU is usable (" + visible_text(0) + ")");
       if (visible().empty()) out.push_back(make(DeviceSpec::Kind::Cpu, 0));
       for (auto& g : visible()) out.push_back(make(DeviceSpec::Kind::Gpu, g.ordinal));
     } else if (item == "cpu") {
@@ -126,7 +143,7 @@ std::vector<DeviceSpec> parse_device_specs(const std::string& text0, const std::
 void apply_memory(std::vector<DeviceSpec>& devs, const std::vector<std::string>& sizes, const std::string& what) {
   if (sizes.size() != 1 && sizes.size() != devs.size())
     throw BadDeviceSpec(what + " has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(devs.size()) +
-                          " devices (give one, or one per device)");
+                        " devices (give one, or one per device)");
   for (size_t i = 0; i < devs.size(); ++i) {
     const std::string& s = sizes.size() == 1 ? sizes[0] : sizes[i];
     try {

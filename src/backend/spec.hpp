@@ -14,10 +14,10 @@ namespace cuzk::backend {
 struct DeviceSpec {
   enum class Kind { Gpu, Cpu, Sim };
   Kind kind = Kind::Cpu;
-  int index = 0;        // the GPU's ordinal, or the simulated device's number
-  size_t memory = 0;    // budget in bytes; 0 = the device's default
-  int workers = 0;      // workers on this device; 0 = the engine's default
-  unsigned threads = 0; // CPU and simulated devices: threads of their "kernels" (0 = all hardware threads)
+  int index = 0;         // the GPU's ordinal, or the simulated device's number
+  size_t memory = 0;     // budget in bytes; 0 = the device's default
+  int workers = 0;       // workers on this device; 0 = the engine's default
+  unsigned threads = 0;  // CPU and simulated devices: threads of their "kernels" (0 = all hardware threads)
   // Simulated devices only (tests and load figures): a simulated device runs the CPU backend
   // under its declared memory, with these floors at speed 1.
   double speed = 1.0;

@@ -2,18 +2,18 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
+#include "backend/cpu/device.hpp"
+#include "backend/cpu/h.hpp"
 #include "backend/cuda/gpu.hpp"
 #include "backend/cuda/msm.hpp"
 #include "backend/cuda/ntt.hpp"
 #include "backend/spec.hpp"
 #include "bench/walk.hpp"
 #include "ec/curves.hpp"
-#include "backend/cpu/device.hpp"
-#include "backend/cpu/h.hpp"
 #include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"
 #include "groth16/key.hpp"
@@ -61,21 +61,30 @@ class CurveBench {
   using J2 = typename E::G2Jac;
 
   CurveBench(const BenchOptions& opt, ThreadPool& pool, Clock::time_point start, std::vector<BenchRow>& rows)
-      : opt_(opt), pool_(pool), start_(start), rows_(rows), dev_{gpu_ordinal(opt.device)}, rs_(0x5eed ^ uint64_t(E::id)) {}
+      : opt_(opt),
+        pool_(pool),
+        start_(start),
+        rows_(rows),
+        dev_{gpu_ordinal(opt.device)},
+        rs_(0x5eed ^ uint64_t(E::id)) {}
 
-  bool out_of_time() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count() > opt_.max_seconds;
-  }
+  bool out_of_time() const { return std::chrono::duration<double>(Clock::now() - start_).count() > opt_.max_seconds; }
 
   void run(int log_n) {
     for (const auto& op : opt_.ops) {
       if (out_of_time()) return;
-      if (op == "ntt") bench_ntt(log_n);
-      else if (op == "msm-g1") bench_msm_g1(log_n);
-      else if (op == "msm-g2") { if (log_n <= opt_.g2_max_log_n) bench_msm_g2(log_n); }
-      else if (op == "h") bench_h(log_n);
-      else if (op == "prove") { if (log_n <= opt_.prove_max_log_n) bench_prove(log_n); }
-      else throw InvalidArgument("unknown bench op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
+      if (op == "ntt")
+        bench_ntt(log_n);
+      else if (op == "msm-g1")
+        bench_msm_g1(log_n);
+      else if (op == "msm-g2") {
+        if (log_n <= opt_.g2_max_log_n) bench_msm_g2(log_n);
+      } else if (op == "h")
+        bench_h(log_n);
+      else if (op == "prove") {
+        if (log_n <= opt_.prove_max_log_n) bench_prove(log_n);
+      } else
+        throw InvalidArgument("unknown bench op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
     }
   }
 
@@ -118,16 +127,17 @@ class CurveBench {
     std::vector<double> ms;
     std::vector<Fr> out(n);
     const size_t ws_bytes = gpu::ntt_workspace_bytes(E::id, log_n);
-    run(gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes), "bench ntt 2^" + std::to_string(log_n), [&](gpu::Arena& a) {
-      auto data = piece(a, dev_, n * 32, "ntt data"), ws = piece(a, dev_, ws_bytes, "ntt workspace");
-      for (int i = 0; i <= opt_.runs; ++i) {
-        gpu::copy_to_device(dev_, data.ptr, host.data(), n * 32, "ntt input");
-        gpu::NttTimings t;
-        gpu::ntt(dev_, E::id, data.ptr, log_n, false, ws, {}, &t);
-        if (i > 0) ms.push_back(t.total_ms);  // run 0 is the warm-up
-      }
-      gpu::copy_to_host(dev_, out.data(), data.ptr, n * 32, "ntt output");
-    });
+    run(gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes), "bench ntt 2^" + std::to_string(log_n),
+        [&](gpu::Arena& a) {
+          auto data = piece(a, dev_, n * 32, "ntt data"), ws = piece(a, dev_, ws_bytes, "ntt workspace");
+          for (int i = 0; i <= opt_.runs; ++i) {
+            gpu::copy_to_device(dev_, data.ptr, host.data(), n * 32, "ntt input");
+            gpu::NttTimings t;
+            gpu::ntt(dev_, E::id, data.ptr, log_n, false, ws, {}, &t);
+            if (i > 0) ms.push_back(t.total_ms);  // run 0 is the warm-up
+          }
+          gpu::copy_to_host(dev_, out.data(), data.ptr, n * 32, "ntt output");
+        });
     // Spot check: two evaluations recomputed on the CPU by Horner's rule.
     Fr w = cpu::root_of_unity<Fr>(log_n);
     bool ok = true;
@@ -138,7 +148,8 @@ class CurveBench {
     }
     if (!ok) throw Error(std::string("bench: GPU NTT result differs from the CPU at 2^") + std::to_string(log_n));
     auto s = stats(ms);
-    add({"", "ntt", log_n, s.median, s.min, s.max, int(ms.size()), "2 outputs == CPU Horner", "natural order, forward"});
+    add({"", "ntt", log_n, s.median, s.min, s.max, int(ms.size()), "2 outputs == CPU Horner",
+         "natural order, forward"});
   }
 
   template <class Cfg, class J>
@@ -148,7 +159,12 @@ class CurveBench {
     auto walk = make_walk<Curve, Fr>(Cfg::generator(), n, rs_, pool_);
     auto kf = random_fr(n);
     std::vector<cpu::Scalar> k(n);
-    pool_.parallel_for(n, [&](size_t b, size_t e) { for (size_t i = b; i < e; ++i) k[i] = kf[i].to_std(); }, 4096);
+    pool_.parallel_for(
+        n,
+        [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) k[i] = kf[i].to_std();
+        },
+        4096);
     const size_t pbytes = n * sizeof(walk.points[0]);
     J expected = walk_msm_expected(walk, k.data(), n, pool_);
     std::vector<double> ms;
@@ -194,26 +210,28 @@ class CurveBench {
     std::vector<double> ms;
     std::vector<cpu::Scalar> h(n);
     const size_t ws_bytes = gpu::h_workspace_bytes(E::id, log_n);
-    run(3 * gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes), "bench h 2^" + std::to_string(log_n), [&](gpu::Arena& ar) {
-      auto da = piece(ar, dev_, n * 32, "a"), db = piece(ar, dev_, n * 32, "b"), dc = piece(ar, dev_, n * 32, "c"),
-           ws = piece(ar, dev_, ws_bytes, "h workspace");
-      for (int i = 0; i <= opt_.runs; ++i) {
-        gpu::copy_to_device(dev_, da.ptr, a.data(), n * 32, "a");
-        gpu::copy_to_device(dev_, db.ptr, b.data(), n * 32, "b");
-        gpu::copy_to_device(dev_, dc.ptr, c.data(), n * 32, "c");
-        gpu::HTimings t;
-        gpu::compute_h(dev_, E::id, log_n, da.ptr, db.ptr, dc.ptr, da.ptr, ws, {}, &t);
-        if (i > 0) ms.push_back(t.total_ms);
-      }
-      gpu::copy_to_host(dev_, h.data(), da.ptr, n * 32, "h");
-    });
+    run(3 * gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes), "bench h 2^" + std::to_string(log_n),
+        [&](gpu::Arena& ar) {
+          auto da = piece(ar, dev_, n * 32, "a"), db = piece(ar, dev_, n * 32, "b"), dc = piece(ar, dev_, n * 32, "c"),
+               ws = piece(ar, dev_, ws_bytes, "h workspace");
+          for (int i = 0; i <= opt_.runs; ++i) {
+            gpu::copy_to_device(dev_, da.ptr, a.data(), n * 32, "a");
+            gpu::copy_to_device(dev_, db.ptr, b.data(), n * 32, "b");
+            gpu::copy_to_device(dev_, dc.ptr, c.data(), n * 32, "c");
+            gpu::HTimings t;
+            gpu::compute_h(dev_, E::id, log_n, da.ptr, db.ptr, dc.ptr, da.ptr, ws, {}, &t);
+            if (i > 0) ms.push_back(t.total_ms);
+          }
+          gpu::copy_to_host(dev_, h.data(), da.ptr, n * 32, "h");
+        });
     std::string check = "not checked above 2^20";
     if (log_n <= 20) {
       std::vector<cpu::Scalar> want(n);
       cpu::compute_h<Fr>(a.data(), b.data(), c.data(), log_n, want.data(), pool_);
       for (size_t i = 0; i < n; ++i)
         if (std::memcmp(&want[i], &h[i], 32) != 0)
-          throw Error("bench: GPU H differs from the CPU at 2^" + std::to_string(log_n) + " index " + std::to_string(i));
+          throw Error("bench: GPU H differs from the CPU at 2^" + std::to_string(log_n) + " index " +
+                      std::to_string(i));
       check = "all == CPU compute_h";
     }
     auto s = stats(ms);
@@ -252,7 +270,8 @@ class CurveBench {
       auto& M = mat == 0 ? pk.A : pk.B;
       const int terms = mat == 0 ? 3 : 2;
       M.row_ptr.assign(n + 1, 0);
-      for (size_t i = 0; i < n; ++i) M.row_ptr[i + 1] = M.row_ptr[i] + (i < rows ? terms : (mat == 0 && i - rows <= n_public ? 1 : 0));
+      for (size_t i = 0; i < n; ++i)
+        M.row_ptr[i + 1] = M.row_ptr[i] + (i < rows ? terms : (mat == 0 && i - rows <= n_public ? 1 : 0));
       M.col.resize(M.row_ptr.back());
       M.val.resize(M.row_ptr.back());
       for (size_t i = 0; i < n; ++i)
@@ -305,8 +324,8 @@ class CurveBench {
       if (ms[k] == st.median) med = recs[k];
     std::ostringstream d;
     d << "stage " << fmt("%.1f", med.ms(Phase::Stage));
-    for (Phase p : {Phase::Abc, Phase::NttH, Phase::MsmA, Phase::MsmB1, Phase::MsmB2, Phase::MsmC, Phase::MsmH,
-                    Phase::Finish})
+    for (Phase p :
+         {Phase::Abc, Phase::NttH, Phase::MsmA, Phase::MsmB1, Phase::MsmB2, Phase::MsmC, Phase::MsmH, Phase::Finish})
       d << " " << phase_name(p) << " " << fmt("%.1f", med.ms(p));
     add({"", "prove", log_n, st.median, st.min, st.max, int(ms.size()), check, d.str()});
   }
@@ -335,10 +354,12 @@ std::vector<BenchRow> run_gpu_bench(const BenchOptions& opt) {
         std::printf("bench: stopping at --max-seconds %.0f before %s 2^%d\n", opt.max_seconds, c.c_str(), log_n);
         return rows;
       }
-      if (c == "bn254") CurveBench<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(opt, pool, start, rows).run(log_n);
+      if (c == "bn254")
+        CurveBench<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(opt, pool, start, rows).run(log_n);
       else if (c == "bls12-381")
         CurveBench<ec::Bls12381, ec::Bls12381G1Cfg, ec::Bls12381G2Cfg>(opt, pool, start, rows).run(log_n);
-      else throw InvalidArgument("bench: unknown curve '" + c + "'");
+      else
+        throw InvalidArgument("bench: unknown curve '" + c + "'");
     }
   }
   return rows;

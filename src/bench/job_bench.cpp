@@ -5,22 +5,22 @@
 #include <filesystem>
 #include <thread>
 
-#include "util/files.hpp"
-#include "util/version.hpp"
+#include "backend/cpu/device.hpp"
 #include "ec/curves.hpp"
 #include "engine/circuit_impl.hpp"
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
-#include "backend/cpu/device.hpp"
 #include "groth16/sequence.hpp"
 #include "setup/fixed_base_on.hpp"
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
+#include "util/files.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 #include "util/time.hpp"
+#include "util/version.hpp"
 
 namespace cuzk::bench {
 
@@ -212,8 +212,8 @@ int run(const JobBenchOptions& o) {
   const std::string name = o.shape + "-2^" + std::to_string(o.log_n) + "-" + curve_name(E::id);
   auto circuit = std::make_shared<engine::CircuitT<E>>(name, std::move(pk), circ.source());
   circuit->set_check_witnesses(false);  // correct by construction; every proof is self-verified
-  std::printf("cuzk bench --job %s: %s, %zu constraints, made in %.1f s (setup on %s)\n", o.shape.c_str(),
-              name.c_str(), circ.n_rows(), setup_ms / 1000, o.setup_device.c_str());
+  std::printf("cuzk bench --job %s: %s, %zu constraints, made in %.1f s (setup on %s)\n", o.shape.c_str(), name.c_str(),
+              circ.n_rows(), setup_ms / 1000, o.setup_device.c_str());
   std::fflush(stdout);
 
   int bad = 0;

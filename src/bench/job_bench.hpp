@@ -15,13 +15,13 @@ struct JobBenchOptions {
   std::string shape = "porep";
   int log_n = 20;
   uint32_t partitions = 10;
-  uint32_t jobs = 1;                          // jobs per device set, submitted at once (a stream)
-  std::vector<std::string> device_sets;       // e.g. {"gpu:0", "gpu:0,gpu:1"}
-  std::string device_memory;                  // --device-memory for every set ("" = default)
+  uint32_t jobs = 1;                     // jobs per device set, submitted at once (a stream)
+  std::vector<std::string> device_sets;  // e.g. {"gpu:0", "gpu:0,gpu:1"}
+  std::string device_memory;             // --device-memory for every set ("" = default)
   int workers_per_device = 2;
-  std::string setup_device = "auto";          // where the key's fixed-base work runs (gpu:N, cpu, auto)
-  bool check_cpu = false;                     // prove one partition on the CPU with the same r, s
-  std::string out_dir;                        // summary.json / timeline.svg per set ("" = none)
+  std::string setup_device = "auto";  // where the key's fixed-base work runs (gpu:N, cpu, auto)
+  bool check_cpu = false;             // prove one partition on the CPU with the same r, s
+  std::string out_dir;                // summary.json / timeline.svg per set ("" = none)
   uint64_t seed = 1;
 };
 

@@ -86,9 +86,12 @@ struct Reader {
     if (!n) return out;
     auto one = [&](const toml::node& e) {
       std::string v;
-      if (e.is_integer() && e.as_integer()->get() > 0) v = std::to_string(e.as_integer()->get());
-      else if (e.is_string()) v = e.as_string()->get();
-      else fail(where + "." + key, "expected sizes such as \"20GiB\" or positive numbers of bytes");
+      if (e.is_integer() && e.as_integer()->get() > 0)
+        v = std::to_string(e.as_integer()->get());
+      else if (e.is_string())
+        v = e.as_string()->get();
+      else
+        fail(where + "." + key, "expected sizes such as \"20GiB\" or positive numbers of bytes");
       try {
         engine::parse_size(v);
       } catch (const InvalidArgument& e) {
@@ -98,7 +101,8 @@ struct Reader {
     };
     if (n->is_array())
       for (auto& e : *n->as_array()) one(e);
-    else one(*n);
+    else
+      one(*n);
     return out;
   }
   double duration(const toml::table& t, const std::string& where, const char* key, double def) const {
@@ -134,11 +138,14 @@ const toml::table* sub(const toml::table& root, const char* name, const Reader& 
 }
 
 void check(Config& c, const std::string& file) {
-  auto fail = [&](const std::string& key, const std::string& why) { throw InvalidArgument(file + ": " + key + ": " + why); };
+  auto fail = [&](const std::string& key, const std::string& why) {
+    throw InvalidArgument(file + ": " + key + ": " + why);
+  };
   if (c.listen.empty()) fail("daemon.listen", "missing");
   const std::string up = unix_path(c.listen);
   if (c.listen.rfind("unix:", 0) == 0) {
-    if (up.empty() || up[0] != '/') fail("daemon.listen", "expected unix:///absolute/path.sock, got '" + c.listen + "'");
+    if (up.empty() || up[0] != '/')
+      fail("daemon.listen", "expected unix:///absolute/path.sock, got '" + c.listen + "'");
   } else {
     const auto colon = c.listen.rfind(':');
     if (colon == std::string::npos || colon + 1 >= c.listen.size() ||
@@ -187,8 +194,9 @@ Config parse_config(const std::string& text, const std::string& file) {
   c.source = file;
   c.circuits.clear();
   if (auto t = sub(root, "daemon", r)) {
-    r.known(*t, "daemon", {"listen", "status_listen", "journal", "token", "keep_results", "shutdown_grace",
-                           "max_request_bytes", "max_partitions", "witness_dirs", "journal_reserve"});
+    r.known(*t, "daemon",
+            {"listen", "status_listen", "journal", "token", "keep_results", "shutdown_grace", "max_request_bytes",
+             "max_partitions", "witness_dirs", "journal_reserve"});
     c.listen = r.str(*t, "daemon", "listen", c.listen);
     c.status_listen = r.str(*t, "daemon", "status_listen", c.status_listen);
     c.journal = r.str(*t, "daemon", "journal", c.journal);
@@ -242,8 +250,8 @@ Config parse_config(const std::string& text, const std::string& file) {
     for (auto& e : *n->as_array()) {
       const toml::table& t = *e.as_table();
       r.known(t, "circuits", {"id", "zkey", "r1cs"});
-      c.circuits.push_back({r.str(t, "circuits", "id", ""), r.str(t, "circuits", "zkey", ""),
-                            r.str(t, "circuits", "r1cs", "")});
+      c.circuits.push_back(
+          {r.str(t, "circuits", "id", ""), r.str(t, "circuits", "zkey", ""), r.str(t, "circuits", "r1cs", "")});
     }
   }
   check(c, file);

@@ -13,12 +13,12 @@ struct CircuitConfig {
 
 struct Config {
   // [daemon]
-  std::string listen;         // "unix:///abs/path.sock" or "HOST:PORT"
-  std::string status_listen;  // "127.0.0.1:PORT" (HTTP /metrics, /status), "" = none
-  std::string journal;        // a directory (created if missing)
-  std::string token;          // required when listen is TCP
-  double keep_results_s = 24 * 3600;  // finished results are kept this long (across restarts)
-  double shutdown_grace_s = 30;       // SIGTERM: running jobs get this long to finish
+  std::string listen;                            // "unix:///abs/path.sock" or "HOST:PORT"
+  std::string status_listen;                     // "127.0.0.1:PORT" (HTTP /metrics, /status), "" = none
+  std::string journal;                           // a directory (created if missing)
+  std::string token;                             // required when listen is TCP
+  double keep_results_s = 24 * 3600;             // finished results are kept this long (across restarts)
+  double shutdown_grace_s = 30;                  // SIGTERM: running jobs get this long to finish
   size_t max_request_bytes = size_t(256) << 20;  // a SubmitProof larger than this is refused
   uint32_t max_partitions = 256;
   // Directories whose .wtns files a request may name instead of sending their bytes (read in
@@ -33,7 +33,7 @@ struct Config {
   std::vector<std::string> memory;  // per device, or one for all ("" = default)
   double sim_kernel_ms = 0;         // simulated devices: kernels' floor (tests, load figures)
   // [synthesis]
-  unsigned synthesis_threads = 0;   // 0 = hardware threads
+  unsigned synthesis_threads = 0;  // 0 = hardware threads
   // [memory]
   size_t host_budget = size_t(8) << 30;  // witness bytes of unfinished jobs held at once
   // [[circuits]]
@@ -41,10 +41,10 @@ struct Config {
   bool verify = true;  // [engine] verify: self-verify every proof
   // [queue]: "local" (this daemon's journal) or "postgres" (a farm sharing one database)
   std::string queue_backend = "local";
-  std::string queue_dsn;         // libpq connection string (postgres)
-  double lease_s = 30;           // a claim's lease, renewed every lease/3 while it runs
-  std::string host_id;           // this daemon's name in the farm (default: hostname:pid)
-  int max_attempts = 3;          // a partition failed this often (any hosts) fails its job
+  std::string queue_dsn;                    // libpq connection string (postgres)
+  double lease_s = 30;                      // a claim's lease, renewed every lease/3 while it runs
+  std::string host_id;                      // this daemon's name in the farm (default: hostname:pid)
+  int max_attempts = 3;                     // a partition failed this often (any hosts) fails its job
   std::string source = "embedded default";  // where it came from (for the log)
 };
 

@@ -2,6 +2,8 @@
 // (PgQueue); every daemon of the farm accepts them, claims partitions of its circuits while its
 // engine has room, holds each claim as a lease renewed by heartbeat, and writes each result with
 // the claim's token. AwaitProof on any daemon reads the job from the database.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -9,7 +11,6 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "daemon/job_store.hpp"
 #include "daemon/service_util.hpp"
@@ -69,13 +70,14 @@ class ConnPool {
 // can share a farm: each reads as far as it knows.
 //   r1|device|worker|attempts|streamed|reserved|<6 spans: queue, synthesis, stage, lock_wait,
 //   kernels, finish as start,end>|ntt_h|msm_a|msm_b1|msm_b2|msm_c|msm_h|budget_wait|abc|verify
-constexpr Phase kInner[] = {Phase::NttH, Phase::MsmA, Phase::MsmB1, Phase::MsmB2, Phase::MsmC,
-                            Phase::MsmH, Phase::BudgetWait, Phase::Abc, Phase::Verify};
+constexpr Phase kInner[] = {Phase::NttH, Phase::MsmA,       Phase::MsmB1, Phase::MsmB2, Phase::MsmC,
+                            Phase::MsmH, Phase::BudgetWait, Phase::Abc,   Phase::Verify};
 
 std::string encode_record(const engine::PartitionRecord& r, const std::string& device, double offset_ms) {
   std::ostringstream o;
   o.precision(15);
-  o << "r1|" << device << '|' << r.worker << '|' << r.attempts << '|' << (r.streamed ? 1 : 0) << '|' << r.reserved_bytes;
+  o << "r1|" << device << '|' << r.worker << '|' << r.attempts << '|' << (r.streamed ? 1 : 0) << '|'
+    << r.reserved_bytes;
   for (Phase p : kTopPhases) {
     const Span& s = r.spans[p];
     o << '|' << (s.happened() ? s.start_ms + offset_ms : -1) << ',' << (s.happened() ? s.end_ms + offset_ms : -1);
@@ -98,8 +100,8 @@ bool decode_record(const std::string& text, engine::PartitionRecord& r) {
   for (size_t i = 0; i < kTopPhases.size(); ++i) {
     const std::string& s = f[6 + i];
     const auto comma = s.find(',');
-    r.spans[kTopPhases[i]] = Span{std::strtod(s.substr(0, comma).c_str(), nullptr),
-                                  std::strtod(s.substr(comma + 1).c_str(), nullptr)};
+    r.spans[kTopPhases[i]] =
+        Span{std::strtod(s.substr(0, comma).c_str(), nullptr), std::strtod(s.substr(comma + 1).c_str(), nullptr)};
   }
   for (size_t i = 0; i < std::size(kInner) && 12 + i < f.size(); ++i) {
     const double ms = std::strtod(f[12 + i].c_str(), nullptr);
@@ -213,8 +215,7 @@ class FarmStore final : public JobStore {
   Written write_outcome(const Held& h, const engine::JobResult& r, double offset_ms, bool quitting, bool lost);
   void heartbeat_loop();
   void join_reaped();  // under mu_
-  std::optional<PgQueue::JobView> read_job(const std::string& job_id, const std::string& request_id,
-                                           bool with_results);
+  std::optional<PgQueue::JobView> read_job(const std::string& job_id, const std::string& request_id, bool with_results);
 
   StoreContext ctx_;
   const std::string host_;
@@ -224,7 +225,7 @@ class FarmStore final : public JobStore {
   int target_ = 2;  // claims held at once (keeps every worker fed)
 
   std::mutex mu_;
-  std::condition_variable cv_;  // a claim ended; a job was submitted here; stopping
+  std::condition_variable cv_;                     // a claim ended; a job was submitted here; stopping
   std::map<int64_t, std::shared_ptr<Held>> held_;  // by claim token
   std::map<int64_t, std::thread> reapers_;
   std::vector<int64_t> reaped_;
@@ -247,8 +248,10 @@ void FarmStore::start() {
   // Only circuits that one of this daemon's devices can hold (the engine's own rule).
   for (auto& [id, c] : ctx_.circuits) {
     const std::string why = ctx_.engine.cannot_hold(id);
-    if (why.empty()) circuits_.push_back(id), keys_.push_back(c->key_digest());
-    else ctx_.say("farm: not claiming circuit " + id + ": " + why);
+    if (why.empty())
+      circuits_.push_back(id), keys_.push_back(c->key_digest());
+    else
+      ctx_.say("farm: not claiming circuit " + id + ": " + why);
   }
   auto devs = ctx_.engine.device_records();
   devices_json_ = "[";
@@ -302,8 +305,8 @@ int FarmStore::claims_wanted() {
     const size_t room = limit > held ? limit - held : 0;
     want = std::min(want, int(std::min<size_t>(room / last_witness_, size_t(1) << 20)));
   } else if (held_.empty()) {
-    want = std::min(
-        want, last_witness_ > 0 ? std::max(1, int(std::min<size_t>(limit / last_witness_, size_t(1) << 20))) : 1);
+    want = std::min(want,
+                    last_witness_ > 0 ? std::max(1, int(std::min<size_t>(limit / last_witness_, size_t(1) << 20))) : 1);
   }
   return want;
 }
@@ -355,8 +358,8 @@ void FarmStore::reap(std::shared_ptr<Held> h) {
 // lease has run out and another host proves the partition again): the proof with the claim's
 // token, or the partition given back (a failure here counts towards max_attempts, a stop with
 // the daemon does not). A lost claim writes nothing.
-FarmStore::Written FarmStore::write_outcome(const Held& h, const engine::JobResult& r, double offset_ms,
-                                            bool quitting, bool lost) {
+FarmStore::Written FarmStore::write_outcome(const Held& h, const engine::JobResult& r, double offset_ms, bool quitting,
+                                            bool lost) {
   Written w;
   for (int attempt = 0; attempt < 40; ++attempt) {
     try {
@@ -503,8 +506,10 @@ v1::SubmitProofResponse FarmStore::accept(Submission s) {
     throw Rejected(Rejected::Unavailable, std::string("the job queue is unavailable: ") + e.what());
   }
   v1::SubmitProofResponse r;
-  if (sub.existing) r = same_request(s.req, s.digest, sub.job_id, sub.digest);
-  else r.set_job_id(sub.job_id);
+  if (sub.existing)
+    r = same_request(s.req, s.digest, sub.job_id, sub.digest);
+  else
+    r.set_job_id(sub.job_id);
   cv_.notify_all();  // the claimer looks at once
   return r;
 }
@@ -530,7 +535,7 @@ v1::JobResult FarmStore::await(const v1::AwaitProofRequest& req) {
     std::optional<PgQueue::JobView> v = read_job(req.job_id(), req.request_id(), false);
     if (!v)
       throw Rejected(Rejected::NotFound, req.job_id().empty() ? "unknown request_id '" + req.request_id() + "'"
-                                                               : "unknown job '" + req.job_id() + "'");
+                                                              : "unknown job '" + req.job_id() + "'");
     const v1::JobState st = state_of(v->state);
     const bool ended = st == v1::DONE || st == v1::FAILED || st == v1::CANCELLED;
     if (ended || std::chrono::steady_clock::now() >= end || stopped()) {

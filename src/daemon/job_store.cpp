@@ -1,9 +1,8 @@
 #include "daemon/job_store.hpp"
 
-#include <sys/statvfs.h>
-
 #include <algorithm>
 #include <cstdio>
+#include <sys/statvfs.h>
 
 #include "daemon/service_util.hpp"
 
@@ -28,9 +27,12 @@ void Stats::rejected() {
 
 void Stats::ended(v1::JobState s) {
   std::lock_guard lk(mu_);
-  if (s == v1::DONE) counters_.set_jobs_done(counters_.jobs_done() + 1);
-  else if (s == v1::FAILED) counters_.set_jobs_failed(counters_.jobs_failed() + 1);
-  else counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
+  if (s == v1::DONE)
+    counters_.set_jobs_done(counters_.jobs_done() + 1);
+  else if (s == v1::FAILED)
+    counters_.set_jobs_failed(counters_.jobs_failed() + 1);
+  else
+    counters_.set_jobs_cancelled(counters_.jobs_cancelled() + 1);
 }
 
 void Stats::proved(const engine::PartitionRecord& rec) {
@@ -94,19 +96,26 @@ void MetricsText::sample(const char* name, const std::string& labels, double v) 
 std::string MetricsText::escape(const std::string& v) {
   std::string r;
   for (char ch : v) {
-    if (ch == '\\') r += "\\\\";
-    else if (ch == '"') r += "\\\"";
-    else if (ch == '\n') r += "\\n";
-    else r += ch;
+    if (ch == '\\')
+      r += "\\\\";
+    else if (ch == '"')
+      r += "\\\"";
+    else if (ch == '\n')
+      r += "\\n";
+    else
+      r += ch;
   }
   return r;
 }
 
 uint32_t Submission::partitions() const {
   switch (kind) {
-    case Files: return uint32_t(files.size());
-    case Paths: return uint32_t(paths.size());
-    default: return uint32_t(req.partitions_size());
+    case Files:
+      return uint32_t(files.size());
+    case Paths:
+      return uint32_t(paths.size());
+    default:
+      return uint32_t(req.partitions_size());
   }
 }
 

@@ -2,12 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <sys/file.h>
 
 #include "util/error.hpp"
 
@@ -181,8 +181,10 @@ std::vector<Journal::Entry> Journal::load(const std::function<void(const std::st
     const std::string done = dir_ + "/" + e.job.job_id() + ".done";
     if (read_file(done, bytes)) {
       cuzk::v1::JournalOutcome o;
-      if (o.ParseFromString(bytes)) e.outcome = std::move(o);
-      else if (warn) warn("journal: unreadable result " + done + "; the job runs again");
+      if (o.ParseFromString(bytes))
+        e.outcome = std::move(o);
+      else if (warn)
+        warn("journal: unreadable result " + done + "; the job runs again");
     }
     out.push_back(std::move(e));
   }

@@ -77,7 +77,7 @@ class JournalStore final : public JobStore {
   };
 
   std::shared_ptr<Job> new_job(const v1::SubmitProofRequest& head, uint64_t digest, uint32_t partitions);
-  void remember(std::shared_ptr<Job> j);  // under mu_
+  void remember(std::shared_ptr<Job> j);                                                // under mu_
   std::shared_ptr<Job> find(const std::string& job_id, const std::string& request_id);  // under mu_
   v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
   void run(std::shared_ptr<Job> j);
@@ -365,9 +365,9 @@ v1::JobResult JournalStore::result_of(const Job& j, const engine::JobResult& r) 
       if (rec.device == d.name) d.busy_ms += rec.ms(Phase::Kernels), ++d.partitions;
   }
   out.set_summary_json(engine::summary_json(version_line(), r.wall_ms, r.records, devs));
-  out.set_timeline_svg(engine::timeline_svg(r.records, devs,
-                                            "cuzk: job " + j.job.job_id() + ", " + std::to_string(j.partitions) +
-                                                " partitions of " + j.job.circuit_id()));
+  out.set_timeline_svg(engine::timeline_svg(
+      r.records, devs,
+      "cuzk: job " + j.job.job_id() + ", " + std::to_string(j.partitions) + " partitions of " + j.job.circuit_id()));
   return out;
 }
 

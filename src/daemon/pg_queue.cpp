@@ -1,12 +1,11 @@
 #include "daemon/pg_queue.hpp"
 
-#include <libpq-fe.h>
-#include <libpq/libpq-fs.h>
-
 #include <algorithm>
-#include <map>
 #include <cstdlib>
 #include <cstring>
+#include <libpq-fe.h>
+#include <libpq/libpq-fs.h>
+#include <map>
 #include <set>
 
 namespace cuzk::daemon {
@@ -53,8 +52,12 @@ struct Result {
   }
   int rows() const { return PQntuples(r); }
   bool null(int row, int col) const { return PQgetisnull(r, row, col); }
-  std::string str(int row, int col) const { return std::string(PQgetvalue(r, row, col), size_t(PQgetlength(r, row, col))); }
-  int64_t i64(int row, int col) const { return null(row, col) ? 0 : std::strtoll(PQgetvalue(r, row, col), nullptr, 10); }
+  std::string str(int row, int col) const {
+    return std::string(PQgetvalue(r, row, col), size_t(PQgetlength(r, row, col)));
+  }
+  int64_t i64(int row, int col) const {
+    return null(row, col) ? 0 : std::strtoll(PQgetvalue(r, row, col), nullptr, 10);
+  }
   double f64(int row, int col) const { return null(row, col) ? 0 : std::strtod(PQgetvalue(r, row, col), nullptr); }
   std::string bytea(int row, int col) const {
     if (null(row, col)) return {};
@@ -83,8 +86,8 @@ struct PgQueue::Conn {
   bool in_tx = false;
   void session_setup() {
     // Bounded waits: a statement or a lock that hangs fails instead of freezing its caller.
-    for (const char* s : {"SET client_min_messages = warning", "SET statement_timeout = '120s'",
-                          "SET lock_timeout = '20s'"}) {
+    for (const char* s :
+         {"SET client_min_messages = warning", "SET statement_timeout = '120s'", "SET lock_timeout = '20s'"}) {
       PGresult* r = PQexec(pg, s);
       if (r) PQclear(r);
     }
@@ -243,12 +246,17 @@ PgQueue::Submitted PgQueue::submit(const NewJob& j) {
         return out;
       }
     }
-    std::vector<Param> ps = {text(j.job_id), j.request_id.empty() ? Param{"", false, true} : text(j.request_id),
-                             integer(int64_t(j.request_digest)), text(j.circuit_id), integer(j.priority),
-                             integer(int64_t(j.witnesses.size())), text(j.circuit_key)};
-    c_->q("INSERT INTO cuzk_jobs (job_id, request_id, request_digest, circuit_id, priority, n_partitions, circuit_key) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7)",
-          ps);
+    std::vector<Param> ps = {text(j.job_id),
+                             j.request_id.empty() ? Param{"", false, true} : text(j.request_id),
+                             integer(int64_t(j.request_digest)),
+                             text(j.circuit_id),
+                             integer(j.priority),
+                             integer(int64_t(j.witnesses.size())),
+                             text(j.circuit_key)};
+    c_->q(
+        "INSERT INTO cuzk_jobs (job_id, request_id, request_digest, circuit_id, priority, n_partitions, circuit_key) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        ps);
     for (size_t i = 0; i < j.witnesses.size(); ++i) {
       const std::string& w = j.witnesses[i];
       if (w.size() <= lo_bytes_) {
@@ -323,13 +331,15 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
     if (!out.empty()) {
       // Never waits for a job row (a cancel may hold it while it waits for these partitions):
       // a job whose row is busy is marked running by a later claim or ends anyway.
-      Result m = c_->q("UPDATE cuzk_jobs SET state = 'running' WHERE job_id IN (SELECT job_id FROM cuzk_jobs "
-                       "WHERE job_id = ANY($1::text[]) AND state = 'queued' FOR UPDATE SKIP LOCKED)",
-                       {text_array(jobs)});
+      Result m = c_->q(
+          "UPDATE cuzk_jobs SET state = 'running' WHERE job_id IN (SELECT job_id FROM cuzk_jobs "
+          "WHERE job_id = ANY($1::text[]) AND state = 'queued' FOR UPDATE SKIP LOCKED)",
+          {text_array(jobs)});
       // The jobs in the order their partitions go to the engine: priority, then age.
-      Result info = c_->q("SELECT job_id, circuit_id, priority FROM cuzk_jobs WHERE job_id = ANY($1::text[]) "
-                          "ORDER BY priority DESC, submitted_at, job_id",
-                          {text_array(jobs)});
+      Result info = c_->q(
+          "SELECT job_id, circuit_id, priority FROM cuzk_jobs WHERE job_id = ANY($1::text[]) "
+          "ORDER BY priority DESC, submitted_at, job_id",
+          {text_array(jobs)});
       std::map<std::string, int> rank;
       for (int i = 0; i < info.rows(); ++i) rank[info.str(i, 0)] = i;
       for (auto& c : out) {
@@ -347,10 +357,11 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
 
 std::vector<int64_t> PgQueue::renew(const std::vector<int64_t>& tokens, double lease_s) {
   if (tokens.empty()) return {};
-  Result r = c_->q("UPDATE cuzk_partitions p SET lease_until = clock_timestamp() + make_interval(secs => $2) "
-                   "FROM cuzk_jobs j WHERE p.claim_token = ANY($1::bigint[]) AND p.state = 'claimed' "
-                   "AND j.job_id = p.job_id AND j.state IN ('queued', 'running') RETURNING p.claim_token",
-                   {int_array(tokens), num(lease_s)});
+  Result r = c_->q(
+      "UPDATE cuzk_partitions p SET lease_until = clock_timestamp() + make_interval(secs => $2) "
+      "FROM cuzk_jobs j WHERE p.claim_token = ANY($1::bigint[]) AND p.state = 'claimed' "
+      "AND j.job_id = p.job_id AND j.state IN ('queued', 'running') RETURNING p.claim_token",
+      {int_array(tokens), num(lease_s)});
   std::set<int64_t> live;
   for (int i = 0; i < r.rows(); ++i) live.insert(r.i64(i, 0));
   std::vector<int64_t> lost;
@@ -375,10 +386,11 @@ bool PgQueue::complete(const Claim& c, const Proof& p) {
                       text(p.proof_json), text(p.public_json), bytes(p.compressed)});
     if (r.rows() == 0) return false;
     drop_witness_objects(c.job_id, c.index);
-    c_->q("UPDATE cuzk_jobs SET state = 'done', ended_at = clock_timestamp() WHERE job_id = $1 "
-          "AND state IN ('queued', 'running') AND NOT EXISTS "
-          "(SELECT 1 FROM cuzk_partitions WHERE job_id = $1 AND state <> 'done')",
-          {text(c.job_id)});
+    c_->q(
+        "UPDATE cuzk_jobs SET state = 'done', ended_at = clock_timestamp() WHERE job_id = $1 "
+        "AND state IN ('queued', 'running') AND NOT EXISTS "
+        "(SELECT 1 FROM cuzk_partitions WHERE job_id = $1 AND state <> 'done')",
+        {text(c.job_id)});
     return true;
   });
 }
@@ -386,22 +398,26 @@ bool PgQueue::complete(const Claim& c, const Proof& p) {
 bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts, bool failure) {
   return c_->tx([&] {
     c_->q("SELECT 1 FROM cuzk_jobs WHERE job_id = $1 FOR UPDATE", {text(c.job_id)});  // job row first, always
-    Result r = c_->q("UPDATE cuzk_partitions SET failures = failures + $4 WHERE job_id = $1 AND idx = $2 "
-                     "AND claim_token = $3 AND state = 'claimed' RETURNING failures",
-                     {text(c.job_id), integer(c.index), integer(c.token), integer(failure ? 1 : 0)});
+    Result r = c_->q(
+        "UPDATE cuzk_partitions SET failures = failures + $4 WHERE job_id = $1 AND idx = $2 "
+        "AND claim_token = $3 AND state = 'claimed' RETURNING failures",
+        {text(c.job_id), integer(c.index), integer(c.token), integer(failure ? 1 : 0)});
     if (r.rows() == 0) return false;
     if (failure && r.i64(0, 0) >= max_attempts) {
-      c_->q("UPDATE cuzk_partitions SET state = 'failed', error = $3, claim_token = NULL WHERE job_id = $1 AND idx = $2",
-            {text(c.job_id), integer(c.index), text(error)});
-      c_->q("UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
-            "AND state IN ('queued', 'running')",
-            {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
+      c_->q(
+          "UPDATE cuzk_partitions SET state = 'failed', error = $3, claim_token = NULL WHERE job_id = $1 AND idx = $2",
+          {text(c.job_id), integer(c.index), text(error)});
+      c_->q(
+          "UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
+          "AND state IN ('queued', 'running')",
+          {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
       drop_witness_objects(c.job_id, -1);
       return true;
     }
-    c_->q("UPDATE cuzk_partitions SET state = 'queued', error = $3, claim_token = NULL, claimed_by = NULL, "
-          "lease_until = NULL WHERE job_id = $1 AND idx = $2",
-          {text(c.job_id), integer(c.index), text(error)});
+    c_->q(
+        "UPDATE cuzk_partitions SET state = 'queued', error = $3, claim_token = NULL, claimed_by = NULL, "
+        "lease_until = NULL WHERE job_id = $1 AND idx = $2",
+        {text(c.job_id), integer(c.index), text(error)});
     return true;
   });
 }
@@ -409,13 +425,15 @@ bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts
 bool PgQueue::fail(const Claim& c, const std::string& error) {
   return c_->tx([&] {
     c_->q("SELECT 1 FROM cuzk_jobs WHERE job_id = $1 FOR UPDATE", {text(c.job_id)});  // job row first, always
-    Result r = c_->q("UPDATE cuzk_partitions SET state = 'failed', error = $4, claim_token = NULL, witness = NULL "
-                     "WHERE job_id = $1 AND idx = $2 AND claim_token = $3 AND state = 'claimed' RETURNING idx",
-                     {text(c.job_id), integer(c.index), integer(c.token), text(error)});
+    Result r = c_->q(
+        "UPDATE cuzk_partitions SET state = 'failed', error = $4, claim_token = NULL, witness = NULL "
+        "WHERE job_id = $1 AND idx = $2 AND claim_token = $3 AND state = 'claimed' RETURNING idx",
+        {text(c.job_id), integer(c.index), integer(c.token), text(error)});
     if (r.rows() == 0) return false;
-    c_->q("UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
-          "AND state IN ('queued', 'running')",
-          {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
+    c_->q(
+        "UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
+        "AND state IN ('queued', 'running')",
+        {text(c.job_id), text("partition " + std::to_string(c.index) + ": " + error)});
     drop_witness_objects(c.job_id, -1);
     return true;
   });
@@ -423,9 +441,10 @@ bool PgQueue::fail(const Claim& c, const std::string& error) {
 
 bool PgQueue::cancel(const std::string& job_id) {
   return c_->tx([&] {
-    Result r = c_->q("UPDATE cuzk_jobs SET state = 'cancelled', ended_at = clock_timestamp() WHERE job_id = $1 "
-                     "AND state IN ('queued', 'running') RETURNING job_id",
-                     {text(job_id)});
+    Result r = c_->q(
+        "UPDATE cuzk_jobs SET state = 'cancelled', ended_at = clock_timestamp() WHERE job_id = $1 "
+        "AND state IN ('queued', 'running') RETURNING job_id",
+        {text(job_id)});
     if (r.rows() > 0) drop_witness_objects(job_id, -1);
     return r.rows() > 0;
   });
@@ -433,22 +452,25 @@ bool PgQueue::cancel(const std::string& job_id) {
 
 // Inside a transaction: unlinks the large objects of a job's witnesses (one partition, or all).
 void PgQueue::drop_witness_objects(const std::string& job_id, int index) {
-  c_->q("SELECT lo_unlink(witness_oid) FROM cuzk_partitions WHERE job_id = $1 AND ($2 < 0 OR idx = $2) "
-        "AND witness_oid IS NOT NULL",
-        {text(job_id), integer(index)});
+  c_->q(
+      "SELECT lo_unlink(witness_oid) FROM cuzk_partitions WHERE job_id = $1 AND ($2 < 0 OR idx = $2) "
+      "AND witness_oid IS NOT NULL",
+      {text(job_id), integer(index)});
   c_->q("UPDATE cuzk_partitions SET witness_oid = NULL, witness = NULL WHERE job_id = $1 AND ($2 < 0 OR idx = $2)",
         {text(job_id), integer(index)});
   if (index < 0)  // the job ended: its open partitions are nobody's claim any more
-    c_->q("UPDATE cuzk_partitions SET state = 'ended', claim_token = NULL, lease_until = NULL "
-          "WHERE job_id = $1 AND state IN ('queued', 'claimed')",
-          {text(job_id)});
+    c_->q(
+        "UPDATE cuzk_partitions SET state = 'ended', claim_token = NULL, lease_until = NULL "
+        "WHERE job_id = $1 AND state IN ('queued', 'claimed')",
+        {text(job_id)});
 }
 
 int PgQueue::prune(double keep_s) {
   return c_->tx([&] {
-    Result r = c_->q("SELECT job_id FROM cuzk_jobs WHERE ended_at < clock_timestamp() - make_interval(secs => $1) "
-                     "FOR UPDATE SKIP LOCKED",
-                     {num(keep_s)});
+    Result r = c_->q(
+        "SELECT job_id FROM cuzk_jobs WHERE ended_at < clock_timestamp() - make_interval(secs => $1) "
+        "FOR UPDATE SKIP LOCKED",
+        {num(keep_s)});
     for (int i = 0; i < r.rows(); ++i) {
       drop_witness_objects(r.str(i, 0), -1);
       c_->q("DELETE FROM cuzk_jobs WHERE job_id = $1", {text(r.str(i, 0))});
@@ -460,7 +482,7 @@ int PgQueue::prune(double keep_s) {
 }
 
 std::optional<PgQueue::JobView> PgQueue::job(const std::string& job_id, const std::string& request_id,
-                                              bool with_results) {
+                                             bool with_results) {
   Result r = c_->q(R"(SELECT job_id, coalesce(request_id, ''), circuit_id, state, error, priority, n_partitions,
         (SELECT count(*) FROM cuzk_partitions p WHERE p.job_id = j.job_id AND p.state = 'done'),
         1000 * extract(epoch FROM coalesce(ended_at, clock_timestamp()) - submitted_at)
@@ -478,10 +500,11 @@ std::optional<PgQueue::JobView> PgQueue::job(const std::string& job_id, const st
   v.partitions_done = int(r.i64(0, 7));
   v.wall_ms = r.f64(0, 8);
   if (with_results) {
-    Result p = c_->q("SELECT idx, state, coalesce(device, ''), coalesce(timings, ''), coalesce(proof_json, ''), "
-                     "coalesce(public_json, ''), proof_compressed, coalesce(claimed_by, ''), attempts "
-                     "FROM cuzk_partitions WHERE job_id = $1 ORDER BY idx",
-                     {text(v.job_id)});
+    Result p = c_->q(
+        "SELECT idx, state, coalesce(device, ''), coalesce(timings, ''), coalesce(proof_json, ''), "
+        "coalesce(public_json, ''), proof_compressed, coalesce(claimed_by, ''), attempts "
+        "FROM cuzk_partitions WHERE job_id = $1 ORDER BY idx",
+        {text(v.job_id)});
     for (int i = 0; i < p.rows(); ++i) {
       PartitionResult x;
       x.index = int(p.i64(i, 0));
@@ -499,12 +522,14 @@ std::optional<PgQueue::JobView> PgQueue::job(const std::string& job_id, const st
   return v;
 }
 
-void PgQueue::heartbeat(const std::string& host, const std::string& devices_json, const std::vector<std::string>& circuits) {
+void PgQueue::heartbeat(const std::string& host, const std::string& devices_json,
+                        const std::vector<std::string>& circuits) {
   std::string cs;
   for (auto& c : circuits) cs += (cs.empty() ? "" : ",") + c;
-  c_->q("INSERT INTO cuzk_hosts (host_id, devices, circuits, heartbeat_at) VALUES ($1, $2, $3, clock_timestamp()) "
-        "ON CONFLICT (host_id) DO UPDATE SET devices = $2, circuits = $3, heartbeat_at = clock_timestamp()",
-        {text(host), text(devices_json), text(cs)});
+  c_->q(
+      "INSERT INTO cuzk_hosts (host_id, devices, circuits, heartbeat_at) VALUES ($1, $2, $3, clock_timestamp()) "
+      "ON CONFLICT (host_id) DO UPDATE SET devices = $2, circuits = $3, heartbeat_at = clock_timestamp()",
+      {text(host), text(devices_json), text(cs)});
 }
 
 std::vector<PgQueue::Host> PgQueue::hosts() {

@@ -39,14 +39,14 @@ class PgQueue {
   struct NewJob {
     std::string job_id, request_id, circuit_id;
     std::string circuit_key;  // Circuit::key_digest of the accepting daemon ("" = any)
-    int priority = 2;  // 1 low .. 4 critical
+    int priority = 2;         // 1 low .. 4 critical
     uint64_t request_digest = 0;
     std::vector<std::string> witnesses;
   };
   struct Submitted {
     std::string job_id;
-    bool existing = false;     // request_id already had a job: that one
-    uint64_t digest = 0;       // the existing job's request digest
+    bool existing = false;  // request_id already had a job: that one
+    uint64_t digest = 0;    // the existing job's request digest
   };
   // Inserts the job and its partitions in one transaction (durable when it returns).
   Submitted submit(const NewJob& job);
@@ -94,8 +94,8 @@ class PgQueue {
   struct JobView {
     std::string job_id, request_id, circuit_id, state, error;
     int priority = 2, partitions = 0, partitions_done = 0;
-    double wall_ms = 0;                       // submitted -> ended (or now)
-    std::vector<PartitionResult> results;     // with proofs when the job is done
+    double wall_ms = 0;                    // submitted -> ended (or now)
+    std::vector<PartitionResult> results;  // with proofs when the job is done
   };
   std::optional<JobView> job(const std::string& job_id, const std::string& request_id, bool with_results);
 

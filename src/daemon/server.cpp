@@ -1,23 +1,24 @@
 // The daemon's serving loop: the gRPC service cuzk.v1.ProvingEngine and HTTP /metrics and /status
 // over the Service; signals; the socket's permissions. `cuzk daemon` (apps/daemon_cmd.cpp) calls it.
+#include "daemon/server.hpp"
+
+#include <httplib.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <httplib.h>
+#include <filesystem>
 #include <grpcpp/grpcpp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <thread>
 
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/engine.grpc.pb.h"
-#include "daemon/server.hpp"
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
@@ -44,10 +45,14 @@ bool same_secret(const std::string& a, const std::string& b) {
 
 grpc::StatusCode code_of(Rejected::Code c) {
   switch (c) {
-    case Rejected::InvalidArgument: return grpc::StatusCode::INVALID_ARGUMENT;
-    case Rejected::NotFound: return grpc::StatusCode::NOT_FOUND;
-    case Rejected::ResourceExhausted: return grpc::StatusCode::RESOURCE_EXHAUSTED;
-    default: return grpc::StatusCode::UNAVAILABLE;
+    case Rejected::InvalidArgument:
+      return grpc::StatusCode::INVALID_ARGUMENT;
+    case Rejected::NotFound:
+      return grpc::StatusCode::NOT_FOUND;
+    case Rejected::ResourceExhausted:
+      return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    default:
+      return grpc::StatusCode::UNAVAILABLE;
   }
 }
 
@@ -92,7 +97,8 @@ class Rpc final : public v1::ProvingEngine::Service {
  public:
   Rpc(daemon::Service& s, std::string token) : s_(s), token_(std::move(token)) {}
 
-  grpc::Status SubmitProof(grpc::ServerContext* c, const v1::SubmitProofRequest* q, v1::SubmitProofResponse* r) override {
+  grpc::Status SubmitProof(grpc::ServerContext* c, const v1::SubmitProofRequest* q,
+                           v1::SubmitProofResponse* r) override {
     return guard(c, [&] { *r = s_.submit(*q); });
   }
   grpc::Status SubmitProofStream(grpc::ServerContext* c, grpc::ServerReader<v1::SubmitChunk>* in,
@@ -116,7 +122,8 @@ class Rpc final : public v1::ProvingEngine::Service {
         if (int(ch.index()) != cur) {
           if (int(ch.index()) != cur + 1 || ch.index() >= n)
             throw Rejected(Rejected::InvalidArgument, "piece of witness " + std::to_string(ch.index()) +
-                                                          " out of order (witness " + std::to_string(cur) + " was last)");
+                                                          " out of order (witness " + std::to_string(cur) +
+                                                          " was last)");
           if (cur >= 0) d.end(size), up.close();
           cur = int(ch.index());
           size = 0;
@@ -129,8 +136,8 @@ class Rpc final : public v1::ProvingEngine::Service {
       }
       if (cur >= 0) d.end(size), up.close();
       if (uint32_t(cur + 1) != n)
-        throw Rejected(Rejected::InvalidArgument, "the stream ended after " + std::to_string(cur + 1) + " of " +
-                                                      std::to_string(n) + " witnesses");
+        throw Rejected(Rejected::InvalidArgument,
+                       "the stream ended after " + std::to_string(cur + 1) + " of " + std::to_string(n) + " witnesses");
       *r = s_.submit_files(head, up.files(), d.value());
     });
   }
@@ -146,7 +153,8 @@ class Rpc final : public v1::ProvingEngine::Service {
       *r = await(c, a);
     });
   }
-  grpc::Status CancelProof(grpc::ServerContext* c, const v1::CancelProofRequest* q, v1::CancelProofResponse* r) override {
+  grpc::Status CancelProof(grpc::ServerContext* c, const v1::CancelProofRequest* q,
+                           v1::CancelProofResponse* r) override {
     return guard(c, [&] { *r = s_.cancel(*q); });
   }
   grpc::Status GetStatus(grpc::ServerContext* c, const v1::GetStatusRequest*, v1::GetStatusResponse* r) override {
@@ -293,7 +301,8 @@ int serve(const std::string& config_path) {
     }
     http_thread = std::thread([&] { http.listen_after_bind(); });
   }
-  log_line("listening on " + (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +
+  log_line("listening on " +
+           (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +
            (cfg.status_listen.empty() ? "" : "; status on http://" + cfg.status_listen + "/status and /metrics"));
 
   int sig = 0;

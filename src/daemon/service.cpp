@@ -1,5 +1,4 @@
 #include "daemon/service.hpp"
-#include "daemon/service_util.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,6 +7,7 @@
 #include <thread>
 
 #include "cuzk/prove.hpp"
+#include "daemon/service_util.hpp"
 #include "io/binfile.hpp"
 #include "io/json.hpp"
 #include "io/wtns.hpp"
@@ -80,10 +80,12 @@ void Service::validate_head(const v1::SubmitProofRequest& req, size_t partitions
   if (circuits_.find(req.circuit_id()) == circuits_.end()) {
     std::string known;
     for (auto& [id, c] : circuits_) known += (known.empty() ? "" : ", ") + id;
-    throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "' (this daemon has: " + known + ")");
+    throw Rejected(Rejected::InvalidArgument,
+                   "unknown circuit '" + req.circuit_id() + "' (this daemon has: " + known + ")");
   }
   // A circuit that none of this daemon's devices can hold: refused before anything is journaled.
-  if (std::string why = engine_->cannot_hold(req.circuit_id()); !why.empty()) throw Rejected(Rejected::InvalidArgument, why);
+  if (std::string why = engine_->cannot_hold(req.circuit_id()); !why.empty())
+    throw Rejected(Rejected::InvalidArgument, why);
   if (partitions == 0) throw Rejected(Rejected::InvalidArgument, "a job needs at least one partition");
   if (partitions > cfg_.max_partitions)
     throw Rejected(Rejected::InvalidArgument, std::to_string(partitions) + " partitions, more than max_partitions (" +
@@ -126,9 +128,10 @@ size_t Service::validate(const v1::SubmitProofRequest& req) {
   for (int i = 0; i < req.partitions_size(); ++i) {
     const std::string& w = req.partitions(i);
     bytes += w.size();
-    check_witness("partition " + std::to_string(i),
-                  io::FileBytes::from_buffer("partition " + std::to_string(i), std::vector<uint8_t>(w.begin(), w.end())),
-                  req.circuit_id());
+    check_witness(
+        "partition " + std::to_string(i),
+        io::FileBytes::from_buffer("partition " + std::to_string(i), std::vector<uint8_t>(w.begin(), w.end())),
+        req.circuit_id());
   }
   return bytes;
 }
@@ -392,8 +395,10 @@ std::string Service::metrics_text() {
     for (int b = 0; b < Stats::kBuckets; ++b) {
       cum += ph.buckets[p][b];
       char le[32];
-      if (b < Stats::kBuckets - 1) std::snprintf(le, sizeof le, "%g", Stats::kPhaseBounds[b]);
-      else std::snprintf(le, sizeof le, "+Inf");
+      if (b < Stats::kBuckets - 1)
+        std::snprintf(le, sizeof le, "%g", Stats::kPhaseBounds[b]);
+      else
+        std::snprintf(le, sizeof le, "+Inf");
       m.sample("cuzk_partition_phase_seconds_bucket", l + ",le=\"" + le + "\"", double(cum));
     }
     m.sample("cuzk_partition_phase_seconds_sum", l, ph.sum[p]);
@@ -419,7 +424,8 @@ std::string Service::metrics_text() {
 }
 
 v1::SrsResponse Service::preload(const v1::SrsRequest& req) {
-  if (!circuits_.count(req.circuit_id())) throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
+  if (!circuits_.count(req.circuit_id()))
+    throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
   v1::SrsResponse r;
   if (req.device().empty()) {  // every device at once
     const auto out = engine_->preload_all(req.circuit_id());
@@ -449,7 +455,8 @@ v1::SrsResponse Service::preload(const v1::SrsRequest& req) {
 }
 
 v1::SrsResponse Service::evict(const v1::SrsRequest& req) {
-  if (!circuits_.count(req.circuit_id())) throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
+  if (!circuits_.count(req.circuit_id()))
+    throw Rejected(Rejected::InvalidArgument, "unknown circuit '" + req.circuit_id() + "'");
   v1::SrsResponse r;
   bool known_device = req.device().empty();
   for (auto& d : engine_->device_records()) {

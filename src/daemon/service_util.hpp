@@ -2,12 +2,11 @@
 // farm_store.cpp).
 #pragma once
 #include <algorithm>
-#include <cstring>
-#include <sys/random.h>
-
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <sys/random.h>
 
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/engine.pb.h"
@@ -16,11 +15,10 @@
 
 namespace cuzk::daemon::detail {
 
-
 inline uint64_t unix_ms() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 inline std::string new_job_id() {
@@ -38,40 +36,59 @@ inline std::string new_job_id() {
 
 inline engine::Priority to_engine(v1::Priority p) {
   switch (p) {
-    case v1::LOW: return engine::Priority::Low;
-    case v1::HIGH: return engine::Priority::High;
-    case v1::CRITICAL: return engine::Priority::Critical;
-    default: return engine::Priority::Normal;
+    case v1::LOW:
+      return engine::Priority::Low;
+    case v1::HIGH:
+      return engine::Priority::High;
+    case v1::CRITICAL:
+      return engine::Priority::Critical;
+    default:
+      return engine::Priority::Normal;
   }
 }
 
 inline v1::Priority to_proto(engine::Priority p) {
   switch (p) {
-    case engine::Priority::Low: return v1::LOW;
-    case engine::Priority::High: return v1::HIGH;
-    case engine::Priority::Critical: return v1::CRITICAL;
-    default: return v1::NORMAL;
+    case engine::Priority::Low:
+      return v1::LOW;
+    case engine::Priority::High:
+      return v1::HIGH;
+    case engine::Priority::Critical:
+      return v1::CRITICAL;
+    default:
+      return v1::NORMAL;
   }
 }
 
 inline v1::JobState to_proto(engine::JobState s) {
   switch (s) {
-    case engine::JobState::Queued: return v1::QUEUED;
-    case engine::JobState::Running: return v1::RUNNING;
-    case engine::JobState::Done: return v1::DONE;
-    case engine::JobState::Failed: return v1::FAILED;
-    default: return v1::CANCELLED;
+    case engine::JobState::Queued:
+      return v1::QUEUED;
+    case engine::JobState::Running:
+      return v1::RUNNING;
+    case engine::JobState::Done:
+      return v1::DONE;
+    case engine::JobState::Failed:
+      return v1::FAILED;
+    default:
+      return v1::CANCELLED;
   }
 }
 
 inline const char* state_name(v1::JobState s) {
   switch (s) {
-    case v1::QUEUED: return "queued";
-    case v1::RUNNING: return "running";
-    case v1::DONE: return "done";
-    case v1::FAILED: return "failed";
-    case v1::CANCELLED: return "cancelled";
-    default: return "unknown";
+    case v1::QUEUED:
+      return "queued";
+    case v1::RUNNING:
+      return "running";
+    case v1::DONE:
+      return "done";
+    case v1::FAILED:
+      return "failed";
+    case v1::CANCELLED:
+      return "cancelled";
+    default:
+      return "unknown";
   }
 }
 
@@ -185,6 +202,5 @@ inline void fill_partition_result(v1::PartitionResult* p, const engine::Partitio
 }
 
 inline std::string version_line() { return std::string(version_string()) + " (commit " + git_commit() + ")"; }
-
 
 }  // namespace cuzk::daemon::detail

@@ -1,14 +1,14 @@
 #include "daemon/witness_files.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "io/binfile.hpp"
 #include "util/error.hpp"
@@ -95,7 +95,9 @@ WitnessFile::Header WitnessFile::header() const {
     while (got < n) {
       const ssize_t k = ::pread(fd_, static_cast<char*>(dst) + got, n - got, off_t(off + got));
       if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) fail("truncated: " + std::to_string(off + got) + " of the " + std::to_string(off + n) + " bytes the headers need");
+      if (k <= 0)
+        fail("truncated: " + std::to_string(off + got) + " of the " + std::to_string(off + n) +
+             " bytes the headers need");
       got += size_t(k);
     }
   };
@@ -226,13 +228,15 @@ std::unique_ptr<WitnessFile> WitnessDirs::open(const std::string& path) const {
   if (walked) fd = open_walk(dirs_[d].fd, rel);
   if (fd < 0) {
     const int e = errno;
-    if (e == EXDEV) throw InvalidArgument(path + " leads outside the daemon's witness_dirs (" + list() + ") through a link");
+    if (e == EXDEV)
+      throw InvalidArgument(path + " leads outside the daemon's witness_dirs (" + list() + ") through a link");
     if (e == ELOOP && walked)
       throw InvalidArgument(path + " goes through a link (without openat2, links in witness_dirs are not followed)");
     if (e == ELOOP) throw InvalidArgument(path + " goes through too many links");
     throw InvalidArgument(path + ": cannot open: " + std::strerror(e));
   }
-  return std::unique_ptr<WitnessFile>(new WitnessFile(fd, dirs_[d].canonical + (dirs_[d].canonical == "/" ? "" : "/") + rel, path));
+  return std::unique_ptr<WitnessFile>(
+      new WitnessFile(fd, dirs_[d].canonical + (dirs_[d].canonical == "/" ? "" : "/") + rel, path));
 }
 
 }  // namespace cuzk::daemon

@@ -206,7 +206,10 @@ struct Pairing {
           if (k & 1) {
             int8_t z = int8_t(2 - int(k & 3));
             lsb.push_back(z);
-            if (z == 1) k -= 1; else k += 1;
+            if (z == 1)
+              k -= 1;
+            else
+              k += 1;
           } else {
             lsb.push_back(0);
           }
@@ -231,8 +234,10 @@ struct Pairing {
     G2 neg_q = q.neg();
     for (int8_t d : digits) {
       out.lines.push_back(double_step(r));
-      if (d == 1) out.lines.push_back(add_step(r, q));
-      else if (d == -1) out.lines.push_back(add_step(r, neg_q));
+      if (d == 1)
+        out.lines.push_back(add_step(r, q));
+      else if (d == -1)
+        out.lines.push_back(add_step(r, neg_q));
     }
     if constexpr (Params::is_bn) {
       G2 q1 = psi(q);
@@ -434,8 +439,10 @@ struct Pairing {
   }
   static std::pair<Fq2, Fq2> compute_psi_consts() {
     const auto& g = ff::FrobeniusConsts<Tower>::get().gamma[1];
-    if constexpr (kD) return {g[2], g[3]};
-    else return {g[2].inv(), g[3].inv()};
+    if constexpr (kD)
+      return {g[2], g[3]};
+    else
+      return {g[2].inv(), g[3].inv()};
   }
   static const std::pair<Fq2, Fq2>& psi_consts() {
     static const std::pair<Fq2, Fq2> k = compute_psi_consts();
@@ -475,8 +482,10 @@ struct Pairing {
     return b;
   }
   static G1 generator_g1() {
-    if constexpr (Params::is_bn) return Bn254G1Cfg::generator();
-    else return Bls12381G1Cfg::generator();
+    if constexpr (Params::is_bn)
+      return Bn254G1Cfg::generator();
+    else
+      return Bls12381G1Cfg::generator();
   }
 
   // conj(f^|x|) for f in the cyclotomic subgroup (where conj is the inverse): f^(-u) for BN254
@@ -498,8 +507,10 @@ struct Pairing {
     r.x = a * (b - f);
     r.y = g.sqr() - (e2.dbl() + e2);
     r.z = b * h;
-    if constexpr (kD) return {-h, j.dbl() + j, i};
-    else return {i, j.dbl() + j, -h};
+    if constexpr (kD)
+      return {-h, j.dbl() + j, i};
+    else
+      return {i, j.dbl() + j, -h};
   }
   // Addition step (CLN formula 12): R <- R + Q and the chord's coefficients.
   static Line add_step(Proj& r, const G2& q) {
@@ -515,13 +526,17 @@ struct Pairing {
     r.y = theta * (g - h) - e * r.y;
     r.z = r.z * e;
     Fq2 j = theta * q.x - lambda * q.y;
-    if constexpr (kD) return {lambda, -theta, j};
-    else return {j, -theta, lambda};
+    if constexpr (kD)
+      return {lambda, -theta, j};
+    else
+      return {j, -theta, lambda};
   }
   // f * line(P).
   static GT ell(const GT& f, const Line& l, const G1& p) {
-    if constexpr (kD) return f.mul_by_034(l.c0.mul_base(p.y), l.c1.mul_base(p.x), l.c2);
-    else return f.mul_by_014(l.c0, l.c1.mul_base(p.x), l.c2.mul_base(p.y));
+    if constexpr (kD)
+      return f.mul_by_034(l.c0.mul_base(p.y), l.c1.mul_base(p.x), l.c2);
+    else
+      return f.mul_by_014(l.c0, l.c1.mul_base(p.x), l.c2.mul_base(p.y));
   }
 };
 

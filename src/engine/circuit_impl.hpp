@@ -139,9 +139,7 @@ class CircuitT final : public CircuitOps {
     return work;
   }
 
-  std::shared_ptr<void> upload_key(backend::Device& d) const override {
-    return groth16::DeviceKey<E>::upload(d, pk_);
-  }
+  std::shared_ptr<void> upload_key(backend::Device& d) const override { return groth16::DeviceKey<E>::upload(d, pk_); }
 
   void stage(backend::Device& d, PartitionWork& pw, size_t chunk, size_t bytes, ThreadPool& pool) const override {
     auto& wk = static_cast<Work&>(pw);
@@ -210,7 +208,8 @@ class CircuitT final : public CircuitOps {
   }
 
  private:
-  void check_rows(const Witness& wit, const std::vector<Fr>& a, const std::vector<Fr>& b, const std::vector<Fr>& c) const {
+  void check_rows(const Witness& wit, const std::vector<Fr>& a, const std::vector<Fr>& b,
+                  const std::vector<Fr>& c) const {
     for (size_t i = 0; i < rows_.n_rows; ++i)
       if (a[i] * b[i] != c[i])
         throw InvalidArgument(wit.name + ": the witness does not satisfy constraint " + std::to_string(i) + " of " +

@@ -31,19 +31,28 @@ Priority parse_priority(const std::string& s0) {
 }
 const char* priority_name(Priority p) {
   switch (p) {
-    case Priority::Low: return "low";
-    case Priority::Normal: return "normal";
-    case Priority::High: return "high";
-    default: return "critical";
+    case Priority::Low:
+      return "low";
+    case Priority::Normal:
+      return "normal";
+    case Priority::High:
+      return "high";
+    default:
+      return "critical";
   }
 }
 const char* job_state_name(JobState s) {
   switch (s) {
-    case JobState::Queued: return "queued";
-    case JobState::Running: return "running";
-    case JobState::Done: return "done";
-    case JobState::Failed: return "failed";
-    default: return "cancelled";
+    case JobState::Queued:
+      return "queued";
+    case JobState::Running:
+      return "running";
+    case JobState::Done:
+      return "done";
+    case JobState::Failed:
+      return "failed";
+    default:
+      return "cancelled";
   }
 }
 
@@ -332,9 +341,10 @@ struct Engine::Impl {
                       bool must_be_resident = false) {
     const Footprint f = d.footprints.at(cid);
     if (!f.fits() || (must_be_resident && !f.resident()))
-      throw InvalidArgument("does not fit on " + d.name + ": the partition needs " + bytes_text(f.working_set_streamed) +
-                            " of device memory with the key streamed (" + bytes_text(f.key + f.working_set) +
-                            " with the key resident), the device's budget is " + bytes_text(d.budget));
+      throw InvalidArgument("does not fit on " + d.name + ": the partition needs " +
+                            bytes_text(f.working_set_streamed) + " of device memory with the key streamed (" +
+                            bytes_text(f.key + f.working_set) + " with the key resident), the device's budget is " +
+                            bytes_text(d.budget));
     const bool resident_mode = f.resident();
     for (;;) {
       if (stopping) throw Cancelled("the engine is stopping");
@@ -707,8 +717,10 @@ JobResult Engine::await(uint64_t id, std::optional<double> timeout_ms) {
   if (it == I.jobs.end()) throw InvalidArgument("unknown job " + std::to_string(id));
   std::shared_ptr<Job> j = it->second;
   auto done = [&] { return j->ended(); };
-  if (timeout_ms) I.cv.wait_for(lk, std::chrono::duration<double, std::milli>(*timeout_ms), done);
-  else I.cv.wait(lk, done);
+  if (timeout_ms)
+    I.cv.wait_for(lk, std::chrono::duration<double, std::milli>(*timeout_ms), done);
+  else
+    I.cv.wait(lk, done);
   JobResult r;
   r.id = j->id;
   r.state = j->state;
@@ -872,7 +884,8 @@ DeviceSpec one_device(const std::string& spec, const std::string& what) {
   const std::string s = to_lower(spec);
   if ((s == "auto" || s == "all") && !devs.empty()) devs.resize(1);
   if (devs.size() != 1)
-    throw backend::BadDeviceSpec(what + ": '" + spec + "' names " + std::to_string(devs.size()) + " devices, expected one");
+    throw backend::BadDeviceSpec(what + ": '" + spec + "' names " + std::to_string(devs.size()) +
+                                 " devices, expected one");
   return devs[0];
 }
 

@@ -68,9 +68,7 @@ using FaultHook = std::function<void(Phase, const std::string& device, uint64_t 
 // With EngineConfig::seed, partition `index` of job `job` draws its r, s from
 // RandomSource(partition_seed(seed, job, index)) (tests and benchmarks compare with the CPU).
 // The first job's first partition draws from `seed` itself, as a single CPU proof with that seed.
-inline uint64_t partition_seed(uint64_t seed, uint64_t job, uint32_t index) {
-  return seed ^ ((job - 1) << 20) ^ index;
-}
+inline uint64_t partition_seed(uint64_t seed, uint64_t job, uint32_t index) { return seed ^ ((job - 1) << 20) ^ index; }
 
 struct EngineConfig {
   std::vector<DeviceSpec> devices;
@@ -134,9 +132,9 @@ struct JobResult {
   uint64_t id = 0;
   JobState state = JobState::Queued;
   std::string error;
-  std::vector<ProofData> proofs;          // in partition order (when Done)
-  std::vector<PartitionRecord> records;   // in partition order
-  double wall_ms = 0;                     // submit -> last partition finished
+  std::vector<ProofData> proofs;         // in partition order (when Done)
+  std::vector<PartitionRecord> records;  // in partition order
+  double wall_ms = 0;                    // submit -> last partition finished
 };
 
 struct ResidentKey {
@@ -147,7 +145,7 @@ struct DeviceStatus {
   DeviceRecord record;
   size_t reserved_bytes = 0, free_bytes = 0;
   std::vector<ResidentKey> resident_keys;  // most recently used first
-  std::string current;  // "job J partition I" under the lock now, or ""
+  std::string current;                     // "job J partition I" under the lock now, or ""
 };
 struct EngineStatus {
   std::vector<DeviceStatus> devices;

@@ -16,15 +16,15 @@ using cuzk::Span;
 
 struct PartitionRecord {
   uint64_t job = 0;
-  uint32_t index = 0;      // partition index within its job
-  std::string device;      // "gpu:0", "cpu", "sim:1", ... where its kernels ran (last attempt)
-  int worker = -1;         // worker number on that device
-  int attempts = 0;        // 1, or 2 after a retry on another device
+  uint32_t index = 0;  // partition index within its job
+  std::string device;  // "gpu:0", "cpu", "sim:1", ... where its kernels ran (last attempt)
+  int worker = -1;     // worker number on that device
+  int attempts = 0;    // 1, or 2 after a retry on another device
   bool ok = false;
-  std::string error;       // when !ok
-  bool streamed = false;   // the key did not fit next to the working set: points streamed in chunks
+  std::string error;          // when !ok
+  bool streamed = false;      // the key did not fit next to the working set: points streamed in chunks
   size_t reserved_bytes = 0;  // device memory reserved for this partition's working set
-  PhaseSpans spans;        // every phase (groth16/phases.hpp) on the shared time axis
+  PhaseSpans spans;           // every phase (groth16/phases.hpp) on the shared time axis
   double ms(Phase p) const { return spans.ms(p); }
 };
 
@@ -33,8 +33,8 @@ struct DeviceRecord {
   std::string description;  // e.g. "NVIDIA H200" or "simulated (CPU backend), speed 1.0"
   int workers = 0;
   size_t budget_bytes = 0;
-  double busy_ms = 0;       // time under the lock (kernels)
-  size_t partitions = 0;    // partitions whose kernels ran here
+  double busy_ms = 0;     // time under the lock (kernels)
+  size_t partitions = 0;  // partitions whose kernels ran here
 };
 
 }  // namespace cuzk::engine

@@ -26,11 +26,21 @@ std::string xml_escape(std::string_view s) {
   std::string out;
   utf8::for_each_code_point(s, [&](uint32_t cp) {
     switch (cp) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF) cp = 0xFFFD;
         utf8::put(out, cp);
@@ -61,7 +71,9 @@ JsonValue jbool(bool b) { return JsonValue::boolean(b); }
 JsonValue jstr(std::string_view s) { return JsonValue::string(std::string(s)); }
 JsonValue jms(double v) { return JsonValue::number(fixed(v, 3)); }
 template <class T>
-JsonValue jint(T v) { return JsonValue::number(std::to_string(v)); }
+JsonValue jint(T v) {
+  return JsonValue::number(std::to_string(v));
+}
 
 std::vector<PartitionRecord> sorted_by_job_index(const std::vector<PartitionRecord>& parts) {
   std::vector<PartitionRecord> v = parts;
@@ -159,8 +171,10 @@ std::pair<std::vector<int>, int> assign_lanes(const std::vector<std::pair<double
   for (size_t i : order) {
     int l = 0;
     while (l < int(lane_end.size()) && lane_end[size_t(l)] > iv[i].first) ++l;
-    if (l == int(lane_end.size())) lane_end.push_back(iv[i].second);
-    else lane_end[size_t(l)] = iv[i].second;
+    if (l == int(lane_end.size()))
+      lane_end.push_back(iv[i].second);
+    else
+      lane_end[size_t(l)] = iv[i].second;
     lane[i] = l;
   }
   return {lane, std::max<int>(1, int(lane_end.size()))};
@@ -196,7 +210,8 @@ std::string tooltip(const PartitionRecord& p, const char* phase, const Span& s) 
     std::string inner;
     for (cuzk::Phase ph : {cuzk::Phase::Abc, cuzk::Phase::NttH, cuzk::Phase::MsmA, cuzk::Phase::MsmB1,
                            cuzk::Phase::MsmB2, cuzk::Phase::MsmC, cuzk::Phase::MsmH})
-      if (p.spans[ph].happened()) inner += (inner.empty() ? "" : ", ") + std::string(phase_name(ph)) + " " + fixed(p.ms(ph), 1);
+      if (p.spans[ph].happened())
+        inner += (inner.empty() ? "" : ", ") + std::string(phase_name(ph)) + " " + fixed(p.ms(ph), 1);
     t += "\n" + inner + " ms";
   }
   if (!p.device.empty()) t += "\non " + p.device + " w" + std::to_string(p.worker);
@@ -206,20 +221,20 @@ std::string tooltip(const PartitionRecord& p, const char* phase, const Span& s) 
   return t;
 }
 
-void bar(std::string& out, const Axis& ax, const PartitionRecord& p, const char* phase, const char* fill,
-         const Span& s, double y, double h) {
+void bar(std::string& out, const Axis& ax, const PartitionRecord& p, const char* phase, const char* fill, const Span& s,
+         double y, double h) {
   const double x0 = ax.x(s.start_ms);
   const double w = std::max(1.0, ax.x(s.end_ms) - x0);
   out += "<rect class=\"bar " + std::string(phase) + "\" data-job=\"" + std::to_string(p.job) + "\" data-part=\"" +
-         std::to_string(p.index) + "\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(w) +
-         "\" height=\"" + num(h) + "\" fill=\"" + fill + "\"";
+         std::to_string(p.index) + "\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(w) + "\" height=\"" +
+         num(h) + "\" fill=\"" + fill + "\"";
   if (!p.ok) out += " stroke=\"" + std::string(kFailStroke) + "\" stroke-width=\"2\"";
   out += "><title>" + xml_escape(tooltip(p, phase, s)) + "</title></rect>\n";
 }
 
 void text(std::string& out, double x, double y, const std::string& s, const std::string& attrs = "") {
-  out += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\"" + (attrs.empty() ? "" : " " + attrs) + ">" +
-         xml_escape(s) + "</text>\n";
+  out += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\"" + (attrs.empty() ? "" : " " + attrs) + ">" + xml_escape(s) +
+         "</text>\n";
 }
 
 // ------------------------------------------------------------------ layout
@@ -262,9 +277,8 @@ std::vector<Group> device_groups(const std::vector<PartitionRecord>& parts, cons
     Group g;
     g.device = d.name;
     g.header = d.name + (d.description.empty() ? "" : " - " + d.description) + " - kernels busy " +
-               fixed(d.busy_ms, 1) + " ms (" + fixed(100 * d.busy_ms / range, 0) +
-               "% of the drawn range) - " + std::to_string(d.partitions) + " partitions, " +
-               std::to_string(d.workers) + " workers";
+               fixed(d.busy_ms, 1) + " ms (" + fixed(100 * d.busy_ms / range, 0) + "% of the drawn range) - " +
+               std::to_string(d.partitions) + " partitions, " + std::to_string(d.workers) + " workers";
     for (int w = 0; w < d.workers; ++w) {
       g.rows.push_back({d.name, w, d.name + " w" + std::to_string(w)});
       listed.insert({d.name, w});
@@ -363,8 +377,7 @@ Layout lay_out(const std::vector<PartitionRecord>& parts, const std::vector<Grou
 
 void svg_start(std::string& out, double height, const std::string& title) {
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" + num(height) +
-         "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) +
-         "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+         "\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out += "<rect x=\"0\" y=\"0\" width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" fill=\"#ffffff\"/>\n";
   text(out, kLabelX, 24, title, "font-size=\"16\" font-weight=\"bold\"");
 }
@@ -403,8 +416,8 @@ void row_backgrounds(std::string& out, const std::vector<Group>& groups, const L
     text(out, kLabelX, hy + 14, groups[gi].header, "class=\"device\" font-weight=\"bold\"");
     for (size_t ri = 0; ri < groups[gi].rows.size(); ++ri) {
       const auto& rl = lay.rows[gi][ri];
-      out += "<rect class=\"row\" x=\"0\" y=\"" + num(rl.y) + "\" width=\"" + num(kWidth) + "\" height=\"" +
-             num(rl.h) + "\" fill=\"" + (ri % 2 ? "#ffffff" : "#f4f4f4") + "\"/>\n";
+      out += "<rect class=\"row\" x=\"0\" y=\"" + num(rl.y) + "\" width=\"" + num(kWidth) + "\" height=\"" + num(rl.h) +
+             "\" fill=\"" + (ri % 2 ? "#ffffff" : "#f4f4f4") + "\"/>\n";
       text(out, kLabelX + 10, rl.y + rl.h / 2 + 4, groups[gi].rows[ri].label, "class=\"label\"");
     }
   }

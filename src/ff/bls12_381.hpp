@@ -14,8 +14,7 @@ struct Bls12381FqParams {
 struct Bls12381FrParams {
   static constexpr int N = 4;
   static constexpr const char* name = "bls12-381 Fr";
-  static constexpr const char* modulus =
-      "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001";
+  static constexpr const char* modulus = "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001";
   static constexpr int two_adicity = 32;
   static constexpr uint64_t nqr = 5;
 };

@@ -111,10 +111,14 @@ constexpr Limbs<N> parse_limbs(const char* s) {
   for (; *s; ++s) {
     uint64_t d = 0, base = hex ? 16 : 10;
     char c = *s;
-    if (c >= '0' && c <= '9') d = uint64_t(c - '0');
-    else if (c >= 'a' && c <= 'f') d = uint64_t(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = uint64_t(c - 'A' + 10);
-    else continue;  // separators
+    if (c >= '0' && c <= '9')
+      d = uint64_t(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      d = uint64_t(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      d = uint64_t(c - 'A' + 10);
+    else
+      continue;  // separators
     // r = r * base + d
     unsigned __int128 carry = d;
     for (int i = 0; i < N; ++i) {
@@ -129,12 +133,12 @@ constexpr Limbs<N> parse_limbs(const char* s) {
 template <int N>
 struct MontConsts {
   Limbs<N> p;
-  Limbs<N> r1;        // R mod p (Montgomery one)
-  Limbs<N> r2;        // R^2 mod p
-  uint64_t inv;       // -p^-1 mod 2^64
-  Limbs<N> p_minus_2; // exponent for Fermat inversion
-  Limbs<N> p_plus_1_div_4;  // square-root exponent when p = 3 mod 4
-  Limbs<N> p_minus_1_div_2; // Euler's criterion exponent
+  Limbs<N> r1;               // R mod p (Montgomery one)
+  Limbs<N> r2;               // R^2 mod p
+  uint64_t inv;              // -p^-1 mod 2^64
+  Limbs<N> p_minus_2;        // exponent for Fermat inversion
+  Limbs<N> p_plus_1_div_4;   // square-root exponent when p = 3 mod 4
+  Limbs<N> p_minus_1_div_2;  // Euler's criterion exponent
   bool p_is_3_mod_4;
 };
 
@@ -360,8 +364,7 @@ __device__ __forceinline__ void mont_mul_dev(uint32_t* r, const uint32_t* a, con
 
 // a + b mod p (a, b < p, so a + b < 2p < 2^(32n) does not carry out).
 template <int N>
-__device__ __forceinline__ void add_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b,
-                                            const MontConsts<N>& k) {
+__device__ __forceinline__ void add_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const MontConsts<N>& k) {
   constexpr int n = 2 * N;
   r[0] = ptx::add_cc(a[0], b[0]);
   CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(a[i], b[i]);
@@ -371,8 +374,7 @@ __device__ __forceinline__ void add_mod_dev(uint32_t* r, const uint32_t* a, cons
 
 // a - b mod p: subtract, then add p back under the borrow mask.
 template <int N>
-__device__ __forceinline__ void sub_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b,
-                                            const MontConsts<N>& k) {
+__device__ __forceinline__ void sub_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const MontConsts<N>& k) {
   constexpr int n = 2 * N;
   r[0] = ptx::sub_cc(a[0], b[0]);
   CUZK_UNROLL for (int i = 1; i < n; ++i) r[i] = ptx::subc_cc(a[i], b[i]);
@@ -415,7 +417,10 @@ struct Fp {
   CUZK_HD static Fp from_std(const Limbs& a) {
     CUZK_FIELD_CONSTS
     Fp r, r2;
-    CUZK_UNROLL for (int i = 0; i < N; ++i) { r.l[i] = a.v[i]; r2.l[i] = k.r2.v[i]; }
+    CUZK_UNROLL for (int i = 0; i < N; ++i) {
+      r.l[i] = a.v[i];
+      r2.l[i] = k.r2.v[i];
+    }
     return r * r2;
   }
   CUZK_HD static Fp from_u64(uint64_t v) {
@@ -566,8 +571,7 @@ struct Fp {
     return pow(x);
   }
   // Inverse by Fermat's little theorem; the inverse of 0 is 0.
-  CUZK_HD Fp inv() const {
-    CUZK_FIELD_CONSTS return pow(k.p_minus_2); }
+  CUZK_HD Fp inv() const { CUZK_FIELD_CONSTS return pow(k.p_minus_2); }
   // Legendre symbol: 1 (non-zero square), -1 (non-square), 0.
   CUZK_HD int legendre() const {
     CUZK_FIELD_CONSTS

@@ -185,7 +185,11 @@ struct Fp6 {
   Fp6 frobenius(int k) const {
     const auto& g = FrobeniusConsts<Cfg>::get().gamma[k];
     F2 a0 = c0, a1 = c1, a2 = c2;
-    if (k & 1) { a0 = a0.conj(); a1 = a1.conj(); a2 = a2.conj(); }
+    if (k & 1) {
+      a0 = a0.conj();
+      a1 = a1.conj();
+      a2 = a2.conj();
+    }
     return {a0, a1 * g[2], a2 * g[4]};
   }
 };
@@ -302,7 +306,9 @@ struct Fp12 {
     return r;
   }
   template <int M>
-  Fp12 pow(const Limbs<M>& e) const { return pow(e.v, M); }
+  Fp12 pow(const Limbs<M>& e) const {
+    return pow(e.v, M);
+  }
 
   // x^e for x in the cyclotomic subgroup, e a 64-bit magnitude (conj is the inverse there), with
   // signed binary digits (NAF) to save multiplications.
@@ -316,7 +322,10 @@ struct Fp12 {
       if (k & 1) {
         int8_t d = int8_t(2 - int(k & 3));  // 1 or -1
         naf[n++] = d;
-        if (d == 1) k -= 1; else k += 1;
+        if (d == 1)
+          k -= 1;
+        else
+          k += 1;
       } else {
         naf[n++] = 0;
       }
@@ -326,8 +335,10 @@ struct Fp12 {
     Fp12 r = naf[n - 1] == 1 ? *this : inv;
     for (int i = n - 2; i >= 0; --i) {
       r = r.cyclotomic_sqr();
-      if (naf[i] == 1) r = r * *this;
-      else if (naf[i] == -1) r = r * inv;
+      if (naf[i] == 1)
+        r = r * *this;
+      else if (naf[i] == -1)
+        r = r * inv;
     }
     return r;
   }
@@ -338,7 +349,11 @@ struct Fp12 {
     const auto& g = FrobeniusConsts<Cfg>::get().gamma[k];
     F6 a0 = c0.frobenius(k);
     F2 b0 = c1.c0, b1 = c1.c1, b2 = c1.c2;
-    if (k & 1) { b0 = b0.conj(); b1 = b1.conj(); b2 = b2.conj(); }
+    if (k & 1) {
+      b0 = b0.conj();
+      b1 = b1.conj();
+      b2 = b2.conj();
+    }
     return {a0, {b0 * g[1], b1 * g[3], b2 * g[5]}};
   }
 };

@@ -43,7 +43,10 @@ struct Fp2 {
   }
   // Norm-based square root for p = 3 mod 4 (Adj, Rodriguez-Henriquez 2012, Algorithm 9).
   CUZK_HD bool sqrt(Fp2& out) const {
-    if (is_zero()) { out = zero(); return true; }
+    if (is_zero()) {
+      out = zero();
+      return true;
+    }
     // a1 = a^((p-3)/4); alpha = a1^2 a; x0 = a1 a
     ff::Limbs<F::N> e = F::K.p_plus_1_div_4;  // (p+1)/4 = (p-3)/4 + 1
     ff::Limbs<F::N> one{};

@@ -71,9 +71,13 @@ bool fp_is_larger(const F& y) {
   return false;
 }
 template <class F>
-bool is_larger(const F& y) { return fp_is_larger(y); }
+bool is_larger(const F& y) {
+  return fp_is_larger(y);
+}
 template <class B>
-bool is_larger(const ff::Fp2<B>& y) { return y.c1.is_zero() ? fp_is_larger(y.c0) : fp_is_larger(y.c1); }
+bool is_larger(const ff::Fp2<B>& y) {
+  return y.c1.is_zero() ? fp_is_larger(y.c0) : fp_is_larger(y.c1);
+}
 
 template <class F>
 void put_be(const F& x, uint8_t* out) {
@@ -82,16 +86,22 @@ void put_be(const F& x, uint8_t* out) {
     for (int b = 0; b < 8; ++b) out[F::BYTES - 1 - (i * 8 + b)] = uint8_t(s.v[i] >> (8 * b));
 }
 template <class F>
-void put_x(const F& x, uint8_t* out) { put_be(x, out); }
+void put_x(const F& x, uint8_t* out) {
+  put_be(x, out);
+}
 template <class B>
 void put_x(const ff::Fp2<B>& x, uint8_t* out) {
   put_be(x.c1, out);
   put_be(x.c0, out + B::BYTES);
 }
 template <class F>
-constexpr size_t x_bytes(const F*) { return F::BYTES; }
+constexpr size_t x_bytes(const F*) {
+  return F::BYTES;
+}
 template <class B>
-constexpr size_t x_bytes(const ff::Fp2<B>*) { return 2 * B::BYTES; }
+constexpr size_t x_bytes(const ff::Fp2<B>*) {
+  return 2 * B::BYTES;
+}
 
 }  // namespace detail
 
@@ -107,8 +117,10 @@ void compress_point(const ec::Affine<F>& p, std::vector<uint8_t>& out) {
   }
   detail::put_x(p.x, o);
   bool larger = detail::is_larger(p.y);
-  if (E::id == CurveId::bls12_381) o[0] |= uint8_t(0x80 | (larger ? 0x20 : 0));
-  else o[0] |= uint8_t(larger ? 0xC0 : 0x80);
+  if (E::id == CurveId::bls12_381)
+    o[0] |= uint8_t(0x80 | (larger ? 0x20 : 0));
+  else
+    o[0] |= uint8_t(larger ? 0xC0 : 0x80);
 }
 
 template <class E>

@@ -64,8 +64,8 @@ F read_fq(const uint8_t* p) {
 // Affine points from .zkey bytes (x, y little-endian Montgomery; all-zero = infinity). Each
 // coordinate must be reduced and each point on the curve; the error names section and index.
 template <class Curve, class Aff>
-std::vector<Aff> load_points(const std::string& path, const char* what, std::span<const uint8_t> bytes,
-                             size_t count, ThreadPool& pool) {
+std::vector<Aff> load_points(const std::string& path, const char* what, std::span<const uint8_t> bytes, size_t count,
+                             ThreadPool& pool) {
   using F = typename Curve::F;
   constexpr size_t fb = sizeof(F);
   std::vector<Aff> out(count);

@@ -22,23 +22,26 @@ enum class Phase : uint8_t {
   Kernels,     // under the lock: the phases below
   Abc,         //   a, b, c from the compiled matrices
   NttH,        //   H on the coset
-  MsmA, MsmB1, MsmB2, MsmC, MsmH,
-  Finish,      // blinding, assembly, self-verification (Verify inside), encoding
+  MsmA,
+  MsmB1,
+  MsmB2,
+  MsmC,
+  MsmH,
+  Finish,  // blinding, assembly, self-verification (Verify inside), encoding
   Verify,
   Count
 };
 inline constexpr size_t kPhaseCount = size_t(Phase::Count);
 
 inline constexpr std::array<std::string_view, kPhaseCount> kPhaseNames = {
-    "queue",  "synthesis", "stage",  "budget_wait", "lock_wait", "kernels", "abc",    "ntt_h",
-    "msm_a",  "msm_b1",    "msm_b2", "msm_c",       "msm_h",     "finish",  "verify"};
+    "queue", "synthesis", "stage",  "budget_wait", "lock_wait", "kernels", "abc",   "ntt_h",
+    "msm_a", "msm_b1",    "msm_b2", "msm_c",       "msm_h",     "finish",  "verify"};
 inline std::string_view phase_name(Phase p) { return kPhaseNames[size_t(p)]; }
 // The phases that follow one another on a partition's timeline (the others lie inside them).
 inline constexpr std::array<Phase, 6> kTopPhases = {Phase::Queue,    Phase::Synthesis, Phase::Stage,
-                                                     Phase::LockWait, Phase::Kernels,   Phase::Finish};
+                                                    Phase::LockWait, Phase::Kernels,   Phase::Finish};
 // The five MSMs in the order the prover runs them.
-inline constexpr std::array<Phase, 5> kMsmPhases = {Phase::MsmA, Phase::MsmB1, Phase::MsmB2, Phase::MsmC,
-                                                     Phase::MsmH};
+inline constexpr std::array<Phase, 5> kMsmPhases = {Phase::MsmA, Phase::MsmB1, Phase::MsmB2, Phase::MsmC, Phase::MsmH};
 
 // An interval in milliseconds on one time axis; -1: the phase did not happen.
 struct Span {

@@ -79,7 +79,9 @@ class DeviceKey {
     auto stream = d.make_stream();
     k->mem_ = d.allocate(bytes, nullptr, "resident key");
     Carver cv(k->mem_->data(), bytes, d.name());
-    k->carve(cv, pk, [&](void* dst, const void* src, size_t n, const char* what) { d.copy_to_device(dst, src, n, *stream, what); });
+    k->carve(cv, pk, [&](void* dst, const void* src, size_t n, const char* what) {
+      d.copy_to_device(dst, src, n, *stream, what);
+    });
     d.synchronize(*stream);
     return k;
   }

@@ -41,8 +41,10 @@ ec::Jacobian<F> mul_naf(const ec::Affine<F>& p, const uint64_t* k, int words) {
   ec::Jacobian<F> r = ec::Jacobian<F>::infinity();
   for (size_t i = naf.size(); i-- > 0;) {
     r = r.dbl();
-    if (naf[i] == 1) r = r.add_affine(p);
-    else if (naf[i] == -1) r = r.add_affine(neg);
+    if (naf[i] == 1)
+      r = r.add_affine(p);
+    else if (naf[i] == -1)
+      r = r.add_affine(neg);
   }
   return r;
 }
@@ -95,7 +97,8 @@ F parse_fq(const io::Json& j, const std::string& path, const std::string& field)
   ff::Limbs<F::N> v{};
   std::string err = parse_decimal_below(j.text, F::K.p, v);
   if (err == "not less than the modulus")
-    reject(path, "field " + field + ":", shorten(j.text) + " is not less than the base field modulus q (not a canonical coordinate)");
+    reject(path, "field " + field + ":",
+           shorten(j.text) + " is not less than the base field modulus q (not a canonical coordinate)");
   if (!err.empty()) malformed(path, field, err + ": \"" + shorten(j.text) + "\"");
   return F::from_std(v);
 }
@@ -107,8 +110,9 @@ typename E::G1Affine parse_g1(const io::Json& j, const std::string& path, const 
   using Fq = typename E::Fq;
   using Aff = typename E::G1Affine;
   if (!j.is_array() || (j.items.size() != 3 && j.items.size() != 2))
-    malformed(path, field, std::string("expected a G1 point [x, y, z] (an array of 3 decimal strings), found ") +
-                               (j.is_array() ? "an array of " + std::to_string(j.items.size()) : std::string(j.type_name())));
+    malformed(path, field,
+              std::string("expected a G1 point [x, y, z] (an array of 3 decimal strings), found ") +
+                  (j.is_array() ? "an array of " + std::to_string(j.items.size()) : std::string(j.type_name())));
   if (j.items.size() == 3) {
     const io::Json& z = j.items[2];
     if (is_str(z, "0")) {
@@ -122,8 +126,9 @@ typename E::G1Affine parse_g1(const io::Json& j, const std::string& path, const 
   if (p.is_inf() || !E::G1::on_curve(p))  // (0, 0) with z = 1 is a point off the curve
     reject(path, field, std::string("is not on the curve (G1 of ") + curve_label<E>() + ")");
   if (!ec::Pairing<E>::g1_in_subgroup(p))
-    reject(path, field, std::string("is on the curve but not in the prime-order subgroup G1 of ") + curve_label<E>() +
-                            " (cuzk checks subgroup membership, which snarkjs does not)");
+    reject(path, field,
+           std::string("is on the curve but not in the prime-order subgroup G1 of ") + curve_label<E>() +
+               " (cuzk checks subgroup membership, which snarkjs does not)");
   return p;
 }
 
@@ -139,8 +144,9 @@ template <class E>
 typename E::G2Affine parse_g2(const io::Json& j, const std::string& path, const std::string& field) {
   using Aff = typename E::G2Affine;
   if (!j.is_array() || (j.items.size() != 3 && j.items.size() != 2))
-    malformed(path, field, std::string("expected a G2 point [[x0, x1], [y0, y1], [z0, z1]], found ") +
-                               (j.is_array() ? "an array of " + std::to_string(j.items.size()) : std::string(j.type_name())));
+    malformed(path, field,
+              std::string("expected a G2 point [[x0, x1], [y0, y1], [z0, z1]], found ") +
+                  (j.is_array() ? "an array of " + std::to_string(j.items.size()) : std::string(j.type_name())));
   if (j.items.size() == 3) {
     const io::Json& z = j.items[2];
     bool z_arr = z.is_array() && z.items.size() == 2;
@@ -148,7 +154,9 @@ typename E::G2Affine parse_g2(const io::Json& j, const std::string& path, const 
       const io::Json &x = j.items[0], &y = j.items[1];
       bool ok = x.is_array() && x.items.size() == 2 && is_str(x.items[0], "0") && is_str(x.items[1], "0") &&
                 y.is_array() && y.items.size() == 2 && is_str(y.items[0], "1") && is_str(y.items[1], "0");
-      if (!ok) malformed(path, field, "z = 0 (the point at infinity) must be written [[\"0\",\"0\"],[\"1\",\"0\"],[\"0\",\"0\"]]");
+      if (!ok)
+        malformed(path, field,
+                  "z = 0 (the point at infinity) must be written [[\"0\",\"0\"],[\"1\",\"0\"],[\"0\",\"0\"]]");
       return Aff::infinity();
     }
     if (!(z_arr && is_str(z.items[0], "1") && is_str(z.items[1], "0")))
@@ -158,8 +166,9 @@ typename E::G2Affine parse_g2(const io::Json& j, const std::string& path, const 
   if (p.is_inf() || !E::G2::on_curve(p))
     reject(path, field, std::string("is not on the curve (the twist of G2 of ") + curve_label<E>() + ")");
   if (!ec::Pairing<E>::g2_in_subgroup(p))
-    reject(path, field, std::string("is on the curve but not in the prime-order subgroup G2 of ") + curve_label<E>() +
-                            " (cuzk checks subgroup membership, which snarkjs does not)");
+    reject(path, field,
+           std::string("is on the curve but not in the prime-order subgroup G2 of ") + curve_label<E>() +
+               " (cuzk checks subgroup membership, which snarkjs does not)");
   return p;
 }
 
@@ -175,7 +184,8 @@ typename ec::Pairing<E>::GT parse_gt(const io::Json& j, const std::string& path,
     if (!six.is_array() || six.items.size() != 3) malformed(path, field + "[" + std::to_string(h) + "]", shape);
     typename E::Fq2* cs[3] = {&halves[h]->c0, &halves[h]->c1, &halves[h]->c2};
     for (int k = 0; k < 3; ++k)
-      *cs[k] = parse_fq2<E>(six.items[size_t(k)], path, field + "[" + std::to_string(h) + "][" + std::to_string(k) + "]");
+      *cs[k] =
+          parse_fq2<E>(six.items[size_t(k)], path, field + "[" + std::to_string(h) + "][" + std::to_string(k) + "]");
   }
   return r;
 }
@@ -204,9 +214,12 @@ VerifyingKey<E> vk_from_json(const io::Json& j, const std::string& path) {
   VerifyingKey<E> vk;
   const io::Json& np = member(j, "nPublic", path);
   auto n = np.as_u64();
-  if (!n) malformed(path, "nPublic", std::string("expected a non-negative integer, found ") +
-                                         (np.is_number() ? "\"" + shorten(np.text) + "\"" : std::string(np.type_name())));
-  if (*n > (uint64_t(1) << 26)) malformed(path, "nPublic", std::to_string(*n) + " public inputs is more than cuzk accepts (2^26)");
+  if (!n)
+    malformed(path, "nPublic",
+              std::string("expected a non-negative integer, found ") +
+                  (np.is_number() ? "\"" + shorten(np.text) + "\"" : std::string(np.type_name())));
+  if (*n > (uint64_t(1) << 26))
+    malformed(path, "nPublic", std::to_string(*n) + " public inputs is more than cuzk accepts (2^26)");
   vk.n_public = uint32_t(*n);
   vk.alpha = parse_g1<E>(member(j, "vk_alpha_1", path), path, "vk_alpha_1");
   vk.beta = parse_g2<E>(member(j, "vk_beta_2", path), path, "vk_beta_2");
@@ -219,8 +232,9 @@ VerifyingKey<E> vk_from_json(const io::Json& j, const std::string& path) {
   const io::Json& ic = member(j, "IC", path);
   if (!ic.is_array()) malformed(path, "IC", std::string("expected an array of G1 points, found ") + ic.type_name());
   if (ic.items.size() != size_t(vk.n_public) + 1)
-    malformed(path, "IC", "has " + std::to_string(ic.items.size()) + " points; nPublic = " + std::to_string(vk.n_public) +
-                              " needs nPublic + 1 = " + std::to_string(vk.n_public + 1));
+    malformed(path, "IC",
+              "has " + std::to_string(ic.items.size()) + " points; nPublic = " + std::to_string(vk.n_public) +
+                  " needs nPublic + 1 = " + std::to_string(vk.n_public + 1));
   vk.ic.reserve(ic.items.size());
   for (size_t i = 0; i < ic.items.size(); ++i)
     vk.ic.push_back(parse_g1<E>(ic.items[i], path, "IC[" + std::to_string(i) + "]"));
@@ -243,7 +257,8 @@ VerifyProof<E> proof_from_json(const io::Json& j, const std::string& path) {
     if (!curve->is_string()) malformed(path, "curve", std::string("expected a string, found ") + curve->type_name());
     auto c = curve_from_name(curve->text);
     if (!c || *c != E::id)
-      reject(path, "curve", "is \"" + shorten(curve->text) + "\" but the verification key is for " + curve_snarkjs_name(E::id));
+      reject(path, "curve",
+             "is \"" + shorten(curve->text) + "\" but the verification key is for " + curve_snarkjs_name(E::id));
   }
   VerifyProof<E> p;
   p.a = parse_g1<E>(member(j, "pi_a", path), path, "pi_a");
@@ -256,9 +271,11 @@ template <class E>
 PublicInputs public_from_json(const io::Json& j, const std::string& path, uint32_t n_public) {
   using Fr = typename E::Fr;
   if (!j.is_array())
-    throw FormatError(path, std::string("expected a JSON array of decimal strings (public inputs), found ") + j.type_name());
+    throw FormatError(path,
+                      std::string("expected a JSON array of decimal strings (public inputs), found ") + j.type_name());
   if (j.items.size() != n_public)
-    throw VerifyReject(path, "has " + std::to_string(j.items.size()) + " public input" + (j.items.size() == 1 ? "" : "s") +
+    throw VerifyReject(path, "has " + std::to_string(j.items.size()) + " public input" +
+                                 (j.items.size() == 1 ? "" : "s") +
                                  "; the verification key expects nPublic = " + std::to_string(n_public));
   PublicInputs out(n_public);
   for (size_t i = 0; i < j.items.size(); ++i) {
@@ -267,7 +284,8 @@ PublicInputs public_from_json(const io::Json& j, const std::string& path, uint32
     if (!v.is_string()) malformed(path, field, std::string("expected a decimal string, found ") + v.type_name());
     std::string err = parse_decimal_below(v.text, Fr::K.p, out[i]);
     if (err == "not less than the modulus")
-      reject(path, "field " + field + ":", "public input " + shorten(v.text) + " is not less than the scalar field modulus r");
+      reject(path, "field " + field + ":",
+             "public input " + shorten(v.text) + " is not less than the scalar field modulus r");
     if (!err.empty()) malformed(path, field, err + ": \"" + shorten(v.text) + "\"");
   }
   return out;
@@ -304,7 +322,8 @@ bool vk_alphabeta_matches(const VerifyingKey<E>& vk) {
 }
 
 template <class E>
-bool batch_check(const VerifyingKey<E>& vk, const std::vector<BatchItem<E>>& items, const std::vector<BatchCoeff>* coeffs) {
+bool batch_check(const VerifyingKey<E>& vk, const std::vector<BatchItem<E>>& items,
+                 const std::vector<BatchCoeff>* coeffs) {
   using P = ec::Pairing<E>;
   using Fr = typename E::Fr;
   using G1Jac = typename E::G1Jac;
@@ -358,14 +377,14 @@ bool batch_check(const VerifyingKey<E>& vk, const std::vector<BatchItem<E>>& ite
   return P::product_is_one(terms.data(), terms.size());
 }
 
-#define CUZK_VERIFIER_INSTANTIATE(E)                                                         \
-  template VerifyingKey<E> vk_from_json<E>(const io::Json&, const std::string&);           \
-  template VerifyProof<E> proof_from_json<E>(const io::Json&, const std::string&);         \
-  template PublicInputs public_from_json<E>(const io::Json&, const std::string&, uint32_t); \
-  template typename E::G1Affine public_combination<E>(const VerifyingKey<E>&, const PublicInputs&); \
+#define CUZK_VERIFIER_INSTANTIATE(E)                                                                 \
+  template VerifyingKey<E> vk_from_json<E>(const io::Json&, const std::string&);                     \
+  template VerifyProof<E> proof_from_json<E>(const io::Json&, const std::string&);                   \
+  template PublicInputs public_from_json<E>(const io::Json&, const std::string&, uint32_t);          \
+  template typename E::G1Affine public_combination<E>(const VerifyingKey<E>&, const PublicInputs&);  \
   template bool verify_proof<E>(const VerifyingKey<E>&, const PublicInputs&, const VerifyProof<E>&); \
-  template bool vk_alphabeta_matches<E>(const VerifyingKey<E>&);                           \
-  template bool batch_check<E>(const VerifyingKey<E>&, const std::vector<BatchItem<E>>&,   \
+  template bool vk_alphabeta_matches<E>(const VerifyingKey<E>&);                                     \
+  template bool batch_check<E>(const VerifyingKey<E>&, const std::vector<BatchItem<E>>&,             \
                                const std::vector<BatchCoeff>*);
 CUZK_VERIFIER_INSTANTIATE(ec::Bn254)
 CUZK_VERIFIER_INSTANTIATE(ec::Bls12381)

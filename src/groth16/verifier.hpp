@@ -47,8 +47,8 @@ struct VerifyingKey {
   uint32_t n_public = 0;
   typename E::G1Affine alpha;
   typename E::G2Affine beta, gamma, delta;
-  std::vector<typename E::G1Affine> ic;                // nPublic + 1 points
-  std::optional<typename Pairing::GT> alphabeta;       // vk_alphabeta_12 as written (not trusted)
+  std::vector<typename E::G1Affine> ic;                   // nPublic + 1 points
+  std::optional<typename Pairing::GT> alphabeta;          // vk_alphabeta_12 as written (not trusted)
   typename Pairing::G2Prepared beta_p, gamma_p, delta_p;  // lines precomputed once
 };
 
@@ -119,14 +119,14 @@ std::string parse_decimal_below(const std::string& s, const ff::Limbs<N>& modulu
   return {};
 }
 
-#define CUZK_VERIFIER_EXTERN(E)                                                                     \
-  extern template VerifyingKey<E> vk_from_json<E>(const io::Json&, const std::string&);           \
-  extern template VerifyProof<E> proof_from_json<E>(const io::Json&, const std::string&);         \
-  extern template PublicInputs public_from_json<E>(const io::Json&, const std::string&, uint32_t); \
-  extern template typename E::G1Affine public_combination<E>(const VerifyingKey<E>&, const PublicInputs&); \
+#define CUZK_VERIFIER_EXTERN(E)                                                                             \
+  extern template VerifyingKey<E> vk_from_json<E>(const io::Json&, const std::string&);                     \
+  extern template VerifyProof<E> proof_from_json<E>(const io::Json&, const std::string&);                   \
+  extern template PublicInputs public_from_json<E>(const io::Json&, const std::string&, uint32_t);          \
+  extern template typename E::G1Affine public_combination<E>(const VerifyingKey<E>&, const PublicInputs&);  \
   extern template bool verify_proof<E>(const VerifyingKey<E>&, const PublicInputs&, const VerifyProof<E>&); \
-  extern template bool vk_alphabeta_matches<E>(const VerifyingKey<E>&);                           \
-  extern template bool batch_check<E>(const VerifyingKey<E>&, const std::vector<BatchItem<E>>&,   \
+  extern template bool vk_alphabeta_matches<E>(const VerifyingKey<E>&);                                     \
+  extern template bool batch_check<E>(const VerifyingKey<E>&, const std::vector<BatchItem<E>>&,             \
                                       const std::vector<BatchCoeff>*);
 CUZK_VERIFIER_EXTERN(ec::Bn254)
 CUZK_VERIFIER_EXTERN(ec::Bls12381)

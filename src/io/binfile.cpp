@@ -1,11 +1,12 @@
 #include "io/binfile.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/error.hpp"
 
@@ -98,8 +99,8 @@ BinFile parse_binfile(std::shared_ptr<FileBytes> file, const char magic[4], uint
   if (size == 0) throw FormatError(path, "file is empty (0 bytes), expected a ." + kind + " file");
   if (size < 4 || std::memcmp(d, magic, 4) != 0) {
     if (size < 4) {
-      throw FormatError(path, "file is " + std::to_string(size) + " bytes, too short for the 4-byte magic '" +
-                                  kind + "'");
+      throw FormatError(path,
+                        "file is " + std::to_string(size) + " bytes, too short for the 4-byte magic '" + kind + "'");
     }
     throw FormatError(path, "not a ." + kind + " file: magic is " + show_magic(d, 4) + ", expected '" + kind + "'");
   }
@@ -114,8 +115,8 @@ BinFile parse_binfile(std::shared_ptr<FileBytes> file, const char magic[4], uint
     std::string supported = min_version == max_version
                                 ? std::to_string(min_version)
                                 : std::to_string(min_version) + ".." + std::to_string(max_version);
-    throw FormatError(path, "unsupported ." + kind + " version " + std::to_string(bf.version) +
-                                " (supported: " + supported + ")");
+    throw FormatError(
+        path, "unsupported ." + kind + " version " + std::to_string(bf.version) + " (supported: " + supported + ")");
   }
   const uint32_t n_sections = load_u32(d + 8);
   size_t off = 12;
@@ -128,9 +129,9 @@ BinFile parse_binfile(std::shared_ptr<FileBytes> file, const char magic[4], uint
   std::map<uint32_t, size_t> first_offset;
   for (uint32_t i = 0; i < n_sections; ++i) {
     if (size - off < 12) {
-      throw FormatError(path, "section table truncated: header of section entry " + std::to_string(i) +
-                                  " at offset " + std::to_string(off) + " needs 12 bytes, only " +
-                                  std::to_string(size - off) + " left");
+      throw FormatError(path, "section table truncated: header of section entry " + std::to_string(i) + " at offset " +
+                                  std::to_string(off) + " needs 12 bytes, only " + std::to_string(size - off) +
+                                  " left");
     }
     const uint32_t id = load_u32(d + off);
     const uint64_t len = load_u64(d + off + 4);
@@ -138,9 +139,8 @@ BinFile parse_binfile(std::shared_ptr<FileBytes> file, const char magic[4], uint
     off += 12;
     if (len > size - off) {
       throw FormatError(path, "section " + std::to_string(id) + " (entry " + std::to_string(i) + " at offset " +
-                                  std::to_string(hdr) + ") declares " + std::to_string(len) +
-                                  " bytes but only " + std::to_string(size - off) +
-                                  " bytes remain in the file (truncated?)");
+                                  std::to_string(hdr) + ") declares " + std::to_string(len) + " bytes but only " +
+                                  std::to_string(size - off) + " bytes remain in the file (truncated?)");
     }
     auto [it, fresh] = first_offset.emplace(id, hdr);
     if (!fresh) {

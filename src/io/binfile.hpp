@@ -32,8 +32,8 @@ class FileBytes {
   std::string path_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
-  void* map_ = nullptr;          // mmap base, when mapped
-  std::vector<uint8_t> owned_;   // when from_buffer
+  void* map_ = nullptr;         // mmap base, when mapped
+  std::vector<uint8_t> owned_;  // when from_buffer
 };
 
 struct BinFile {
@@ -51,8 +51,7 @@ struct BinFile {
 // Parses the container; `magic` is the expected 4-byte tag ("zkey", "wtns", "r1cs", "ptau").
 // Throws FormatError (naming the file) for a wrong magic, unsupported version, truncated table
 // or a section running past the end of the file.
-BinFile parse_binfile(std::shared_ptr<FileBytes> file, const char magic[4], uint32_t min_version,
-                      uint32_t max_version);
+BinFile parse_binfile(std::shared_ptr<FileBytes> file, const char magic[4], uint32_t min_version, uint32_t max_version);
 
 // "0x..." big-endian hex of a little-endian byte string (for error messages; at most 64 bytes shown).
 std::string le_hex(std::span<const uint8_t> le);

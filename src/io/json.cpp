@@ -1,8 +1,8 @@
 #include "io/json.hpp"
 
-#include "util/utf8.hpp"
-
 #include <algorithm>
+
+#include "util/utf8.hpp"
 
 namespace cuzk::io {
 
@@ -37,13 +37,27 @@ static void emit(const JsonValue& v, int depth, std::string& out) {
     out.push_back('"');
     utf8::for_each_code_point(s, [&](uint32_t cp) {
       switch (cp) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
         default:
           if (cp < 0x20) {
             static const char hex[] = "0123456789abcdef";
@@ -66,7 +80,10 @@ static void emit(const JsonValue& v, int depth, std::string& out) {
       out += v.str;
       break;
     case JsonValue::Array:
-      if (v.items.empty()) { out += "[]"; break; }
+      if (v.items.empty()) {
+        out += "[]";
+        break;
+      }
       out += "[\n";
       for (size_t i = 0; i < v.items.size(); ++i) {
         indent(depth + 1);
@@ -78,7 +95,10 @@ static void emit(const JsonValue& v, int depth, std::string& out) {
       out.push_back(']');
       break;
     case JsonValue::Object:
-      if (v.fields.empty()) { out += "{}"; break; }
+      if (v.fields.empty()) {
+        out += "{}";
+        break;
+      }
       out += "{\n";
       for (size_t i = 0; i < v.fields.size(); ++i) {
         indent(depth + 1);

@@ -1,12 +1,12 @@
 #include "io/json_parse.hpp"
 
-#include "util/utf8.hpp"
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "util/utf8.hpp"
 
 namespace cuzk::io {
 
@@ -15,12 +15,18 @@ JsonError::JsonError(int l, int c, const std::string& what)
 
 const char* Json::type_name() const {
   switch (type) {
-    case Type::Null: return "null";
-    case Type::Bool: return "a boolean";
-    case Type::Number: return "a number";
-    case Type::String: return "a string";
-    case Type::Array: return "an array";
-    case Type::Object: return "an object";
+    case Type::Null:
+      return "null";
+    case Type::Bool:
+      return "a boolean";
+    case Type::Number:
+      return "a number";
+    case Type::String:
+      return "a string";
+    case Type::Array:
+      return "an array";
+    case Type::Object:
+      return "an object";
   }
   return "?";
 }
@@ -93,8 +99,10 @@ class Parser {
   void skip_ws() {
     while (!at_end()) {
       char c = peek();
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') advance();
-      else break;
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        advance();
+      else
+        break;
     }
   }
 
@@ -112,8 +120,12 @@ class Parser {
     v.column = column();
     char c = peek();
     switch (c) {
-      case '{': parse_object(v, depth); break;
-      case '[': parse_array(v, depth); break;
+      case '{':
+        parse_object(v, depth);
+        break;
+      case '[':
+        parse_array(v, depth);
+        break;
       case '"':
         v.type = Json::Type::String;
         v.text = parse_string();
@@ -244,10 +256,14 @@ class Parser {
       if (at_end()) fail("unexpected end of input in a \\u escape");
       char c = peek();
       uint32_t d;
-      if (c >= '0' && c <= '9') d = uint32_t(c - '0');
-      else if (c >= 'a' && c <= 'f') d = uint32_t(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') d = uint32_t(c - 'A' + 10);
-      else fail(std::string("invalid \\u escape: ") + describe(c) + " is not a hex digit");
+      if (c >= '0' && c <= '9')
+        d = uint32_t(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        d = uint32_t(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        d = uint32_t(c - 'A' + 10);
+      else
+        fail(std::string("invalid \\u escape: ") + describe(c) + " is not a hex digit");
       v = v * 16 + d;
       advance();
     }
@@ -259,10 +275,20 @@ class Parser {
     const unsigned char b0 = static_cast<unsigned char>(peek());
     int len;
     uint32_t cp, min;
-    if (b0 >= 0xC2 && b0 <= 0xDF) { len = 2; cp = b0 & 0x1F; min = 0x80; }
-    else if (b0 >= 0xE0 && b0 <= 0xEF) { len = 3; cp = b0 & 0x0F; min = 0x800; }
-    else if (b0 >= 0xF0 && b0 <= 0xF4) { len = 4; cp = b0 & 0x07; min = 0x10000; }
-    else fail("invalid UTF-8 in a string");
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+      cp = b0 & 0x1F;
+      min = 0x80;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      cp = b0 & 0x0F;
+      min = 0x800;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      cp = b0 & 0x07;
+      min = 0x10000;
+    } else
+      fail("invalid UTF-8 in a string");
     if (pos_ + size_t(len) > s_.size()) fail("truncated UTF-8 sequence in a string");
     for (int i = 1; i < len; ++i) {
       unsigned char b = static_cast<unsigned char>(s_[pos_ + size_t(i)]);
@@ -299,14 +325,38 @@ class Parser {
       if (at_end()) fail("unterminated escape in a string");
       char e = peek();
       switch (e) {
-        case '"': out.push_back('"'); advance(); break;
-        case '\\': out.push_back('\\'); advance(); break;
-        case '/': out.push_back('/'); advance(); break;
-        case 'b': out.push_back('\b'); advance(); break;
-        case 'f': out.push_back('\f'); advance(); break;
-        case 'n': out.push_back('\n'); advance(); break;
-        case 'r': out.push_back('\r'); advance(); break;
-        case 't': out.push_back('\t'); advance(); break;
+        case '"':
+          out.push_back('"');
+          advance();
+          break;
+        case '\\':
+          out.push_back('\\');
+          advance();
+          break;
+        case '/':
+          out.push_back('/');
+          advance();
+          break;
+        case 'b':
+          out.push_back('\b');
+          advance();
+          break;
+        case 'f':
+          out.push_back('\f');
+          advance();
+          break;
+        case 'n':
+          out.push_back('\n');
+          advance();
+          break;
+        case 'r':
+          out.push_back('\r');
+          advance();
+          break;
+        case 't':
+          out.push_back('\t');
+          advance();
+          break;
         case 'u': {
           advance();
           uint32_t cp = parse_hex4();
@@ -323,7 +373,10 @@ class Parser {
           break;
         }
         default:
-          fail(std::string("invalid escape '\\") + (static_cast<unsigned char>(e) >= 0x20 && static_cast<unsigned char>(e) < 0x7f ? std::string(1, e) : describe(e)) + "'");
+          fail(std::string("invalid escape '\\") +
+               (static_cast<unsigned char>(e) >= 0x20 && static_cast<unsigned char>(e) < 0x7f ? std::string(1, e)
+                                                                                              : describe(e)) +
+               "'");
       }
     }
   }

@@ -30,10 +30,10 @@ struct Json {
   enum class Type { Null, Bool, Number, String, Array, Object };
   Type type = Type::Null;
   bool boolean = false;
-  std::string text;                                   // String: decoded UTF-8; Number: source text
-  std::vector<Json> items;                            // Array
+  std::string text;                                  // String: decoded UTF-8; Number: source text
+  std::vector<Json> items;                           // Array
   std::vector<std::pair<std::string, Json>> fields;  // Object, in source order
-  int line = 0, column = 0;                           // where the value starts
+  int line = 0, column = 0;                          // where the value starts
 
   bool is_null() const { return type == Type::Null; }
   bool is_bool() const { return type == Type::Bool; }

@@ -113,8 +113,8 @@ void fill_matrices(std::span<const uint8_t> s, const std::string& path, const st
         uint32_t wire = load_u32(p);
         if (wire >= rc.n_wires) {
           throw FormatError(path, sname + ": constraint " + std::to_string(c) + ", matrix " + kMatrixName[m] +
-                                      ", term " + std::to_string(t) + ": wire " + std::to_string(wire) +
-                                      " >= nWires " + std::to_string(rc.n_wires));
+                                      ", term " + std::to_string(t) + ": wire " + std::to_string(wire) + " >= nWires " +
+                                      std::to_string(rc.n_wires));
         }
         std::span<const uint8_t> coef(p + 4, n8);
         if (!le_less(coef, r)) {

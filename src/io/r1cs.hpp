@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "io/binfile.hpp"
 #include "ff/curve_id.hpp"
+#include "io/binfile.hpp"
 
 namespace cuzk::io {
 

@@ -3,8 +3,8 @@
 #include <span>
 #include <string>
 
-#include "io/binfile.hpp"
 #include "ff/curve_id.hpp"
+#include "io/binfile.hpp"
 
 namespace cuzk::io {
 

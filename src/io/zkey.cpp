@@ -27,8 +27,8 @@ std::span<const uint8_t> sized_section(const BinFile& bf, uint32_t id, const cha
 }
 
 // Every coordinate of `count` points of `coords` coordinates (n8q bytes each) must be < q.
-void check_coordinates(const std::string& path, const std::string& what, std::span<const uint8_t> pts,
-                       size_t coords, std::span<const uint8_t> q) {
+void check_coordinates(const std::string& path, const std::string& what, std::span<const uint8_t> pts, size_t coords,
+                       std::span<const uint8_t> q) {
   const size_t n8q = q.size();
   const size_t per_point = coords * n8q;
   for (size_t off = 0; off + n8q <= pts.size(); off += n8q) {

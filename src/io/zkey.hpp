@@ -3,8 +3,8 @@
 #include <span>
 #include <string>
 
-#include "io/binfile.hpp"
 #include "ff/curve_id.hpp"
+#include "io/binfile.hpp"
 
 namespace cuzk::io {
 
@@ -21,12 +21,12 @@ struct ZkeyGroth16 {
   uint32_t n_vars = 0, n_public = 0, domain_size = 0;
   // Header points (section 2), in file order alpha1, beta1, beta2, gamma2, delta1, delta2.
   std::span<const uint8_t> alpha1, beta1, beta2, gamma2, delta1, delta2;
-  std::span<const uint8_t> ic;   // section 3: (n_public + 1) G1
-  std::span<const uint8_t> a;    // section 5: n_vars G1
-  std::span<const uint8_t> b1;   // section 6: n_vars G1
-  std::span<const uint8_t> b2;   // section 7: n_vars G2
-  std::span<const uint8_t> c;    // section 8: (n_vars - n_public - 1) G1
-  std::span<const uint8_t> h;    // section 9: domain_size G1
+  std::span<const uint8_t> ic;  // section 3: (n_public + 1) G1
+  std::span<const uint8_t> a;   // section 5: n_vars G1
+  std::span<const uint8_t> b1;  // section 6: n_vars G1
+  std::span<const uint8_t> b2;  // section 7: n_vars G2
+  std::span<const uint8_t> c;   // section 8: (n_vars - n_public - 1) G1
+  std::span<const uint8_t> h;   // section 9: domain_size G1
   // Section 4: n_coefs entries of { u32 matrix (0 = A, 1 = B); u32 row; u32 signal; u8 value[n8r] },
   // value = coefficient * R^2 mod r. Checked: matrix in {0,1}, row < domain_size, signal < n_vars,
   // value < r.

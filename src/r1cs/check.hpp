@@ -32,8 +32,7 @@ void check_witness(const io::R1cs& cs, const io::Wtns& w, ThreadPool& pool) {
   if (w.n_witness != cs.n_wires)
     throw InvalidArgument(w.path() + ": witness has " + std::to_string(w.n_witness) + " values but " + cs.path +
                           " has " + std::to_string(cs.n_wires) + " wires");
-  if (w.curve != cs.curve)
-    throw InvalidArgument(w.path() + " and " + cs.path + " are for different curves");
+  if (w.curve != cs.curve) throw InvalidArgument(w.path() + " and " + cs.path + " are for different curves");
   std::vector<ff::Limbs<4>> values(w.n_witness);
   std::memcpy(values.data(), w.values.data(), values.size() * 32);
   const size_t bad = r1cs::first_unsatisfied<Fr>(r1cs::rows_of<Fr>(cs), values.data(), pool);

@@ -3,13 +3,12 @@
 // circuit would be ~26 GB as a matrix). Coefficients are Fr in Montgomery form.
 #pragma once
 #include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <vector>
-
-#include <atomic>
-#include <cstddef>
 
 #include "ff/field.hpp"
 #include "io/r1cs.hpp"
@@ -92,8 +91,7 @@ RowSource<Fr> rows_of(const io::R1cs& r) {
 // The first row of `src` that the witness w (standard form) does not satisfy, or SIZE_MAX; all
 // threads of the pool. With nnz, also the non-zeros of A, B and C (every row is visited).
 template <class Fr>
-size_t first_unsatisfied(const RowSource<Fr>& src, const ff::Limbs<4>* w, ThreadPool& pool,
-                         size_t* nnz = nullptr) {
+size_t first_unsatisfied(const RowSource<Fr>& src, const ff::Limbs<4>* w, ThreadPool& pool, size_t* nnz = nullptr) {
   std::atomic<size_t> first{SIZE_MAX}, terms{0};
   const size_t chunks = std::max<size_t>(1, src.n_rows / 4096);
   pool.parallel_for(chunks, [&](size_t cb, size_t ce) {

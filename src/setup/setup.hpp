@@ -33,8 +33,8 @@ struct ToxicWaste {
   Fr tau, alpha, beta, gamma, delta;
   static ToxicWaste draw(RandomSource& rs) {
     ToxicWaste t;
-    for (Fr* x : {&t.tau, &t.alpha, &t.beta, &t.gamma, &t.delta})
-      do *x = random_field<Fr>(rs);
+    for (Fr* x : {&t.tau, &t.alpha, &t.beta, &t.gamma, &t.delta}) do
+        *x = random_field<Fr>(rs);
       while (x->is_zero());
     return t;
   }
@@ -292,13 +292,16 @@ void wire_scalars(const ToxicWaste<Fr>& tw, Columns<Fr>& cols, uint32_t m, uint3
                   const Fr& delta_inv, KeyScalars& ks, ThreadPool& pool) {
   const std::vector<Fr>&u = cols.u, &v = cols.v, &w = cols.w;
   ks.a.resize(m), ks.b.resize(m), ks.l.resize(m);
-  pool.parallel_for(m, [&](size_t lo, size_t hi) {
-    for (size_t j = lo; j < hi; ++j) {
-      ks.a[j] = u[j].to_std();
-      ks.b[j] = v[j].to_std();
-      ks.l[j] = ((tw.beta * u[j] + tw.alpha * v[j] + w[j]) * (j <= n_pub ? gamma_inv : delta_inv)).to_std();
-    }
-  }, 4096);
+  pool.parallel_for(
+      m,
+      [&](size_t lo, size_t hi) {
+        for (size_t j = lo; j < hi; ++j) {
+          ks.a[j] = u[j].to_std();
+          ks.b[j] = v[j].to_std();
+          ks.l[j] = ((tw.beta * u[j] + tw.alpha * v[j] + w[j]) * (j <= n_pub ? gamma_inv : delta_inv)).to_std();
+        }
+      },
+      4096);
   std::vector<Fr>().swap(cols.u), std::vector<Fr>().swap(cols.v), std::vector<Fr>().swap(cols.w);
 }
 

@@ -36,10 +36,10 @@ inline Shape parse_shape(const std::string& s) {
 
 struct SyntheticSpec {
   Shape shape = Shape::Porep;
-  int log_n = 10;            // the domain 2^log_n the key will have
-  uint64_t seed = 1;         // the circuit's structure
-  uint32_t n_public = 2;     // public inputs (like PoRep's comm_r / comm_d)
-  uint32_t n_inputs = 256;   // private inputs
+  int log_n = 10;           // the domain 2^log_n the key will have
+  uint64_t seed = 1;        // the circuit's structure
+  uint32_t n_public = 2;    // public inputs (like PoRep's comm_r / comm_d)
+  uint32_t n_inputs = 256;  // private inputs
 };
 
 namespace synth_detail {
@@ -65,9 +65,8 @@ class SyntheticCircuit {
     const size_t domain = size_t(1) << spec.log_n;
     if (spec.n_inputs == 0) throw InvalidArgument("a synthetic circuit needs at least one private input");
     if (size_t(spec.n_public) + 1 + spec.n_inputs + 1 > domain)
-      throw InvalidArgument("2^" + std::to_string(spec.log_n) + " is too small for " +
-                            std::to_string(spec.n_public) + " public and " + std::to_string(spec.n_inputs) +
-                            " private inputs");
+      throw InvalidArgument("2^" + std::to_string(spec.log_n) + " is too small for " + std::to_string(spec.n_public) +
+                            " public and " + std::to_string(spec.n_inputs) + " private inputs");
     n_rows_ = domain - spec.n_public - 1;
     n_checks_ = spec.shape == Shape::Porep ? spec.n_inputs : 0;
     if (n_rows_ <= n_checks_) throw InvalidArgument("the domain leaves no room for internal constraints");
@@ -187,13 +186,20 @@ class SyntheticCircuit {
           auto bit = [&](int k) { return w[operand(t, k)].v[0]; };
           uint64_t val = 0;
           switch (kind(t)) {
-            case Xor: val = bit(0) ^ bit(1); break;
-            case And: val = bit(0) & bit(1); break;
-            case Choose: val = bit(0) ? bit(1) : bit(2); break;
+            case Xor:
+              val = bit(0) ^ bit(1);
+              break;
+            case And:
+              val = bit(0) & bit(1);
+              break;
+            case Choose:
+              val = bit(0) ? bit(1) : bit(2);
+              break;
             case Pack:
               for (int k = 0; k < 8; ++k) val += bit(k) << k;
               break;
-            default: break;
+            default:
+              break;
           }
           w[self] = cpu::Scalar{{val, 0, 0, 0}};
         }

@@ -3,16 +3,16 @@
 #include <chrono>
 #include <filesystem>
 
-#include "util/files.hpp"
-#include "util/version.hpp"
 #include "ec/curves.hpp"
 #include "io/r1cs.hpp"
 #include "setup/fixed_base_on.hpp"
 #include "setup/setup.hpp"
 #include "setup/write.hpp"
 #include "util/error.hpp"
+#include "util/files.hpp"
 #include "util/thread_pool.hpp"
 #include "util/time.hpp"
+#include "util/version.hpp"
 
 namespace cuzk::setup {
 
@@ -93,7 +93,8 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
     // Every witness is checked against every constraint; the first pass also counts non-zeros.
     const size_t bad = r1cs::first_unsatisfied<Fr>(src, w.data(), pool, p == 0 ? &st.nnz : nullptr);
     if (bad != SIZE_MAX)
-      throw Error("internal error: generated witness " + std::to_string(p) + " fails constraint " + std::to_string(bad));
+      throw Error("internal error: generated witness " + std::to_string(p) + " fails constraint " +
+                  std::to_string(bad));
     if (p == 0) {
       say(std::string("circuit: ") + shape_name(opt.spec.shape) + " " + st.curve + ", " + std::to_string(st.n_rows) +
           " constraints, " + std::to_string(st.n_vars) + " wires, " + std::to_string(st.nnz) + " non-zeros (" +
@@ -108,9 +109,9 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
       st.write_ms += ms_since(tw);
     }
   }
-  say(std::to_string(opt.partitions) + " witness(es), each checked against every constraint: " +
-      std::to_string(int(ms_since(t0))) + " ms (" + std::to_string(int(st.witness_bits * 100)) +
-      "% of values are 0 or 1)");
+  say(std::to_string(opt.partitions) +
+      " witness(es), each checked against every constraint: " + std::to_string(int(ms_since(t0))) + " ms (" +
+      std::to_string(int(st.witness_bits * 100)) + "% of values are 0 or 1)");
 
   if (opt.setup) {
     RandomSource rs(opt.setup_seed);
@@ -137,8 +138,8 @@ SetupStats setup_files(const std::string& r1cs_path, const std::string& zkey_pat
   io::R1cs cs = io::read_r1cs(r1cs_path);
   double read_ms = ms_since(t0);
   if (log)
-    log("read " + r1cs_path + ": " + curve_name(cs.curve) + ", " + std::to_string(cs.n_constraints) +
-        " constraints, " + std::to_string(cs.n_wires) + " wires, " + std::to_string(cs.n_public()) + " public");
+    log("read " + r1cs_path + ": " + curve_name(cs.curve) + ", " + std::to_string(cs.n_constraints) + " constraints, " +
+        std::to_string(cs.n_wires) + " wires, " + std::to_string(cs.n_public()) + " public");
   SetupStats st = cs.curve == CurveId::bn254 ? setup_files_t<ec::Bn254>(cs, zkey_path, seed, dev, pool, log)
                                              : setup_files_t<ec::Bls12381>(cs, zkey_path, seed, dev, pool, log);
   st.read_ms = read_ms;

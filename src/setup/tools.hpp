@@ -32,8 +32,8 @@ struct SetupStats {
   uint32_t n_vars = 0, n_public = 0;
   size_t n_rows = 0, nnz = 0;  // constraints, non-zeros of A, B, C (generated circuits)
   int log_n = 0;
-  double read_ms = 0, synth_ms = 0, lagrange_ms = 0, columns_ms = 0, scalars_ms = 0, g1_ms = 0, g2_ms = 0,
-         setup_ms = 0, write_ms = 0, witness_ms = 0, total_ms = 0;
+  double read_ms = 0, synth_ms = 0, lagrange_ms = 0, columns_ms = 0, scalars_ms = 0, g1_ms = 0, g2_ms = 0, setup_ms = 0,
+         write_ms = 0, witness_ms = 0, total_ms = 0;
   size_t g1_points = 0, g2_points = 0;
   double witness_bits = 0;  // fraction of witness values that are 0 or 1 (first partition)
 };
@@ -46,9 +46,9 @@ SetupStats setup_files(const std::string& r1cs_path, const std::string& zkey_pat
 struct GenOptions {
   SyntheticSpec spec;
   CurveId curve = CurveId::bls12_381;
-  std::string out_dir;        // empty: in memory only (nothing written; timings reported)
-  uint32_t partitions = 1;    // witnesses
-  bool setup = false;         // also make an insecure key
+  std::string out_dir;      // empty: in memory only (nothing written; timings reported)
+  uint32_t partitions = 1;  // witnesses
+  bool setup = false;       // also make an insecure key
   std::optional<uint64_t> setup_seed;
   SetupDevice device;
 };

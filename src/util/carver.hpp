@@ -13,7 +13,8 @@ class Carver {
  public:
   Carver() = default;  // sizing: take() returns nullptr and counts
   // Carving `bytes` at `base`; errors name `owner` (a device, say).
-  Carver(void* base, size_t bytes, std::string owner) : base_(static_cast<char*>(base)), bytes_(bytes), owner_(std::move(owner)), sizing_(false) {}
+  Carver(void* base, size_t bytes, std::string owner)
+      : base_(static_cast<char*>(base)), bytes_(bytes), owner_(std::move(owner)), sizing_(false) {}
   virtual ~Carver() = default;
 
   void* take(size_t bytes, const char* what) {

@@ -10,8 +10,8 @@ namespace cuzk::cli {
 
 namespace {
 
-constexpr size_t kWidth = 100;      // help lines are wrapped here
-constexpr size_t kMaxColumn = 30;   // a longer name puts its help on the next line
+constexpr size_t kWidth = 100;     // help lines are wrapped here
+constexpr size_t kMaxColumn = 30;  // a longer name puts its help on the next line
 
 bool is_help(const std::string& w) { return w == "--help" || w == "-h"; }
 
@@ -159,9 +159,12 @@ Args Command::parse(const std::vector<std::string>& words) const {
       continue;
     }
     std::string value;
-    if (eq != std::string::npos) value = w.substr(eq + 1);
-    else if (i + 1 < words.size()) value = words[++i];
-    else throw UsageError(given + " needs a value (" + o->metavar + ")");
+    if (eq != std::string::npos)
+      value = w.substr(eq + 1);
+    else if (i + 1 < words.size())
+      value = words[++i];
+    else
+      throw UsageError(given + " needs a value (" + o->metavar + ")");
     if (value.empty()) throw UsageError(given + " needs a non-empty value");
     a.values_[o->name] = value;
   }
@@ -185,8 +188,10 @@ namespace {
 // One entry of a two-column list: `left` padded to `column`, `help` wrapped after it.
 std::string entry(const std::string& left, const std::string& help, size_t column) {
   std::string s = "  " + left;
-  if (s.size() + 2 > column) s += "\n" + std::string(column, ' ');
-  else s += std::string(column - s.size(), ' ');
+  if (s.size() + 2 > column)
+    s += "\n" + std::string(column, ' ');
+  else
+    s += std::string(column - s.size(), ' ');
   return s + wrap(help, kWidth, column) + "\n";
 }
 

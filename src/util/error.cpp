@@ -2,7 +2,6 @@
 
 namespace cuzk {
 
-FormatError::FormatError(const std::string& p, const std::string& what)
-    : Error(p + ": " + what), path(p) {}
+FormatError::FormatError(const std::string& p, const std::string& what) : Error(p + ": " + what), path(p) {}
 
 }  // namespace cuzk

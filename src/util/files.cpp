@@ -35,9 +35,9 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
     for (size_t i = 0; i < files.size(); ++i) {
       const auto& [path, content] = files[i];
       fs::path p(path);
-      std::string tmp = (p.parent_path().empty() ? fs::path(".") : p.parent_path()) /
-                        ("." + p.filename().string() + ".cuzk-tmp-" + std::to_string(::getpid()) + "-" +
-                         std::to_string(i));
+      std::string tmp =
+          (p.parent_path().empty() ? fs::path(".") : p.parent_path()) /
+          ("." + p.filename().string() + ".cuzk-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(i));
       int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
       temps.push_back(tmp);

@@ -1,9 +1,8 @@
 #include "util/rng.hpp"
 
-#include <sys/random.h>
-
 #include <cerrno>
 #include <cstring>
+#include <sys/random.h>
 
 #include "util/error.hpp"
 

@@ -96,8 +96,10 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t, size_t)
     std::lock_guard<std::mutex> lk(mu_);
     for (size_t c = 0; c < chunks; ++c) {
       size_t e = b + per + (c < extra ? 1 : 0);
-      if (c == 0) first = make(b, e);
-      else queue_.push_back({make(b, e)});
+      if (c == 0)
+        first = make(b, e);
+      else
+        queue_.push_back({make(b, e)});
       b = e;
     }
   }

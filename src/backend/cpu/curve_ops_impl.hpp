@@ -28,15 +28,20 @@ CurveOps make_curve_ops() {
   };
   o.msm = [](backend::Group g, const void* bases, const void* scalars, size_t n, void* result, ThreadPool& pool) {
     const Scalar* k = static_cast<const Scalar*>(scalars);
-    if (g == backend::Group::G1) *static_cast<typename E::G1Jac*>(result) = cpu::msm(static_cast<const A1*>(bases), k, n, pool);
-    else *static_cast<typename E::G2Jac*>(result) = cpu::msm(static_cast<const A2*>(bases), k, n, pool);
+    if (g == backend::Group::G1)
+      *static_cast<typename E::G1Jac*>(result) = cpu::msm(static_cast<const A1*>(bases), k, n, pool);
+    else
+      *static_cast<typename E::G2Jac*>(result) = cpu::msm(static_cast<const A2*>(bases), k, n, pool);
   };
   o.to_standard = [](const void* in, void* out, size_t n, ThreadPool& pool) {
     const Fr* x = static_cast<const Fr*>(in);
     Scalar* y = static_cast<Scalar*>(out);
-    pool.parallel_for(n, [&](size_t lo, size_t hi) {
-      for (size_t i = lo; i < hi; ++i) y[i] = x[i].to_std();
-    }, 4096);
+    pool.parallel_for(
+        n,
+        [&](size_t lo, size_t hi) {
+          for (size_t i = lo; i < hi; ++i) y[i] = x[i].to_std();
+        },
+        4096);
   };
   o.fixed_base_table_bytes = [](backend::Group g) {
     return g == backend::Group::G1 ? FixedBaseTable<typename E::G1>::table_bytes()

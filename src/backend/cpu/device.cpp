@@ -116,8 +116,7 @@ namespace {
 CpuDevice::Stream& st(backend::Stream& s) { return static_cast<CpuDevice::Stream&>(s); }
 }  // namespace
 
-CpuDevice::CpuDevice(CpuDeviceOptions o)
-    : Device(o.name), opt_(std::move(o)), pool_(opt_.threads) {
+CpuDevice::CpuDevice(CpuDeviceOptions o) : Device(o.name), opt_(std::move(o)), pool_(opt_.threads) {
   if (!(opt_.speed > 0)) opt_.speed = 1;
   if (opt_.simulated && opt_.capacity == 0) opt_.capacity = size_t(16) << 30;
 }
@@ -248,11 +247,14 @@ void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* res
     } else {
       require_live(bases, cfg.count * point, "msm bases");
     }
-    if ((opt_.simulated && cfg.scalars_at == backend::Where::Host) || cfg.scalar_form == backend::ScalarForm::Montgomery) {
+    if ((opt_.simulated && cfg.scalars_at == backend::Where::Host) ||
+        cfg.scalar_form == backend::ScalarForm::Montgomery) {
       void* copy = carve.take(cfg.count * 32, "msm scalars");
       if (cfg.scalars_at == backend::Where::Device) require_live(scalars, cfg.count * 32, "msm scalars");
-      if (cfg.scalar_form == backend::ScalarForm::Montgomery) ops.to_standard(scalars, copy, cfg.count, pool_);
-      else std::memcpy(copy, scalars, cfg.count * 32);
+      if (cfg.scalar_form == backend::ScalarForm::Montgomery)
+        ops.to_standard(scalars, copy, cfg.count, pool_);
+      else
+        std::memcpy(copy, scalars, cfg.count * 32);
       scalars = copy;
     } else {
       require_live(scalars, cfg.count * 32, "msm scalars");

@@ -24,13 +24,13 @@ namespace cuzk::cpu {
 
 struct CpuDeviceOptions {
   std::string name = "cpu";
-  bool simulated = false;   // sim:K: memory of its own, capacity enforced
-  size_t capacity = 0;      // simulated: bytes it can allocate (0 = 16 GiB)
-  unsigned threads = 0;     // threads of its kernels (0 = hardware threads)
-  double speed = 1.0;       // floors below are divided by it
-  double kernel_ms = 0;     // floor of one partition's kernels (a, b, c; H; five MSMs: 1/7 each)
-  double stage_ms = 0;      // floor of staging one partition (taken when its working set is allocated)
-  double free_ms = 0;       // floor of each free (a GPU's free waits for its work)
+  bool simulated = false;  // sim:K: memory of its own, capacity enforced
+  size_t capacity = 0;     // simulated: bytes it can allocate (0 = 16 GiB)
+  unsigned threads = 0;    // threads of its kernels (0 = hardware threads)
+  double speed = 1.0;      // floors below are divided by it
+  double kernel_ms = 0;    // floor of one partition's kernels (a, b, c; H; five MSMs: 1/7 each)
+  double stage_ms = 0;     // floor of staging one partition (taken when its working set is allocated)
+  double free_ms = 0;      // floor of each free (a GPU's free waits for its work)
   // Tests: called on the calling thread once an operation's work is queued ("evaluate_abc",
   // "compute_h", "msm"); if it throws, the call throws with that work still queued, as a device
   // error reported after a launch does.

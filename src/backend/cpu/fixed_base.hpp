@@ -72,7 +72,8 @@ class FixedBaseTable {
     }
   }
   static void normalize(const Jac* in, Aff* out, size_t n, ThreadPool& pool) {
-    pool.parallel_for(n, [&](size_t lo, size_t hi) { normalize_serial(in + lo, out + lo, hi - lo); }, 4096);
+    pool.parallel_for(
+        n, [&](size_t lo, size_t hi) { normalize_serial(in + lo, out + lo, hi - lo); }, 4096);
   }
 
  private:

@@ -36,9 +36,12 @@ void compute_h(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, ThreadPool& po
     scale_by_powers(v, dom.n, g, pool);
     ntt(v, dom, false, pool);
   }
-  pool.parallel_for(dom.n, [&](size_t lo, size_t hi) {
-    for (size_t i = lo; i < hi; ++i) out[i] = (a[i] * b[i] - c[i]).to_std();
-  }, 4096);
+  pool.parallel_for(
+      dom.n,
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) out[i] = (a[i] * b[i] - c[i]).to_std();
+      },
+      4096);
 }
 
 // a_i = A_i.w, b_i = B_i.w over n rows (values R^2-scaled, so a Montgomery product with a
@@ -48,16 +51,19 @@ void evaluate_abc(size_t n, backend::CsrView A, backend::CsrView B, const ff::Li
                   ThreadPool& pool) {
   const Fr* va = static_cast<const Fr*>(A.val);
   const Fr* vb = static_cast<const Fr*>(B.val);
-  pool.parallel_for(n, [&](size_t lo, size_t hi) {
-    for (size_t i = lo; i < hi; ++i) {
-      Fr sa = Fr::zero(), sb = Fr::zero();
-      for (uint32_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) sa += va[k] * Fr::from_raw(w[A.col[k]].v);
-      for (uint32_t k = B.row_ptr[i]; k < B.row_ptr[i + 1]; ++k) sb += vb[k] * Fr::from_raw(w[B.col[k]].v);
-      a[i] = sa;
-      b[i] = sb;
-      c[i] = sa * sb;
-    }
-  }, 1024);
+  pool.parallel_for(
+      n,
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) {
+          Fr sa = Fr::zero(), sb = Fr::zero();
+          for (uint32_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) sa += va[k] * Fr::from_raw(w[A.col[k]].v);
+          for (uint32_t k = B.row_ptr[i]; k < B.row_ptr[i + 1]; ++k) sb += vb[k] * Fr::from_raw(w[B.col[k]].v);
+          a[i] = sa;
+          b[i] = sb;
+          c[i] = sa * sb;
+        }
+      },
+      1024);
 }
 
 }  // namespace cuzk::cpu

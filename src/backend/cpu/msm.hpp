@@ -100,8 +100,10 @@ ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n,
       for (size_t i = b; i < e; ++i) {
         const Scalar& k = scalars[i];
         if (scalar_is_zero(k) || bases[i].is_inf()) continue;
-        if (scalar_is_one(k)) acc = acc.add_affine(bases[i]);
-        else g.push_back(uint32_t(i));
+        if (scalar_is_one(k))
+          acc = acc.add_affine(bases[i]);
+        else
+          g.push_back(uint32_t(i));
       }
       ones[p] = acc;
     }
@@ -123,27 +125,32 @@ ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n,
     const unsigned c = plan.c, W = plan.windows, C = plan.chunks;
     const size_t nb = size_t(1) << (c - 1);
     std::vector<X> partial(size_t(W) * C, X::infinity());
-    pool.parallel_for(size_t(W) * C, [&](size_t tb, size_t te) {
-      std::vector<X> buckets(nb);
-      for (size_t t = tb; t < te; ++t) {
-        const unsigned w = unsigned(t / C), ch = unsigned(t % C);
-        const size_t b = m * ch / C, e = m * (ch + 1) / C;
-        std::fill(buckets.begin(), buckets.end(), X::infinity());
-        for (size_t j = b; j < e; ++j) {
-          const uint32_t i = idx[j];
-          const int32_t d = signed_digit(scalars[i], w, c);
-          if (d > 0) buckets[d - 1] = buckets[d - 1].add_affine(bases[i]);
-          else if (d < 0) buckets[-d - 1] = buckets[-d - 1].sub_affine(bases[i]);
-        }
-        // sum_d d * B_d by running sums from the top bucket down.
-        X run = X::infinity(), acc = X::infinity();
-        for (size_t d = nb; d-- > 0;) {
-          run += buckets[d];
-          acc += run;
-        }
-        partial[t] = acc;
-      }
-    }, 1);
+    pool.parallel_for(
+        size_t(W) * C,
+        [&](size_t tb, size_t te) {
+          std::vector<X> buckets(nb);
+          for (size_t t = tb; t < te; ++t) {
+            const unsigned w = unsigned(t / C), ch = unsigned(t % C);
+            const size_t b = m * ch / C, e = m * (ch + 1) / C;
+            std::fill(buckets.begin(), buckets.end(), X::infinity());
+            for (size_t j = b; j < e; ++j) {
+              const uint32_t i = idx[j];
+              const int32_t d = signed_digit(scalars[i], w, c);
+              if (d > 0)
+                buckets[d - 1] = buckets[d - 1].add_affine(bases[i]);
+              else if (d < 0)
+                buckets[-d - 1] = buckets[-d - 1].sub_affine(bases[i]);
+            }
+            // sum_d d * B_d by running sums from the top bucket down.
+            X run = X::infinity(), acc = X::infinity();
+            for (size_t d = nb; d-- > 0;) {
+              run += buckets[d];
+              acc += run;
+            }
+            partial[t] = acc;
+          }
+        },
+        1);
     for (unsigned w = W; w-- > 0;) {
       for (unsigned i = 0; i < c; ++i) total = total.dbl();
       for (unsigned ch = 0; ch < C; ++ch) total += partial[size_t(w) * C + ch];

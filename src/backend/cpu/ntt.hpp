@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "ff/field.hpp"
-
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -97,22 +96,28 @@ void ntt(Fr* a, const Domain<Fr>& d, bool inverse, ThreadPool& pool) {
         4096);
   }
   if (inverse) {
-    pool.parallel_for(n, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) a[i] = a[i] * d.n_inv;
-    }, 4096);
+    pool.parallel_for(
+        n,
+        [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) a[i] = a[i] * d.n_inv;
+        },
+        4096);
   }
 }
 
 // a[j] *= g^j: moves a coefficient vector so that a forward transform evaluates on g * <omega>.
 template <class Fr>
 void scale_by_powers(Fr* a, size_t n, const Fr& g, ThreadPool& pool) {
-  pool.parallel_for(n, [&](size_t b, size_t e) {
-    Fr p = g.pow_u64(b);
-    for (size_t i = b; i < e; ++i) {
-      a[i] = a[i] * p;
-      p = p * g;
-    }
-  }, 4096);
+  pool.parallel_for(
+      n,
+      [&](size_t b, size_t e) {
+        Fr p = g.pow_u64(b);
+        for (size_t i = b; i < e; ++i) {
+          a[i] = a[i] * p;
+          p = p * g;
+        }
+      },
+      4096);
 }
 
 }  // namespace cuzk::cpu

@@ -1,7 +1,6 @@
 // CUDA-side helpers shared by the backend's .cu files.
 #pragma once
 #include <cuda_runtime.h>
-
 #include <new>
 #include <string>
 

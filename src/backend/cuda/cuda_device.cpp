@@ -33,8 +33,7 @@ struct CudaBuffer final : Buffer {
   std::shared_ptr<Stream> bound;  // kept alive until the memory is free
   gpu::PoolBuffer mem;
   CudaBuffer(gpu::DeviceId dev, size_t bytes, const char* what, std::shared_ptr<Stream> b)
-      : bound(std::move(b)),
-        mem(dev, bytes, what, bound ? static_cast<CudaStream&>(*bound).h : gpu::StreamHandle{}) {
+      : bound(std::move(b)), mem(dev, bytes, what, bound ? static_cast<CudaStream&>(*bound).h : gpu::StreamHandle{}) {
     mem_ = Memory{mem.memory().ptr, bytes};
   }
 };
@@ -71,8 +70,7 @@ class CudaDevice final : public backend::Device {
                     Stream& s) override {
     gpu::evaluate_abc(dev_, curve, n_rows, A, B, w, a, b, c, handle(s));
   }
-  void compute_h(CurveId curve, int log_n, void* a, void* b, void* c, void* h_out, Memory scratch,
-                 Stream& s) override {
+  void compute_h(CurveId curve, int log_n, void* a, void* b, void* c, void* h_out, Memory scratch, Stream& s) override {
     gpu::compute_h(dev_, curve, log_n, a, b, c, h_out, mem(scratch), handle(s));
   }
   void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) override {
@@ -96,8 +94,8 @@ class CudaDevice final : public backend::Device {
 std::unique_ptr<backend::Device> open_gpu(int ordinal) {
   for (auto& g : list_devices())
     if (g.ordinal == ordinal) return std::make_unique<CudaDevice>(ordinal, g.name, g.total_memory);
-  throw InvalidArgument("gpu:" + std::to_string(ordinal) + " is not available (" + std::to_string(list_devices().size()) +
-                        " GPU(s) visible)");
+  throw InvalidArgument("gpu:" + std::to_string(ordinal) + " is not available (" +
+                        std::to_string(list_devices().size()) + " GPU(s) visible)");
 }
 
 }  // namespace cuzk::cuda

@@ -1,8 +1,8 @@
-#include "backend/cuda/common.cuh"
-#include "backend/cuda/device_alloc.hpp"
-
 #include <cstring>
 #include <map>
+
+#include "backend/cuda/common.cuh"
+#include "backend/cuda/device_alloc.hpp"
 
 namespace cuzk::gpu {
 

@@ -1,7 +1,6 @@
 // Self-check of the shared field templates compiled for the device: the same expression is
 // computed by the CPU in tests and compared limb for limb.
 #include <cuda_runtime.h>
-
 #include <string>
 
 #include "backend/cuda/probe.hpp"
@@ -33,16 +32,28 @@ std::string run(int ordinal, const uint64_t* a, const uint64_t* b, uint64_t* out
   F *da = nullptr, *db = nullptr, *dout = nullptr;
   cudaStream_t s = nullptr;
   do {
-    if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess) { err = cuda_err(ordinal, "stream create", n, e); break; }
+    if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess) {
+      err = cuda_err(ordinal, "stream create", n, e);
+      break;
+    }
     if ((e = cudaMallocAsync(&da, bytes, s)) != cudaSuccess || (e = cudaMallocAsync(&db, bytes, s)) != cudaSuccess ||
-        (e = cudaMallocAsync(&dout, bytes, s)) != cudaSuccess) { err = cuda_err(ordinal, "cudaMallocAsync", n, e); break; }
+        (e = cudaMallocAsync(&dout, bytes, s)) != cudaSuccess) {
+      err = cuda_err(ordinal, "cudaMallocAsync", n, e);
+      break;
+    }
     cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, s);
     cudaMemcpyAsync(db, b, bytes, cudaMemcpyHostToDevice, s);
     unsigned blocks = unsigned((n + 255) / 256);
     field_check_kernel<F><<<blocks, 256, 0, s>>>(da, db, dout, n);
-    if ((e = cudaGetLastError()) != cudaSuccess) { err = cuda_err(ordinal, "field_check_kernel launch", n, e); break; }
+    if ((e = cudaGetLastError()) != cudaSuccess) {
+      err = cuda_err(ordinal, "field_check_kernel launch", n, e);
+      break;
+    }
     cudaMemcpyAsync(out, dout, bytes, cudaMemcpyDeviceToHost, s);
-    if ((e = cudaStreamSynchronize(s)) != cudaSuccess) { err = cuda_err(ordinal, "field_check_kernel", n, e); break; }
+    if ((e = cudaStreamSynchronize(s)) != cudaSuccess) {
+      err = cuda_err(ordinal, "field_check_kernel", n, e);
+      break;
+    }
   } while (false);
   if (s) {
     if (da) cudaFreeAsync(da, s);
@@ -57,8 +68,8 @@ std::string run(int ordinal, const uint64_t* a, const uint64_t* b, uint64_t* out
 
 }  // namespace
 
-std::string field_check(int ordinal, const std::string& field, const uint64_t* a, const uint64_t* b,
-                        uint64_t* out, size_t n) {
+std::string field_check(int ordinal, const std::string& field, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                        size_t n) {
   if (field == "bn254.fq") return run<ff::Bn254Fq>(ordinal, a, b, out, n);
   if (field == "bn254.fr") return run<ff::Bn254Fr>(ordinal, a, b, out, n);
   if (field == "bls12-381.fq") return run<ff::Bls12381Fq>(ordinal, a, b, out, n);

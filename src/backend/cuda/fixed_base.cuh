@@ -13,15 +13,14 @@
 // [-2^(c-1), 2^(c-1)]; sum_w d_w 2^(c w) = k exactly when the top bit of the last window is
 // zero, which holds for every 256-bit k since c W = 264 > 256.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstring>
+#include <cuda_runtime.h>
 #include <string>
 
 #include "backend/cuda/common.cuh"
-#include "backend/cuda/scalar_digits.cuh"
 #include "backend/cuda/fixed_base.hpp"
+#include "backend/cuda/scalar_digits.cuh"
 #include "ec/curve.hpp"
 
 namespace cuzk::gpu::fixed_base_impl {
@@ -63,9 +62,9 @@ __global__ void __launch_bounds__(kBlock) table_kernel(Affine<F> base, Affine<F>
 
 // out[i] = [k_i] base for i < m, from the table.
 template <class F>
-__global__ void __launch_bounds__(kBlock) mul_kernel(const Affine<F>* __restrict__ table,
-                                                     const Scalar4* __restrict__ scalars, uint32_t m,
-                                                     Affine<F>* __restrict__ out) {
+__global__ void __launch_bounds__(kBlock)
+    mul_kernel(const Affine<F>* __restrict__ table, const Scalar4* __restrict__ scalars, uint32_t m,
+               Affine<F>* __restrict__ out) {
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const Scalar4 k = load16(scalars + i);
@@ -117,7 +116,7 @@ struct FixedBase {
     const size_t fixed = workspace_bytes(0);
     if (bytes < fixed) return 0;
     size_t chunk = std::min(cap, (bytes - fixed) / (sizeof(Scalar4) + sizeof(Aff)));  // >= the answer
-    while (chunk > 0 && workspace_bytes(chunk) > bytes) --chunk;  // a few steps: rounding only
+    while (chunk > 0 && workspace_bytes(chunk) > bytes) --chunk;                      // a few steps: rounding only
     return chunk;
   }
 
@@ -130,9 +129,8 @@ struct FixedBase {
                      ")");
     const size_t chunk = chunk_for(workspace.bytes, std::min(n, kMaxChunk));
     if (chunk == 0)
-      throw GpuError(dev.name() + ": fixed_base_mul: workspace too small: needs " +
-                     std::to_string(workspace_bytes(1)) + " bytes (table of " +
-                     std::to_string(kFixedBaseTableEntries) + " points and one scalar), " +
+      throw GpuError(dev.name() + ": fixed_base_mul: workspace too small: needs " + std::to_string(workspace_bytes(1)) +
+                     " bytes (table of " + std::to_string(kFixedBaseTableEntries) + " points and one scalar), " +
                      std::to_string(workspace.bytes) + " available (" + nstr + ")");
     DeviceScope scope(dev);
     (void)cudaGetLastError();  // a failed call before this one is not this call's error

@@ -31,7 +31,7 @@
 
 namespace cuzk::gpu {
 
-constexpr unsigned kFixedBaseC = 12;                          // window bits
+constexpr unsigned kFixedBaseC = 12;                           // window bits
 constexpr unsigned kFixedBaseWindows = 256 / kFixedBaseC + 1;  // 22: covers 264 > 256 bits
 constexpr size_t kFixedBaseTableEntries = size_t(kFixedBaseWindows) << (kFixedBaseC - 1);
 
@@ -55,8 +55,8 @@ size_t fixed_base_workspace_bytes_bn254(Group group, size_t chunk);
 size_t fixed_base_workspace_bytes_bls12_381(Group group, size_t chunk);
 void fixed_base_mul_bn254(DeviceId dev, Group group, const void* base, const void* scalars, size_t n, void* out,
                           DeviceMemory workspace);
-void fixed_base_mul_bls12_381(DeviceId dev, Group group, const void* base, const void* scalars, size_t n,
-                              void* out, DeviceMemory workspace);
+void fixed_base_mul_bls12_381(DeviceId dev, Group group, const void* base, const void* scalars, size_t n, void* out,
+                              DeviceMemory workspace);
 }  // namespace detail
 
 inline size_t fixed_base_workspace_bytes(CurveId curve, Group group, size_t chunk) {
@@ -64,8 +64,8 @@ inline size_t fixed_base_workspace_bytes(CurveId curve, Group group, size_t chun
                                  : detail::fixed_base_workspace_bytes_bls12_381(group, chunk);
 }
 
-inline void fixed_base_mul(DeviceId dev, CurveId curve, Group group, const void* base, const void* scalars,
-                           size_t n, void* out, DeviceMemory workspace) {
+inline void fixed_base_mul(DeviceId dev, CurveId curve, Group group, const void* base, const void* scalars, size_t n,
+                           void* out, DeviceMemory workspace) {
   if (curve == CurveId::bn254)
     detail::fixed_base_mul_bn254(dev, group, base, scalars, n, out, workspace);
   else

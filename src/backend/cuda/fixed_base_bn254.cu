@@ -15,7 +15,7 @@ size_t fixed_base_workspace_bytes_bn254(Group group, size_t chunk) {
 }
 
 void fixed_base_mul_bn254(DeviceId dev, Group group, const void* base, const void* scalars, size_t n, void* out,
-                         DeviceMemory workspace) {
+                          DeviceMemory workspace) {
   if (group == Group::G1)
     G1::run(dev, base, scalars, n, out, workspace);
   else

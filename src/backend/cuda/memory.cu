@@ -13,8 +13,8 @@ void copy_to_device(DeviceId dev, void* dst, const void* src, size_t bytes, cons
 
 void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
   DeviceScope s(dev);
-  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), dev, "copy to host", std::string(what) + ", " +
-        std::to_string(bytes) + " bytes");
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), dev, "copy to host",
+        std::string(what) + ", " + std::to_string(bytes) + " bytes");
 }
 
 DeviceBuffer::DeviceBuffer(DeviceId dev, size_t bytes) : dev_(dev), bytes_(bytes) {

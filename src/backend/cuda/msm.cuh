@@ -17,20 +17,19 @@
 //     each segment weighted by its offset, then a tree reduction per window;
 //  5. the host combines the window sums by Horner (c doublings per window) and adds the ones.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <optional>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
+#include <cuda_runtime.h>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/cuda/common.cuh"
-#include "backend/cuda/scalar_digits.cuh"
 #include "backend/cuda/msm.hpp"
+#include "backend/cuda/scalar_digits.cuh"
 #include "ec/curve.hpp"
 
 namespace cuzk::gpu::msm_impl {
@@ -38,25 +37,25 @@ namespace cuzk::gpu::msm_impl {
 using ec::Affine;
 using ec::XYZZ;
 
-using digits::Scalar4;
-using digits::load16;
 using digits::limb_sel;
+using digits::load16;
+using digits::Scalar4;
 using digits::scalar_bits_at;
 using digits::signed_digit;
 
 constexpr unsigned kMinC = 2;
-constexpr unsigned kMaxC = 16;                   // keys are 16-bit
-constexpr unsigned kMaxWindows = 128;            // windows at c = 2 (255 / 2 + 1)
-constexpr size_t kEntryCap = size_t(1) << 27;    // (key, value) pairs held at once: 768 MiB
-constexpr uint32_t kRunsCap = 1u << 17;          // level-0 accumulation threads at most
-constexpr unsigned kRunLen = 16;                 // entries per thread at levels >= 1
-constexpr unsigned kSegLen = 16;                 // buckets per thread in the bucket reduction
-constexpr unsigned kFan = 8;                     // points per thread in tree reductions
-constexpr uint32_t kOnesThreads = 1u << 16;      // threads summing the bases of scalars 1
+constexpr unsigned kMaxC = 16;                 // keys are 16-bit
+constexpr unsigned kMaxWindows = 128;          // windows at c = 2 (255 / 2 + 1)
+constexpr size_t kEntryCap = size_t(1) << 27;  // (key, value) pairs held at once: 768 MiB
+constexpr uint32_t kRunsCap = 1u << 17;        // level-0 accumulation threads at most
+constexpr unsigned kRunLen = 16;               // entries per thread at levels >= 1
+constexpr unsigned kSegLen = 16;               // buckets per thread in the bucket reduction
+constexpr unsigned kFan = 8;                   // points per thread in tree reductions
+constexpr uint32_t kOnesThreads = 1u << 16;    // threads summing the bases of scalars 1
 constexpr unsigned kBlock = 128;
-constexpr uint32_t kNone = 0xffffffffu;          // "no key" beyond either end of a list
-constexpr uint32_t kEmpty = 0xfffffffeu;         // key of an empty run's slots (sorts last)
-constexpr uint32_t kNeg = 0x80000000u;           // sign bit of a sorted value
+constexpr uint32_t kNone = 0xffffffffu;   // "no key" beyond either end of a list
+constexpr uint32_t kEmpty = 0xfffffffeu;  // key of an empty run's slots (sorts last)
+constexpr uint32_t kNeg = 0x80000000u;    // sign bit of a sorted value
 
 inline unsigned windows_for(unsigned c, unsigned scalar_bits) { return scalar_bits / c + 1; }
 
@@ -109,8 +108,8 @@ struct IsCandidate {
 
 // Thread t sums the bases i = t, t + T, ... whose scalar is 1.
 template <class F>
-__global__ void __launch_bounds__(kBlock) ones_kernel(const Affine<F>* bases, const uint8_t* kind, size_t n,
-                                                      uint32_t threads, XYZZ<F>* out) {
+__global__ void __launch_bounds__(kBlock)
+    ones_kernel(const Affine<F>* bases, const uint8_t* kind, size_t n, uint32_t threads, XYZZ<F>* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   XYZZ<F> acc = XYZZ<F>::infinity();
@@ -121,8 +120,8 @@ __global__ void __launch_bounds__(kBlock) ones_kernel(const Affine<F>* bases, co
 
 // out[g * out_len + o] = sum of in[g * len + o * kFan ...] (kFan points or fewer).
 template <class F>
-__global__ void __launch_bounds__(kBlock) reduce_kernel(const XYZZ<F>* in, XYZZ<F>* out, uint32_t groups,
-                                                        uint32_t len, uint32_t out_len) {
+__global__ void __launch_bounds__(kBlock)
+    reduce_kernel(const XYZZ<F>* in, XYZZ<F>* out, uint32_t groups, uint32_t len, uint32_t out_len) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= groups * out_len) return;
   uint32_t g = t / out_len, o = t % out_len;
@@ -138,7 +137,7 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(const XYZZ<F>* in, XYZZ<
 // For the general scalars j < m and the windows w0 .. w0 + G - 1: key = |digit| (digit 0 gets
 // `skip`, above every bucket), value = base index | sign. cnt[wl] counts the non-zero digits.
 static __global__ void digits_kernel(const Scalar4* scalars, const uint32_t* idx, uint32_t m, unsigned w0, unsigned G,
-                              unsigned c, uint16_t* keys, uint32_t* vals, uint32_t* cnt) {
+                                     unsigned c, uint16_t* keys, uint32_t* vals, uint32_t* cnt) {
   uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   bool active = j < m;
   uint32_t i = 0;
@@ -224,10 +223,9 @@ struct WindowPtrs {
 // Level 0: the non-zero prefixes of the group's G sorted windows, concatenated (positions
 // pre[w] .. pre[w+1]), cut into `runs` equal runs; mixed additions of the (signed) bases.
 template <class F>
-__global__ void __launch_bounds__(kBlock) accumulate_bases_kernel(WindowPtrs win, const uint32_t* cnt, unsigned G,
-                                                                  uint32_t runs, const Affine<F>* bases, unsigned c,
-                                                                  uint32_t nb, bool final, XYZZ<F>* buckets,
-                                                                  Slots<F> out) {
+__global__ void __launch_bounds__(kBlock)
+    accumulate_bases_kernel(WindowPtrs win, const uint32_t* cnt, unsigned G, uint32_t runs, const Affine<F>* bases,
+                            unsigned c, uint32_t nb, bool final, XYZZ<F>* buckets, Slots<F> out) {
   __shared__ uint32_t pre[kMaxWindows + 1];
   __shared__ const uint16_t* wkeys[kMaxWindows];
   __shared__ const uint32_t* wvals[kMaxWindows];
@@ -260,8 +258,10 @@ __global__ void __launch_bounds__(kBlock) accumulate_bases_kernel(WindowPtrs win
     unsigned lo = 0, hi = G;  // pre[lo] <= p < pre[hi]
     while (hi - lo > 1) {
       unsigned mid = (lo + hi) / 2;
-      if (pre[mid] <= p) lo = mid;
-      else hi = mid;
+      if (pre[mid] <= p)
+        lo = mid;
+      else
+        hi = mid;
     }
     return lo;
   };
@@ -301,10 +301,9 @@ __global__ void __launch_bounds__(kBlock) accumulate_bases_kernel(WindowPtrs win
 
 // Levels >= 1: the slot list of the level before, kRunLen entries a thread.
 template <class F>
-__global__ void __launch_bounds__(kBlock) accumulate_partials_kernel(const uint32_t* in_keys, const XYZZ<F>* in_pts,
-                                                                     uint32_t len, unsigned c, uint32_t nb,
-                                                                     unsigned G, bool final, XYZZ<F>* buckets,
-                                                                     Slots<F> out) {
+__global__ void __launch_bounds__(kBlock)
+    accumulate_partials_kernel(const uint32_t* in_keys, const XYZZ<F>* in_pts, uint32_t len, unsigned c, uint32_t nb,
+                               unsigned G, bool final, XYZZ<F>* buckets, Slots<F> out) {
   uint32_t runs = (len + kRunLen - 1) / kRunLen;
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= runs) return;
@@ -334,8 +333,8 @@ __global__ void __launch_bounds__(kBlock) accumulate_partials_kernel(const uint3
 // live rather than three: G2 would spill) give A = sum_j R_j = sum_j (j + 1) B_j and S = R_0;
 // the segment's share of sum_d d B_d is A + (s L) S (double-and-add on s L).
 template <class F>
-__global__ void __launch_bounds__(kBlock) bucket_reduce_kernel(XYZZ<F>* buckets, uint32_t windows, uint32_t nb,
-                                                               uint32_t L, XYZZ<F>* out) {
+__global__ void __launch_bounds__(kBlock)
+    bucket_reduce_kernel(XYZZ<F>* buckets, uint32_t windows, uint32_t nb, uint32_t L, XYZZ<F>* out) {
   uint32_t segs = nb / L;
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= windows * segs) return;
@@ -460,8 +459,10 @@ struct Msm {
                        size_t sort_bytes) {
     Buffers b;
     if (!bases_on_device) b.bases_copy = cv.take<Aff>(n, "msm bases");
-    if (!scalars_on_device) b.scalars_copy = cv.take<Scalar4>(n, "msm scalars");
-    else b.scalars_std = cv.take<Scalar4>(n, "msm scalars (standard form)");
+    if (!scalars_on_device)
+      b.scalars_copy = cv.take<Scalar4>(n, "msm scalars");
+    else
+      b.scalars_std = cv.take<Scalar4>(n, "msm scalars (standard form)");
     b.kind = cv.take<uint8_t>(n, "msm scalar classes");
     b.cand = cv.take<uint32_t>(n, "msm candidates");
     b.gen_idx = cv.take<uint32_t>(n, "msm general indices");

@@ -36,8 +36,8 @@ struct MsmTimings {
   unsigned c = 0;            // window bits
   unsigned windows = 0;
   unsigned window_groups = 0;  // windows are sorted and accumulated in this many groups
-  size_t general = 0;        // scalars that went through the buckets (neither 0 nor 1)
-  size_t ones = 0;           // scalars equal to 1
+  size_t general = 0;          // scalars that went through the buckets (neither 0 nor 1)
+  size_t ones = 0;             // scalars equal to 1
 };
 
 // Device memory msm() needs for this call. The radix sort's scratch size is asked of CUB on `dev`.
@@ -72,8 +72,10 @@ inline size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg) {
 
 inline void msm(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
                 MsmTimings* timings) {
-  if (cfg.curve == CurveId::bn254) detail::msm_bn254(dev, cfg, workspace, result, stream, timings);
-  else detail::msm_bls12_381(dev, cfg, workspace, result, stream, timings);
+  if (cfg.curve == CurveId::bn254)
+    detail::msm_bn254(dev, cfg, workspace, result, stream, timings);
+  else
+    detail::msm_bls12_381(dev, cfg, workspace, result, stream, timings);
 }
 
 inline void msm_host(DeviceId dev, CurveId curve, Group group, size_t n, const void* bases, const void* scalars,

@@ -12,16 +12,18 @@ using G1 = msm_impl::Msm<E::Fq, E::Fr, 255>;
 // G2 is in msm_bls12_381_g2.cu: a translation unit of its own, so the two compile in parallel.
 size_t msm_workspace_bytes_bls12_381_g2(DeviceId dev, const MsmConfig& cfg);
 void msm_bls12_381_g2(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
-                MsmTimings* timings);
+                      MsmTimings* timings);
 
 size_t msm_workspace_bytes_bls12_381(DeviceId dev, const MsmConfig& cfg) {
   return cfg.group == Group::G1 ? G1::workspace_bytes(dev, cfg) : msm_workspace_bytes_bls12_381_g2(dev, cfg);
 }
 
 void msm_bls12_381(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
-             MsmTimings* timings) {
-  if (cfg.group == Group::G1) G1::run(dev, cfg, workspace, result, stream, timings);
-  else msm_bls12_381_g2(dev, cfg, workspace, result, stream, timings);
+                   MsmTimings* timings) {
+  if (cfg.group == Group::G1)
+    G1::run(dev, cfg, workspace, result, stream, timings);
+  else
+    msm_bls12_381_g2(dev, cfg, workspace, result, stream, timings);
 }
 
 }  // namespace cuzk::gpu::detail

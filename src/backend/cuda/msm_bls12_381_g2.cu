@@ -12,7 +12,7 @@ using G2 = msm_impl::Msm<E::Fq2, E::Fr, 255>;
 size_t msm_workspace_bytes_bls12_381_g2(DeviceId dev, const MsmConfig& cfg) { return G2::workspace_bytes(dev, cfg); }
 
 void msm_bls12_381_g2(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
-                MsmTimings* timings) {
+                      MsmTimings* timings) {
   G2::run(dev, cfg, workspace, result, stream, timings);
 }
 

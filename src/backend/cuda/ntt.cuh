@@ -18,23 +18,22 @@
 //    comes out of the Montgomery product already in standard form), from two small tables:
 //    f_j = hi[j >> kc] * lo[j & (2^kc - 1)].
 #pragma once
-#include <cuda_runtime.h>
-
 #include <array>
 #include <cstdint>
+#include <cuda_runtime.h>
 #include <optional>
 #include <string>
 
-#include "ff/field.hpp"  // before cpu/ntt.hpp, which uses ff::Limbs
 #include "backend/cpu/ntt.hpp"
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/ntt.hpp"
+#include "ff/field.hpp"
 
 namespace cuzk::gpu::ntt_impl {
 
-constexpr int kTileLog = 11;         // 2^11 elements = 64 KiB of shared memory per block
+constexpr int kTileLog = 11;  // 2^11 elements = 64 KiB of shared memory per block
 constexpr int kThreads = 256;
-constexpr int kMaxStridedBits = 9;   // butterfly bits of a strided pass (>= 2 column bits)
+constexpr int kMaxStridedBits = 9;  // butterfly bits of a strided pass (>= 2 column bits)
 constexpr int kMaxPasses = 4;
 
 struct Pass {
@@ -77,7 +76,7 @@ struct PassArgs {
   const F* coset_hi = nullptr;
   int coset_bits = 0;
   int post = kPostNone;
-  F scale;             // kPostScale: x *= scale
+  F scale;               // kPostScale: x *= scale
   const F* a = nullptr;  // kPostH: h = a * b - x, written to h instead of the tile
   const F* b = nullptr;
   F* h = nullptr;
@@ -319,8 +318,8 @@ void check_log_n(int log_n) {
   constexpr int s = F::Params::two_adicity;
   const int max = s < kNttMaxLogN ? s : kNttMaxLogN;
   if (log_n < 1 || log_n > max)
-    throw InvalidArgument(std::string(F::Params::name) + " NTT: log_n = " + std::to_string(log_n) +
-                          " is outside 1.." + std::to_string(max));
+    throw InvalidArgument(std::string(F::Params::name) + " NTT: log_n = " + std::to_string(log_n) + " is outside 1.." +
+                          std::to_string(max));
 }
 
 template <class F>
@@ -373,8 +372,7 @@ inline void check_pointer(DeviceId dev, const void* p, const char* what) {
     throw InvalidArgument(dev.name() + ": NTT: " + what + " is not 16-byte aligned");
 }
 inline void check_workspace(DeviceId dev, const DeviceMemory& ws) {
-  if (!(ws.device == dev))
-    throw GpuError(dev.name() + ": NTT workspace is on " + ws.device.name());
+  if (!(ws.device == dev)) throw GpuError(dev.name() + ": NTT workspace is on " + ws.device.name());
 }
 
 template <class F>
@@ -405,9 +403,9 @@ template <class F>
 Tables<F> build_tables(DeviceId dev, cudaStream_t s, int log_n, bool coset, const DeviceMemory& ws) {
   const Layout l = make_layout(log_n, coset);
   Arena arena(ws);
-  static constexpr const char* names[Layout::kPieces] = {"NTT twiddles", "NTT twiddles (low)", "NTT twiddles (high)",
-                                               "coset powers (low)", "coset powers (high, b)",
-                                               "coset powers (high, a and c)"};
+  static constexpr const char* names[Layout::kPieces] = {"NTT twiddles",           "NTT twiddles (low)",
+                                                         "NTT twiddles (high)",    "coset powers (low)",
+                                                         "coset powers (high, b)", "coset powers (high, a and c)"};
   F* piece[Layout::kPieces] = {};
   for (int i = 0; i < Layout::kPieces; ++i)
     if (l.count[i]) piece[i] = arena.take_n<F>(l.count[i], names[i]);
@@ -504,8 +502,8 @@ void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, S
 }
 
 template <class F>
-void compute_h(DeviceId dev, int log_n, void* d_a, void* d_b, void* d_c, void* d_h, DeviceMemory ws,
-               StreamHandle sh, HTimings* timings) {
+void compute_h(DeviceId dev, int log_n, void* d_a, void* d_b, void* d_c, void* d_h, DeviceMemory ws, StreamHandle sh,
+               HTimings* timings) {
   check_log_n<F>(log_n);
   DeviceScope scope(dev);
   (void)cudaGetLastError();  // a stale error of an earlier failed call is not this call's

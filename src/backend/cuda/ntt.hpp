@@ -70,17 +70,20 @@ inline size_t ntt_workspace_bytes(CurveId curve, int log_n) {
 }
 inline void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inverse, DeviceMemory workspace,
                 StreamHandle stream, NttTimings* timings) {
-  if (curve == CurveId::bn254) detail::ntt_bn254(dev, d_data, log_n, inverse, workspace, stream, timings);
-  else detail::ntt_bls12_381(dev, d_data, log_n, inverse, workspace, stream, timings);
+  if (curve == CurveId::bn254)
+    detail::ntt_bn254(dev, d_data, log_n, inverse, workspace, stream, timings);
+  else
+    detail::ntt_bls12_381(dev, d_data, log_n, inverse, workspace, stream, timings);
 }
 inline size_t h_workspace_bytes(CurveId curve, int log_n) {
-  return curve == CurveId::bn254 ? detail::h_workspace_bytes_bn254(log_n)
-                                 : detail::h_workspace_bytes_bls12_381(log_n);
+  return curve == CurveId::bn254 ? detail::h_workspace_bytes_bn254(log_n) : detail::h_workspace_bytes_bls12_381(log_n);
 }
 inline void compute_h(DeviceId dev, CurveId curve, int log_n, void* d_a, void* d_b, void* d_c, void* d_h_out,
                       DeviceMemory workspace, StreamHandle stream, HTimings* timings) {
-  if (curve == CurveId::bn254) detail::compute_h_bn254(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
-  else detail::compute_h_bls12_381(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
+  if (curve == CurveId::bn254)
+    detail::compute_h_bn254(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
+  else
+    detail::compute_h_bls12_381(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
 }
 
 }  // namespace cuzk::gpu

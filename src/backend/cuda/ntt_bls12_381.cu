@@ -8,11 +8,12 @@ using Fr = ff::Bls12381Fr;
 
 size_t ntt_workspace_bytes_bls12_381(int log_n) { return ntt_impl::ntt_workspace_bytes<Fr>(log_n); }
 size_t h_workspace_bytes_bls12_381(int log_n) { return ntt_impl::h_workspace_bytes<Fr>(log_n); }
-void ntt_bls12_381(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle s, NttTimings* t) {
+void ntt_bls12_381(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle s,
+                   NttTimings* t) {
   ntt_impl::ntt<Fr>(dev, d_data, log_n, inverse, ws, s, t);
 }
 void compute_h_bls12_381(DeviceId dev, int log_n, void* a, void* b, void* c, void* h, DeviceMemory ws, StreamHandle s,
-                  HTimings* t) {
+                         HTimings* t) {
   ntt_impl::compute_h<Fr>(dev, log_n, a, b, c, h, ws, s, t);
 }
 

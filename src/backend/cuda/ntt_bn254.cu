@@ -12,7 +12,7 @@ void ntt_bn254(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory
   ntt_impl::ntt<Fr>(dev, d_data, log_n, inverse, ws, s, t);
 }
 void compute_h_bn254(DeviceId dev, int log_n, void* a, void* b, void* c, void* h, DeviceMemory ws, StreamHandle s,
-                  HTimings* t) {
+                     HTimings* t) {
   ntt_impl::compute_h<Fr>(dev, log_n, a, b, c, h, ws, s, t);
 }
 

@@ -36,8 +36,8 @@ void run(DeviceId dev, size_t n, CsrView A, CsrView B, const void* w, void* a, v
   if (n > 0) {
     unsigned blocks = unsigned((n + 255) / 256);
     abc_kernel<Fr><<<blocks, 256, 0, s>>>(n, A.row_ptr, A.col, static_cast<const Fr*>(A.val), B.row_ptr, B.col,
-                                          static_cast<const Fr*>(B.val), static_cast<const Fr*>(w),
-                                          static_cast<Fr*>(a), static_cast<Fr*>(b), static_cast<Fr*>(c));
+                                          static_cast<const Fr*>(B.val), static_cast<const Fr*>(w), static_cast<Fr*>(a),
+                                          static_cast<Fr*>(b), static_cast<Fr*>(c));
     check_launch(dev, "abc_kernel", n);
   }
   if (own) check(cudaStreamSynchronize(s), dev, "abc_kernel", "n = " + std::to_string(n));
@@ -47,8 +47,10 @@ void run(DeviceId dev, size_t n, CsrView A, CsrView B, const void* w, void* a, v
 
 void evaluate_abc(DeviceId dev, CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* d_witness, void* d_a,
                   void* d_b, void* d_c, StreamHandle stream) {
-  if (curve == CurveId::bn254) run<ff::Bn254Fr>(dev, n_rows, A, B, d_witness, d_a, d_b, d_c, stream);
-  else run<ff::Bls12381Fr>(dev, n_rows, A, B, d_witness, d_a, d_b, d_c, stream);
+  if (curve == CurveId::bn254)
+    run<ff::Bn254Fr>(dev, n_rows, A, B, d_witness, d_a, d_b, d_c, stream);
+  else
+    run<ff::Bls12381Fr>(dev, n_rows, A, B, d_witness, d_a, d_b, d_c, stream);
 }
 
 }  // namespace cuzk::gpu

@@ -15,7 +15,7 @@ using backend::CsrView;  // row_ptr[n_rows + 1], col[nnz], val[nnz] on the devic
 
 // Writes a, b, c (Montgomery form, n_rows elements each). With a null stream the call makes its
 // own and waits; errors name the device, the kernel and n_rows.
-void evaluate_abc(DeviceId dev, CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* d_witness,
-                  void* d_a, void* d_b, void* d_c, StreamHandle stream = {});
+void evaluate_abc(DeviceId dev, CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* d_witness, void* d_a,
+                  void* d_b, void* d_c, StreamHandle stream = {});
 
 }  // namespace cuzk::gpu

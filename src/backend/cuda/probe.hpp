@@ -37,7 +37,7 @@ std::unique_ptr<backend::Device> open_gpu(int ordinal);
 // GPU `ordinal` for `n` elements of `limbs` 64-bit words each. `field` is one of
 // "bn254.fq", "bn254.fr", "bls12-381.fq", "bls12-381.fr". Returns "" on success, or an error
 // naming the device, the kernel and the size.
-std::string field_check(int ordinal, const std::string& field, const uint64_t* a, const uint64_t* b,
-                        uint64_t* out, size_t n);
+std::string field_check(int ordinal, const std::string& field, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                        size_t n);
 
 }  // namespace cuzk::cuda

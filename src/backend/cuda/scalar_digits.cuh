@@ -2,9 +2,8 @@
 // fixed_base.cuh): the 32-byte scalar as four limbs, 16-byte vector loads and stores, bit
 // windows, and the Booth-signed digit the CPU uses (cpu::signed_digit).
 #pragma once
-#include <cuda_runtime.h>
-
 #include <cstdint>
+#include <cuda_runtime.h>
 
 namespace cuzk::gpu::digits {
 
