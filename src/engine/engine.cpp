@@ -174,8 +174,8 @@ struct Engine::Impl {
   EngineConfig cfg;
   SteadyClock::time_point epoch = SteadyClock::now();
   mutable std::mutex mu;
-  std::condition_variable cv;  // queues and job state changes
-  bool stopping = false;
+  std::condition_variable cv;         // queues and job state changes
+  std::atomic<bool> stopping{false};  // read without mu by partitions between their phases
   std::map<std::string, std::shared_ptr<CircuitOps>> circuits;
   std::map<uint64_t, std::shared_ptr<Job>> jobs;
   uint64_t next_id = 1;
