@@ -779,6 +779,7 @@ CUZK_TEST(engine_parse_devices_sizes_budgets) {
   CHECK_EQ(devs[2].memory, size_t(3000000000));
   CHECK_EQ(one_device("cpu", "--device").name(), std::string("cpu"));
   CHECK_THROWS_WITH(one_device("sim:2", "--device"), InvalidArgument, "expected one");
+  CHECK_THROWS_WITH(backend::gpu_ordinal("cpu", "--device"), InvalidArgument, "--device: 'cpu' is not one GPU");
 
   CHECK(parse_priority("CRITICAL") == Priority::Critical);
   CHECK_THROWS_WITH(parse_priority("urgent"), InvalidArgument, "unknown priority");

@@ -160,4 +160,11 @@ std::string names_of(const std::vector<DeviceSpec>& devs) {
   return s;
 }
 
+int gpu_ordinal(const std::string& text, const std::string& what) {
+  const auto spec = parse_device_specs(text, what);
+  if (spec.size() != 1 || spec[0].kind != DeviceSpec::Kind::Gpu)
+    throw InvalidArgument(what + ": '" + text + "' is not one GPU (expected gpu:N)");
+  return spec[0].index;
+}
+
 }  // namespace cuzk::backend

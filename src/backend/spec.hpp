@@ -50,6 +50,10 @@ void apply_memory(std::vector<DeviceSpec>& devs, const std::vector<std::string>&
 // "20GiB", "512MiB", "1.5GB", "123456": bytes. Throws InvalidArgument naming the text.
 size_t parse_size(const std::string& s);
 
+// The ordinal of the one GPU that `text` names, for tools that drive the CUDA backend directly
+// (the kernel benchmark). Throws InvalidArgument, naming `what`, when `text` is not one GPU.
+int gpu_ordinal(const std::string& text, const std::string& what);
+
 // Names joined with commas ("gpu:0,gpu:1").
 std::string names_of(const std::vector<DeviceSpec>& devs);
 

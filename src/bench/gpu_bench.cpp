@@ -46,13 +46,6 @@ void print_row(const BenchRow& r) {
   std::fflush(stdout);
 }
 
-int gpu_ordinal(const std::string& device) {
-  const auto spec = backend::parse_device_specs(device, "--device");
-  if (spec.size() != 1 || spec[0].kind != backend::DeviceSpec::Kind::Gpu)
-    throw Error("cuzk bench times the GPU backend: '" + device + "' is not a GPU");
-  return spec[0].index;
-}
-
 template <class E, class G1Cfg, class G2Cfg>
 class CurveBench {
  public:
@@ -65,7 +58,7 @@ class CurveBench {
         pool_(pool),
         start_(start),
         rows_(rows),
-        dev_{gpu_ordinal(opt.device)},
+        dev_{backend::gpu_ordinal(opt.device, "--device")},
         rs_(0x5eed ^ uint64_t(E::id)) {}
 
   bool out_of_time() const { return std::chrono::duration<double>(Clock::now() - start_).count() > opt_.max_seconds; }
