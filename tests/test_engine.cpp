@@ -52,7 +52,7 @@ struct Fixture {
   std::shared_ptr<CircuitT<E>> circuit;
   groth16::VerifyingKey<E> vk;
 
-  explicit Fixture(int log_n)
+  explicit Fixture(int log_n, backend::HForm form = backend::HForm::OddCoset)
       : circ([&] {
           setup::SyntheticSpec s;
           s.shape = setup::Shape::Porep;
@@ -63,7 +63,8 @@ struct Fixture {
           return s;
         }()) {
     RandomSource rs(test::seed() + uint64_t(log_n));
-    auto pk = setup::setup<E>(circ.source(), setup::ToxicWaste<Fr>::draw(rs), setup::cpu_fixed_base<E>(pool), pool);
+    auto pk = setup::setup<E>(circ.source(), setup::ToxicWaste<Fr>::draw(rs), setup::cpu_fixed_base<E>(pool), pool,
+                              nullptr, {}, form);
     vk = groth16::verifying_key_of<E>(pk);
     circuit =
         std::make_shared<CircuitT<E>>(std::string("synthetic-") + std::to_string(log_n), std::move(pk), circ.source());
@@ -89,10 +90,10 @@ struct Fixture {
 
 // Made once per (curve, log_n); alive until the binary exits (after every engine).
 template <class E>
-Fixture<E>& fixture(int log_n) {
-  static std::map<int, std::unique_ptr<Fixture<E>>> made;
-  auto& f = made[log_n];
-  if (!f) f = std::make_unique<Fixture<E>>(log_n);
+Fixture<E>& fixture(int log_n, backend::HForm form = backend::HForm::OddCoset) {
+  static std::map<std::pair<int, backend::HForm>, std::unique_ptr<Fixture<E>>> made;
+  auto& f = made[{log_n, form}];
+  if (!f) f = std::make_unique<Fixture<E>>(log_n, form);
   return *f;
 }
 
@@ -356,8 +357,8 @@ CUZK_TEST(engine_preload_all_devices) {
 
 // ------------------------------------------------------------------ 5. streamed key
 template <class E>
-void streamed_key() {
-  auto& f = fixture<E>(9);
+void streamed_key(backend::HForm form = backend::HForm::OddCoset) {
+  auto& f = fixture<E>(9, form);
   constexpr size_t kChunk = 100;
   const auto sz = sizes(f, kChunk);
   const size_t key = sz.key, ws = sz.ws, ws_s = sz.ws_s;
@@ -378,6 +379,16 @@ void streamed_key() {
   }
 }
 CUZK_TEST(engine_streamed_key_bn254) { streamed_key<ec::Bn254>(); }
+// bellperson's convention (H as coefficients, compacted A and B gathered on the device), with
+// the key resident on simulated devices (which allocate exactly what they charge) and streamed.
+CUZK_TEST(engine_bellperson_key_resident_and_streamed) {
+  auto& f = fixture<ec::Bls12381>(9, backend::HForm::Coefficients);
+  CHECK(f.circuit->key().compact && f.circuit->key().h_form == backend::HForm::Coefficients);
+  Engine eng(config(backend::parse_device_specs("sim:2")));
+  eng.register_circuit("c", f.circuit);
+  check_proofs(f, eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4)}), 30000.0), 0, 4);
+  streamed_key<ec::Bls12381>(backend::HForm::Coefficients);
+}
 // The streamed kernels (MSMs in pieces, the last one short) give the resident kernels' results,
 // on a simulated device (memory of its own: the bases come from the host chunk by chunk).
 template <class E>

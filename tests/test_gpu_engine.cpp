@@ -31,13 +31,14 @@ struct Fixture {
   ThreadPool pool{0};
   std::unique_ptr<setup::SyntheticCircuit<Fr>> circ;
   std::shared_ptr<CircuitT<E>> circuit;
-  explicit Fixture(int log_n) {
+  explicit Fixture(int log_n, backend::HForm form = backend::HForm::OddCoset) {
     setup::SyntheticSpec spec;
     spec.log_n = log_n;
     spec.seed = test::seed();
     circ = std::make_unique<setup::SyntheticCircuit<Fr>>(spec);
     RandomSource rs(test::seed() + 1);
-    auto pk = setup::setup<E>(circ->source(), setup::ToxicWaste<Fr>::draw(rs), setup::cpu_fixed_base<E>(pool), pool);
+    auto pk = setup::setup<E>(circ->source(), setup::ToxicWaste<Fr>::draw(rs), setup::cpu_fixed_base<E>(pool), pool,
+                              nullptr, {}, form);
     circuit = std::make_shared<CircuitT<E>>("gpu-synthetic", std::move(pk), circ->source());
   }
   std::vector<Witness> witnesses(uint32_t k, uint64_t first = 0) {
@@ -64,9 +65,9 @@ std::vector<DeviceSpec> all_gpus(size_t budget = 0) {
 }
 
 template <class E>
-void gpu_jobs_equal_cpu() {
+void gpu_jobs_equal_cpu(backend::HForm form = backend::HForm::OddCoset) {
   auto devs = all_gpus();
-  Fixture<E> f(12);
+  Fixture<E> f(12, form);
   EngineConfig cfg;
   cfg.devices = devs;
   cfg.seed = 77;
@@ -87,10 +88,12 @@ void gpu_jobs_equal_cpu() {
 }
 CUZK_TEST(gpu_engine_proofs_equal_cpu_bn254) { gpu_jobs_equal_cpu<ec::Bn254>(); }
 CUZK_TEST(gpu_engine_proofs_equal_cpu_bls12_381) { gpu_jobs_equal_cpu<ec::Bls12381>(); }
+// bellperson's convention: H as coefficients, density-compacted A and B gathered on the GPU.
+CUZK_TEST(gpu_engine_bellperson_proofs_equal_cpu) { gpu_jobs_equal_cpu<ec::Bls12381>(backend::HForm::Coefficients); }
 
-CUZK_TEST(gpu_engine_streamed_key_equals_cpu) {
+void streamed_key_equals_cpu(backend::HForm form) {
   auto devs = all_gpus();
-  Fixture<ec::Bls12381> f(12);
+  Fixture<ec::Bls12381> f(12, form);
   constexpr size_t kChunk = 1000;  // several chunks per MSM, the last one short
   auto gpu = backend::open_device(devs[0]);
   const size_t ws = f.circuit->working_set_bytes(*gpu, kChunk);
@@ -112,6 +115,8 @@ CUZK_TEST(gpu_engine_streamed_key_equals_cpu) {
     CHECK_MSG(r.proofs[i].proof_json == f.cpu_proof(20 + i, 5, id, i), "partition " << i);
   }
 }
+CUZK_TEST(gpu_engine_streamed_key_equals_cpu) { streamed_key_equals_cpu(backend::HForm::OddCoset); }
+CUZK_TEST(gpu_engine_streamed_bellperson_key_equals_cpu) { streamed_key_equals_cpu(backend::HForm::Coefficients); }
 
 CUZK_TEST(gpu_engine_refuses_a_budget_too_small) {
   auto devs = all_gpus();
@@ -146,7 +151,8 @@ CUZK_TEST(gpu_memory_is_freed_after_the_kernels_that_use_it) {
   auto devs = all_gpus();
   auto dev = backend::open_device(devs[0]);
   const int log_n = 24;  // H takes tens of ms: long enough to be running at the free
-  const size_t n = size_t(1) << log_n, bytes = 3 * n * 32 + dev->h_workspace_bytes(CurveId::bls12_381, log_n);
+  const size_t n = size_t(1) << log_n,
+               bytes = 3 * n * 32 + dev->h_workspace_bytes(CurveId::bls12_381, log_n, backend::HForm::OddCoset);
   std::vector<uint64_t> host(n * 4, 0x0123456789abcdefull);
   for (int round = 0; round < 3; ++round) {
     void* freed = nullptr;
@@ -157,8 +163,8 @@ CUZK_TEST(gpu_memory_is_freed_after_the_kernels_that_use_it) {
       dev->copy_to_device(p, host.data(), n * 32, *stream, "a");
       dev->copy_to_device(p + n * 32, host.data(), n * 32, *stream, "b");
       dev->copy_to_device(p + 2 * n * 32, host.data(), n * 32, *stream, "c");
-      dev->compute_h(CurveId::bls12_381, log_n, p, p + n * 32, p + 2 * n * 32, p, {p + 3 * n * 32, bytes - 3 * n * 32},
-                     *stream);
+      dev->compute_h(CurveId::bls12_381, log_n, backend::HForm::OddCoset, p, p + n * 32, p + 2 * n * 32, p,
+                     {p + 3 * n * 32, bytes - 3 * n * 32}, *stream);
       freed = mem->data();
     }  // mem freed here, with H queued or running on `stream`
     auto again = dev->allocate(bytes, nullptr, "test reuse");

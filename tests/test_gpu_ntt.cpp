@@ -100,7 +100,7 @@ void check_ntt_sizes(DeviceId dev, CurveId curve, int max_log, int extra_log) {
 }
 
 template <class Fr>
-void check_h(DeviceId dev, CurveId curve, int log_n, bool h_aliases_a) {
+void check_h(DeviceId dev, CurveId curve, int log_n, bool h_aliases_a, gpu::HForm form = gpu::HForm::OddCoset) {
   RandomSource rs(test::seed() ^ 0x4848 ^ uint64_t(log_n) << 32 ^ uint64_t(dev.ordinal) << 40 ^ uint64_t(curve) << 48);
   const size_t n = size_t(1) << log_n;
   std::vector<Fr> a = random_vector<Fr>(rs, n), b = random_vector<Fr>(rs, n), c(n);
@@ -110,23 +110,32 @@ void check_h(DeviceId dev, CurveId curve, int log_n, bool h_aliases_a) {
   upload(dev, da, a);
   upload(dev, db, b);
   upload(dev, dc, c);
-  DeviceBuffer ws(dev, gpu::h_workspace_bytes(curve, log_n));
+  DeviceBuffer ws(dev, gpu::h_workspace_bytes(curve, log_n, form));
   void* h_ptr = h_aliases_a ? da.memory().ptr : dh.memory().ptr;
-  gpu::compute_h(dev, curve, log_n, da.memory().ptr, db.memory().ptr, dc.memory().ptr, h_ptr, ws.memory());
+  gpu::compute_h(dev, curve, log_n, da.memory().ptr, db.memory().ptr, dc.memory().ptr, h_ptr, ws.memory(), {}, nullptr,
+                 form);
   std::vector<cpu::Scalar> got(n);
   gpu::copy_to_host(dev, got.data(), h_ptr, n * sizeof(cpu::Scalar), "h");
   std::vector<cpu::Scalar> want(n);
-  cpu::compute_h<Fr>(a.data(), b.data(), c.data(), log_n, want.data(), pool());
-  for (size_t i = 0; i < n; ++i)
-    CHECK_MSG(std::memcmp(&got[i], &want[i], sizeof(cpu::Scalar)) == 0,
-              Fr::Params::name << " H 2^" << log_n << " on " << dev.name() << ": first difference at " << i);
+  const bool coefficients = form == gpu::HForm::Coefficients;
+  if (coefficients)
+    cpu::compute_h_coefficients<Fr>(a.data(), b.data(), c.data(), log_n, want.data(), pool());
+  else
+    cpu::compute_h<Fr>(a.data(), b.data(), c.data(), log_n, want.data(), pool());
+  size_t first = SIZE_MAX;
+  for (size_t i = 0; i < n && first == SIZE_MAX; ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(cpu::Scalar)) != 0) first = i;
+  CHECK_MSG(first == SIZE_MAX, Fr::Params::name << (coefficients ? " H coefficients" : " H") << " 2^" << log_n << " on "
+                                                << dev.name() << ": first difference at " << first);
 }
 
 template <class Fr>
 void check_h_sizes(DeviceId dev, CurveId curve) {
-  for (int log_n = 1; log_n <= 13; ++log_n) check_h<Fr>(dev, curve, log_n, log_n % 2 == 0);
-  check_h<Fr>(dev, curve, 16, false);
-  check_h<Fr>(dev, curve, 20, true);
+  for (auto form : {gpu::HForm::OddCoset, gpu::HForm::Coefficients}) {
+    for (int log_n = 1; log_n <= 13; ++log_n) check_h<Fr>(dev, curve, log_n, log_n % 2 == 0, form);
+    check_h<Fr>(dev, curve, 16, false, form);
+    check_h<Fr>(dev, curve, 20, true, form);
+  }
 }
 
 }  // namespace

@@ -117,7 +117,7 @@ CUZK_TEST(fixed_base_table_matches_double_and_add) {
 }
 
 template <class E>
-void setup_prove_verify(Shape shape, int log_n) {
+void setup_prove_verify(Shape shape, int log_n, backend::HForm form = backend::HForm::OddCoset) {
   using Fr = typename E::Fr;
   ThreadPool pool(2);
   SyntheticSpec spec;
@@ -129,8 +129,17 @@ void setup_prove_verify(Shape shape, int log_n) {
   SyntheticCircuit<Fr> c(spec);
   RandomSource rs(test::seed());
   auto tw = ToxicWaste<Fr>::draw(rs);
-  auto pk = setup::setup<E>(c.source(), tw, cpu_fixed_base<E>(pool), pool);
+  auto pk = setup::setup<E>(c.source(), tw, cpu_fixed_base<E>(pool), pool, nullptr, {}, form);
   CHECK_EQ(pk.log_n, log_n);
+  groth16::check_key_shape(pk);
+  groth16::check_density_lists(pk);
+  if (form == backend::HForm::Coefficients) {
+    // bellperson's layout: n - 1 H points; A holds every input and only the wires A uses.
+    CHECK_EQ(pk.h.size(), (size_t(1) << log_n) - 1);
+    CHECK(pk.compact && pk.a.size() == pk.a_wires.size() && pk.b2.size() == pk.b_wires.size());
+    for (uint32_t j = 0; j <= spec.n_public; ++j) CHECK_EQ(pk.a_wires[j], j);
+    CHECK(pk.a_wires.size() <= pk.n_vars && pk.b_wires.size() < pk.n_vars);
+  }
   auto vk = groth16::verifying_key_of<E>(pk);
   cpu::CpuDeviceOptions co;
   co.threads = pool.size();
@@ -157,6 +166,23 @@ CUZK_TEST(setup_keys_prove_and_verify_bn254) {
 CUZK_TEST(setup_keys_prove_and_verify_bls12_381) {
   setup_prove_verify<ec::Bls12381>(Shape::Porep, 9);
   setup_prove_verify<ec::Bls12381>(Shape::Dense, 8);
+}
+// bellperson's convention: the generator's roots, H as coefficients, compacted A and B queries.
+CUZK_TEST(bellperson_keys_prove_and_verify) {
+  setup_prove_verify<ec::Bls12381>(Shape::Porep, 9, backend::HForm::Coefficients);
+  setup_prove_verify<ec::Bls12381>(Shape::Dense, 8, backend::HForm::Coefficients);
+  setup_prove_verify<ec::Bn254>(Shape::Porep, 8, backend::HForm::Coefficients);
+}
+
+// The primitive 2^32-th root of unity bellperson's domains use: 7^t on BLS12-381 (blstrs's
+// ROOT_OF_UNITY), not snarkjs's 5^t.
+CUZK_TEST(bellperson_root_of_unity_is_blstrs) {
+  using Fr = ff::Bls12381Fr;
+  ff::Limbs<4> want{{0x3829971F439F0D2Bull, 0xB63683508C2280B9ull, 0xD09B681922C813B4ull, 0x16A2A19EDFE81F20ull}};
+  const Fr w = cpu::root_of_unity<Fr>(32, Fr::Params::generator);
+  const auto got = w.to_std(), snarkjs = cpu::root_of_unity<Fr>(32).to_std();
+  CHECK(std::memcmp(got.v, want.v, sizeof want.v) == 0);
+  CHECK(std::memcmp(snarkjs.v, want.v, sizeof want.v) != 0);
 }
 
 template <class E>

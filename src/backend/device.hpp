@@ -27,6 +27,14 @@ enum class Group { G1, G2 };
 enum class ScalarForm { Standard, Montgomery };
 enum class Where { Host, Device };
 
+// What compute_h hands to the H MSM, fixed by the key's convention:
+//   OddCoset      snarkjs: h on the odd coset of the doubled domain, n values; roots of unity from
+//                 the quadratic non-residue (5)
+//   Coefficients  bellperson: the coefficients of h = (a b - c) / Z, n values of which the last is
+//                 zero (its key has n - 1 points); roots of unity and the coset from the field's
+//                 multiplicative generator (7 on BLS12-381)
+enum class HForm { OddCoset, Coefficients };
+
 // A block of memory the caller owns, on the device that the call runs on (or on the host).
 struct Memory {
   void* ptr = nullptr;
@@ -91,7 +99,7 @@ class Device {
 
   // Memory the calls below need, asked before they run.
   virtual size_t msm_workspace_bytes(const MsmConfig& cfg) const = 0;
-  virtual size_t h_workspace_bytes(CurveId curve, int log_n) const = 0;
+  virtual size_t h_workspace_bytes(CurveId curve, int log_n, HForm form) const = 0;
   virtual size_t fixed_base_workspace_bytes(CurveId curve, Group group, size_t chunk) const = 0;
 
   virtual std::shared_ptr<Stream> make_stream() = 0;
@@ -102,10 +110,13 @@ class Device {
   // a = A.w, b = B.w, c = a.b over n_rows (Montgomery form); w standard form, on the device.
   virtual void evaluate_abc(CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* w, void* a, void* b,
                             void* c, Stream& s) = 0;
-  // H on the odd coset (groth16's): a, b, c (Montgomery, natural order) are overwritten; h (standard
-  // form) goes to h_out, which may alias a. `scratch` holds h_workspace_bytes().
-  virtual void compute_h(CurveId curve, int log_n, void* a, void* b, void* c, void* h_out, Memory scratch,
+  // H in `form`: a, b, c (Montgomery, natural order) are overwritten; h (standard form, n values)
+  // goes to h_out, which may alias a. `scratch` holds h_workspace_bytes().
+  virtual void compute_h(CurveId curve, int log_n, HForm form, void* a, void* b, void* c, void* h_out, Memory scratch,
                          Stream& s) = 0;
+  // dst[i] = src[index[i]], i < count, for 32-byte scalars (the witness values of the wires a
+  // density-compacted MSM runs over); all three on the device.
+  virtual void gather(const void* src, const uint32_t* index, size_t count, void* dst, Stream& s) = 0;
   // Writes the sum to `result` on the host (ec::Jacobian<F>) and returns when it is there.
   virtual void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) = 0;
   // out[i] = [scalars[i]] base, i < n; base, scalars (standard form) and out on the host. Returns

@@ -17,6 +17,8 @@ struct Bls12381FrParams {
   static constexpr const char* modulus = "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001";
   static constexpr int two_adicity = 32;
   static constexpr uint64_t nqr = 5;
+  // The multiplicative generator bellperson (blstrs) takes its roots of unity and cosets from.
+  static constexpr uint64_t generator = 7;
 };
 using Bls12381Fq = Fp<Bls12381FqParams>;
 using Bls12381Fr = Fp<Bls12381FrParams>;

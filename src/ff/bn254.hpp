@@ -20,6 +20,7 @@ struct Bn254FrParams {
   // rapidsnark use for their roots of unity).
   static constexpr int two_adicity = 28;
   static constexpr uint64_t nqr = 5;
+  static constexpr uint64_t generator = 5;  // the multiplicative generator
 };
 using Bn254Fq = Fp<Bn254FqParams>;
 using Bn254Fr = Fp<Bn254FrParams>;

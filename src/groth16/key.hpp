@@ -43,7 +43,50 @@ struct ProvingKey {
   std::vector<typename E::G1Affine> ic, a, b1, c, h;
   std::vector<typename E::G2Affine> b2;
   Csr<Fr> A, B;
+  // The convention (backend::HForm): snarkjs's (the default), or bellperson's, whose h has
+  // domain_size - 1 points on the coefficient basis and whose A, B1 and B2 points are density-
+  // compacted (`compact`): a[i] is wire a_wires[i]'s (every input, then the private wires whose
+  // A column is not empty), b1[i] and b2[i] wire b_wires[i]'s. Otherwise a point per wire.
+  backend::HForm h_form = backend::HForm::OddCoset;
+  bool compact = false;
+  std::vector<uint32_t> a_wires, b_wires;
+  bool compacted() const { return compact; }
 };
+
+// The key's sections agree with each other (sizes only, constant time; the points were checked
+// when read).
+template <class E>
+void check_key_shape(const ProvingKey<E>& pk) {
+  auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw InvalidArgument("proving key: " + what);
+  };
+  const size_t m = pk.n_vars, n = pk.domain_size;
+  need(size_t(1) << pk.log_n == n, "the domain is not 2^log_n");
+  need(m > pk.n_public, "fewer wires than public inputs + 1");
+  need(pk.ic.size() == size_t(pk.n_public) + 1,
+       "IC has " + std::to_string(pk.ic.size()) + " points for " + std::to_string(pk.n_public) + " public inputs");
+  need(pk.c.size() == m - pk.n_public - 1, "C/L has " + std::to_string(pk.c.size()) + " points for " +
+                                               std::to_string(m - pk.n_public - 1) + " private wires");
+  const size_t nh = pk.h_form == backend::HForm::Coefficients ? n - 1 : n;
+  need(pk.h.size() == nh, "H has " + std::to_string(pk.h.size()) + " points, the domain needs " + std::to_string(nh));
+  const size_t na = pk.compact ? pk.a_wires.size() : m, nb = pk.compact ? pk.b_wires.size() : m;
+  need(pk.a.size() == na, "A has " + std::to_string(pk.a.size()) + " points for " + std::to_string(na) + " wires");
+  need(pk.b1.size() == nb && pk.b2.size() == nb, "B1/B2 have " + std::to_string(pk.b1.size()) + "/" +
+                                                     std::to_string(pk.b2.size()) + " points for " +
+                                                     std::to_string(nb) + " wires");
+}
+
+// The density lists hold ascending wires of the circuit (a pass over them: for readers of keys).
+template <class E>
+void check_density_lists(const ProvingKey<E>& pk) {
+  const size_t m = pk.n_vars;
+  for (const auto* list : {&pk.a_wires, &pk.b_wires})
+    for (size_t i = 0; i < list->size(); ++i)
+      if ((*list)[i] >= m || (i > 0 && (*list)[i - 1] >= (*list)[i]))
+        throw InvalidArgument(std::string("proving key: the ") + (list == &pk.a_wires ? "A" : "B") +
+                              " density list is not ascending wires < " + std::to_string(m) + " at entry " +
+                              std::to_string(i));
+}
 
 template <class E>
 struct Proof {

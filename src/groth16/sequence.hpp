@@ -15,6 +15,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "backend/device.hpp"
@@ -40,6 +41,7 @@ class DeviceKey {
   const A1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;
   const A2* b2 = nullptr;
   backend::CsrView A{}, B{};
+  const uint32_t *a_wires = nullptr, *b_wires = nullptr;  // density-compacted keys only
 
   // Lays the key out in `cv` (sizing or carving); `put(dst, src, bytes, what)` copies a section.
   template <class Put>
@@ -57,6 +59,8 @@ class DeviceKey {
     h = section(pk.h, "key H points");
     A = {section(pk.A.row_ptr, "A rows"), section(pk.A.col, "A columns"), section(pk.A.val, "A values")};
     B = {section(pk.B.row_ptr, "B rows"), section(pk.B.col, "B columns"), section(pk.B.val, "B values")};
+    if (!pk.a_wires.empty()) a_wires = section(pk.a_wires, "A density");
+    if (!pk.b_wires.empty()) b_wires = section(pk.b_wires, "B density");
   }
 
   // Device memory of the key on `d` (0 where the key is used in place).
@@ -73,6 +77,8 @@ class DeviceKey {
     if (d.shares_host_memory()) {
       k->a = pk.a.data(), k->b1 = pk.b1.data(), k->b2 = pk.b2.data(), k->c = pk.c.data(), k->h = pk.h.data();
       k->A = pk.A.view(), k->B = pk.B.view();
+      k->a_wires = pk.a_wires.empty() ? nullptr : pk.a_wires.data();
+      k->b_wires = pk.b_wires.empty() ? nullptr : pk.b_wires.data();
       return k;
     }
     const size_t bytes = bytes_on(d, pk);
@@ -104,14 +110,18 @@ std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chun
   return {cfg(backend::Group::G1, std::max(n, m)), cfg(backend::Group::G2, m)};
 }
 
-// One proof's device memory, in this order: witness scalars, a, b, c, then scratch. H runs first
-// with a, b, c live and its scratch after c, and leaves h in a. The MSMs then need only the
-// witness and h, so their workspace starts at b: b and c are dead by then. The scratch after c is
-// therefore the larger of H's workspace and what the largest MSM needs beyond those two.
+// One proof's device memory, in this order: witness scalars, (for a density-compacted key) the
+// gathered scalars of the A or B MSM and, with a streamed key, the density lists; a, b, c, then
+// scratch. H runs first with a, b, c live and its scratch after c, and leaves h in a. The MSMs
+// then need only the witness (or its gathered values) and h, so their workspace starts at b: b
+// and c are dead by then. The scratch after c is therefore the larger of H's workspace and what
+// the largest MSM needs beyond those two.
 template <class E>
 struct WorkingSet {
   using Fr = typename E::Fr;
   Scalar* w = nullptr;
+  Scalar* gathered = nullptr;
+  uint32_t *a_wires = nullptr, *b_wires = nullptr;  // streamed compacted key only
   Fr *a = nullptr, *b = nullptr, *c = nullptr;
   backend::Memory h_scratch, msm_scratch;
 
@@ -119,8 +129,15 @@ struct WorkingSet {
     const size_t n = pk.domain_size, m = pk.n_vars;
     size_t msm = 0;
     for (auto& cfg : msm_configs(pk, chunk)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
-    const size_t h = d.h_workspace_bytes(E::id, pk.log_n), bc = 2 * Carver::round(n * sizeof(Fr));
+    const size_t h = d.h_workspace_bytes(E::id, pk.log_n, pk.h_form), bc = 2 * Carver::round(n * sizeof(Fr));
     w = cv.take<Scalar>(m, "witness scalars");
+    if (pk.compacted()) {
+      gathered = cv.take<Scalar>(std::max(pk.a_wires.size(), pk.b_wires.size()), "gathered scalars");
+      if (chunk) {
+        a_wires = cv.take<uint32_t>(pk.a_wires.size(), "A density");
+        b_wires = cv.take<uint32_t>(pk.b_wires.size(), "B density");
+      }
+    }
     a = cv.take<Fr>(n, "a");
     b = cv.take<Fr>(n, "b");
     c = cv.take<Fr>(n, "c");
@@ -164,6 +181,7 @@ Staged<E> stage(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w
   if (w.size() != pk.n_vars)
     throw InvalidArgument("witness has " + std::to_string(w.size()) + " values, the key expects " +
                           std::to_string(pk.n_vars));
+  check_key_shape(pk);
   Staged<E> st;
   st.stream = d.make_stream();
   st.mem = d.allocate(bytes, st.stream, "partition working set");
@@ -171,6 +189,9 @@ Staged<E> stage(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w
   st.ws.carve(cv, d, pk, chunk);
   const size_t n = pk.domain_size;
   d.copy_to_device(st.ws.w, w.data(), w.size() * sizeof(Scalar), *st.stream, "witness scalars");
+  for (auto [dst, list, what] :
+       {std::tuple{st.ws.a_wires, &pk.a_wires, "A density"}, std::tuple{st.ws.b_wires, &pk.b_wires, "B density"}})
+    if (dst && !list->empty()) d.copy_to_device(dst, list->data(), list->size() * sizeof(uint32_t), *st.stream, what);
   st.abc_staged = abc_host[0] && abc_host[1] && abc_host[2];
   if (st.abc_staged) {
     Fr* dst[3] = {st.ws.a, st.ws.b, st.ws.c};
@@ -209,7 +230,7 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   }
   at(Phase::NttH);
   timer.time(Phase::NttH, [&] {
-    d.compute_h(E::id, pk.log_n, ws.a, ws.b, ws.c, ws.a, ws.h_scratch, s);  // h, standard form, into a
+    d.compute_h(E::id, pk.log_n, pk.h_form, ws.a, ws.b, ws.c, ws.a, ws.h_scratch, s);  // h, standard form, into a
     d.synchronize(s);
   });
 
@@ -218,6 +239,7 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
                  const Scalar* k, size_t count, auto& out) {
     at(p);
     timer.time(p, [&] {
+      if (count == 0) return;  // the sum of nothing (a compacted query with no wire)
       backend::MsmConfig cfg;
       cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
       if (key) {
@@ -239,11 +261,20 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   };
   const uint32_t skip = pk.n_public + 1;
   const Scalar* h = reinterpret_cast<const Scalar*>(ws.a);
-  msm(Phase::MsmA, backend::Group::G1, key ? key->a : nullptr, pk.a.data(), sizeof(A1), ws.w, m, r.a);
-  msm(Phase::MsmB1, backend::Group::G1, key ? key->b1 : nullptr, pk.b1.data(), sizeof(A1), ws.w, m, r.b1);
-  msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), ws.w, m, r.b2);
+  // The scalars of a density-compacted MSM: the witness values of its wires, gathered on the
+  // device (the stream orders the gather after the previous MSM, which has returned).
+  auto scalars_of = [&](const uint32_t* dev_wires, const std::vector<uint32_t>& wires) -> const Scalar* {
+    if (!pk.compact) return ws.w;
+    if (!wires.empty()) d.gather(ws.w, dev_wires, wires.size(), ws.gathered, s);
+    return ws.gathered;
+  };
+  const Scalar* wa = scalars_of(key ? key->a_wires : ws.a_wires, pk.a_wires);
+  msm(Phase::MsmA, backend::Group::G1, key ? key->a : nullptr, pk.a.data(), sizeof(A1), wa, pk.a.size(), r.a);
+  const Scalar* wb = scalars_of(key ? key->b_wires : ws.b_wires, pk.b_wires);
+  msm(Phase::MsmB1, backend::Group::G1, key ? key->b1 : nullptr, pk.b1.data(), sizeof(A1), wb, pk.b1.size(), r.b1);
+  msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), wb, pk.b2.size(), r.b2);
   msm(Phase::MsmC, backend::Group::G1, key ? key->c : nullptr, pk.c.data(), sizeof(A1), ws.w + skip, m - skip, r.c);
-  msm(Phase::MsmH, backend::Group::G1, key ? key->h : nullptr, pk.h.data(), sizeof(A1), h, n, r.h);
+  msm(Phase::MsmH, backend::Group::G1, key ? key->h : nullptr, pk.h.data(), sizeof(A1), h, pk.h.size(), r.h);
   return r;
 }
 

@@ -10,6 +10,12 @@
 //   IC_j = [(beta u_j + alpha v_j + w_j) / gamma]G1 (j <= n_public), C_j = [... / delta]G1 (others)
 //   H_i = [L^coset_i(tau) Z(tau) / (g^n - 1) / delta]G1, g the coset the prover uses
 //
+// In bellperson's convention (HForm::Coefficients) the same key differs in three ways: the
+// domain's roots of unity are the powers of the field's generator's (7 on BLS12-381), H is on
+// the coefficient basis (H_i = [tau^i Z(tau) / delta]G1, i < n - 1), and A, B1, B2 hold only
+// the wires whose column is not empty (every input in A, through its input row): the layout
+// bellperson's generator writes to a .params file.
+//
 // The fixed-base multiplications go to a FixedBase callback: the CPU version here (windowed
 // table, all threads of the pool), or the GPU's.
 #pragma once
@@ -104,10 +110,10 @@ struct LagrangeAtTau {
 
 // L_i = (tau^n - 1)/n * w^i / (tau - w^i); each chunk starts at w^lo, computed by a power.
 template <class Fr>
-LagrangeAtTau<Fr> lagrange_at_tau(const Fr& tau, const Sizes& sh, ThreadPool& pool) {
+LagrangeAtTau<Fr> lagrange_at_tau(const Fr& tau, const Sizes& sh, uint64_t root_base, ThreadPool& pool) {
   const size_t n = sh.n;
   LagrangeAtTau<Fr> r;
-  r.omega = cpu::root_of_unity<Fr>(sh.log_n);
+  r.omega = cpu::root_of_unity<Fr>(sh.log_n, root_base);
   r.tau_n = tau.pow_u64(n);
   r.zt = r.tau_n - Fr::one();
   if (r.zt.is_zero()) throw InvalidArgument("tau lies in the domain; draw another");
@@ -334,6 +340,54 @@ std::vector<cpu::Scalar> h_scalars(const ToxicWaste<Fr>& tw, const LagrangeAtTau
   return kh;
 }
 
+// bellperson's H scalars: tau^i Z(tau) / delta, i < n - 1.
+template <class Fr>
+std::vector<cpu::Scalar> h_coefficient_scalars(const ToxicWaste<Fr>& tw, const LagrangeAtTau<Fr>& lag, const Sizes& sh,
+                                               const Fr& delta_inv, ThreadPool& pool) {
+  const size_t count = sh.n - 1;
+  const Fr common = lag.zt * delta_inv;
+  std::vector<cpu::Scalar> kh(count);
+  pool.parallel_for(chunks_of(count), [&](size_t cb, size_t ce) {
+    for (size_t ch = cb; ch < ce; ++ch) {
+      const size_t lo = ch * kChunk, hi = std::min(count, lo + kChunk);
+      Fr x = common * tw.tau.pow_u64(lo);
+      for (size_t i = lo; i < hi; ++i) {
+        kh[i] = x.to_std();
+        x = x * tw.tau;
+      }
+    }
+  });
+  return kh;
+}
+
+// The wires whose column of `M` has a non-zero value, ascending: the density of bellperson's
+// compacted A and B queries.
+template <class Fr>
+std::vector<uint32_t> dense_wires(const groth16::Csr<Fr>& M, uint32_t m) {
+  std::vector<uint8_t> used(m, 0);
+  for (size_t k = 0; k < M.col.size(); ++k)
+    if (!M.val[k].is_zero()) used[M.col[k]] = 1;
+  std::vector<uint32_t> wires;
+  for (uint32_t j = 0; j < m; ++j)
+    if (used[j]) wires.push_back(j);
+  return wires;
+}
+
+// Keeps the scalars of `wires` only. A wire whose column is not empty but sums to 0 at tau
+// would get the point at infinity, which bellperson's generator drops: refused (another tau).
+inline void compact(std::vector<cpu::Scalar>& k, const std::vector<uint32_t>& wires, const char* what) {
+  std::vector<cpu::Scalar> out(wires.size());
+  for (size_t i = 0; i < wires.size(); ++i) {
+    out[i] = k[wires[i]];
+    bool zero = true;
+    for (uint64_t x : out[i].v) zero = zero && x == 0;
+    if (zero)
+      throw InvalidArgument(std::string("the ") + what + " column of wire " + std::to_string(wires[i]) +
+                            " vanishes at tau; draw other toxic waste");
+  }
+  k.swap(out);
+}
+
 // The fixed-base multiplications of the key, each scalar list freed once its points are made.
 template <class E>
 struct KeyPoints {
@@ -364,13 +418,13 @@ struct KeyPoints {
     pk.alpha1 = single1(tw.alpha);
     pk.beta1 = single1(tw.beta);
     pk.delta1 = single1(tw.delta);
-    pk.a = g1(ks.a.data(), sh.m);
+    pk.a = g1(ks.a.data(), ks.a.size());
     std::vector<cpu::Scalar>().swap(ks.a);
-    pk.b1 = g1(ks.b.data(), sh.m);
+    pk.b1 = g1(ks.b.data(), ks.b.size());
     pk.ic = g1(ks.l.data(), sh.n_pub + 1);
     pk.c = g1(ks.l.data() + sh.n_pub + 1, sh.m - sh.n_pub - 1);
     std::vector<cpu::Scalar>().swap(ks.l);
-    pk.h = g1(ks.h.data(), sh.n);
+    pk.h = g1(ks.h.data(), ks.h.size());
     std::vector<cpu::Scalar>().swap(ks.h);
   }
   // beta, gamma, delta, B2; returns the number of points.
@@ -378,10 +432,11 @@ struct KeyPoints {
     pk.beta2 = single2(tw.beta);
     pk.gamma2 = single2(tw.gamma);
     pk.delta2 = single2(tw.delta);
-    pk.b2.resize(sh.m);
-    fixed(FixedGroup::G2, ks.b.data(), sh.m, pk.b2.data());
+    const size_t nb = ks.b.size();
+    pk.b2.resize(nb);
+    fixed(FixedGroup::G2, ks.b.data(), nb, pk.b2.data());
     std::vector<cpu::Scalar>().swap(ks.b);
-    return size_t(sh.m) + 3;
+    return nb + 3;
   }
 };
 
@@ -389,10 +444,12 @@ struct KeyPoints {
 
 // ------------------------------------------------------------------ the setup
 
+// `form`: HForm::OddCoset for snarkjs's key, HForm::Coefficients for bellperson's.
 template <class E>
 groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const ToxicWaste<typename E::Fr>& tw,
                              const FixedBase& fixed, ThreadPool& pool, SetupTimings* timings = nullptr,
-                             const std::function<void(const std::string&)>& log = {}) {
+                             const std::function<void(const std::string&)>& log = {},
+                             backend::HForm form = backend::HForm::OddCoset) {
   using Fr = typename E::Fr;
   const auto t_all = std::chrono::steady_clock::now();
   SetupTimings tm;
@@ -405,9 +462,12 @@ groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const T
   pk.n_public = sh.n_pub;
   pk.domain_size = uint32_t(sh.n);
   pk.log_n = sh.log_n;
+  pk.h_form = form;
+  const bool bellperson = form == backend::HForm::Coefficients;
 
   auto t0 = std::chrono::steady_clock::now();
-  detail::LagrangeAtTau<Fr> lag = detail::lagrange_at_tau(tw.tau, sh, pool);
+  detail::LagrangeAtTau<Fr> lag =
+      detail::lagrange_at_tau(tw.tau, sh, bellperson ? Fr::Params::generator : Fr::Params::nqr, pool);
   tm.lagrange_ms = ms_since(t0);
   say("Lagrange basis at tau over 2^" + std::to_string(sh.log_n) + ": " + std::to_string(int(tm.lagrange_ms)) + " ms");
 
@@ -420,7 +480,16 @@ groth16::ProvingKey<E> setup(const r1cs::RowSource<typename E::Fr>& src, const T
   const Fr gamma_inv = tw.gamma.inv(), delta_inv = tw.delta.inv();
   detail::KeyScalars ks;
   detail::wire_scalars(tw, cols, sh.m, sh.n_pub, gamma_inv, delta_inv, ks, pool);
-  ks.h = detail::h_scalars(tw, lag, sh, delta_inv, pool);
+  if (bellperson) {
+    pk.compact = true;
+    pk.a_wires = detail::dense_wires(pk.A, sh.m);
+    pk.b_wires = detail::dense_wires(pk.B, sh.m);
+    detail::compact(ks.a, pk.a_wires, "A");
+    detail::compact(ks.b, pk.b_wires, "B");
+    ks.h = detail::h_coefficient_scalars(tw, lag, sh, delta_inv, pool);
+  } else {
+    ks.h = detail::h_scalars(tw, lag, sh, delta_inv, pool);
+  }
   std::vector<Fr>().swap(lag.L);
   tm.scalars_ms = ms_since(t0);
 

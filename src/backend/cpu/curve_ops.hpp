@@ -14,7 +14,7 @@ struct CurveOps {
   size_t (*h_scratch_bytes)(int log_n);
   void (*evaluate_abc)(size_t n, backend::CsrView A, backend::CsrView B, const void* w, void* a, void* b, void* c,
                        ThreadPool& pool);
-  void (*compute_h)(int log_n, void* a, void* b, void* c, void* h_out, ThreadPool& pool);
+  void (*compute_h)(int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out, ThreadPool& pool);
   // Scalars standard form; writes one ec::Jacobian of the group to `result`.
   void (*msm)(backend::Group g, const void* bases, const void* scalars, size_t n, void* result, ThreadPool& pool);
   void (*to_standard)(const void* in, void* out, size_t n, ThreadPool& pool);  // Montgomery -> standard

@@ -22,9 +22,14 @@ CurveOps make_curve_ops() {
     cpu::evaluate_abc<Fr>(n, A, B, static_cast<const Scalar*>(w), static_cast<Fr*>(a), static_cast<Fr*>(b),
                           static_cast<Fr*>(c), pool);
   };
-  o.compute_h = [](int log_n, void* a, void* b, void* c, void* h_out, ThreadPool& pool) {
-    cpu::compute_h<Fr>(static_cast<Fr*>(a), static_cast<Fr*>(b), static_cast<Fr*>(c), log_n,
-                       static_cast<Scalar*>(h_out), pool);
+  o.compute_h = [](int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out, ThreadPool& pool) {
+    auto* fa = static_cast<Fr*>(a);
+    auto* fb = static_cast<Fr*>(b);
+    auto* fc = static_cast<Fr*>(c);
+    if (form == backend::HForm::OddCoset)
+      cpu::compute_h<Fr>(fa, fb, fc, log_n, static_cast<Scalar*>(h_out), pool);
+    else
+      cpu::compute_h_coefficients<Fr>(fa, fb, fc, log_n, static_cast<Scalar*>(h_out), pool);
   };
   o.msm = [](backend::Group g, const void* bases, const void* scalars, size_t n, void* result, ThreadPool& pool) {
     const Scalar* k = static_cast<const Scalar*>(scalars);

@@ -144,7 +144,7 @@ size_t CpuDevice::msm_workspace_bytes(const backend::MsmConfig& cfg) const {
   return b;
 }
 
-size_t CpuDevice::h_workspace_bytes(CurveId curve, int log_n) const {
+size_t CpuDevice::h_workspace_bytes(CurveId curve, int log_n, backend::HForm) const {
   return curve_ops(curve).h_scratch_bytes(log_n);  // the twiddle tables, allocated by the transform
 }
 
@@ -219,17 +219,37 @@ void CpuDevice::evaluate_abc(CurveId curve, size_t n, backend::CsrView A, backen
   if (opt_.after_enqueue) opt_.after_enqueue("evaluate_abc");
 }
 
-void CpuDevice::compute_h(CurveId curve, int log_n, void* a, void* b, void* c, void* h_out, backend::Memory,
-                          backend::Stream& s) {
+void CpuDevice::compute_h(CurveId curve, int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out,
+                          backend::Memory, backend::Stream& s) {
   st(s).enqueue([=, this] {
     const auto t0 = std::chrono::steady_clock::now();
     const size_t n = size_t(1) << log_n;
     for (void* p : {a, b, c, h_out}) require_live(p, n * 32, "compute_h");
-    curve_ops(curve).compute_h(log_n, a, b, c, h_out, pool_);
+    curve_ops(curve).compute_h(log_n, form, a, b, c, h_out, pool_);
     kernel_floor(1.0 / 7, t0);
     require_live(h_out, n * 32, "compute_h (its writes)");
   });
   if (opt_.after_enqueue) opt_.after_enqueue("compute_h");
+}
+
+void CpuDevice::gather(const void* src, const uint32_t* index, size_t count, void* dst, backend::Stream& s) {
+  st(s).enqueue([=, this] {
+    require_live(index, count * sizeof(uint32_t), "gather (its index)");
+    require_live(dst, count * 32, "gather");
+    struct Scalar32 {
+      uint64_t v[4];
+    };
+    const auto* in = static_cast<const Scalar32*>(src);
+    auto* out = static_cast<Scalar32*>(dst);
+    pool_.parallel_for(
+        count,
+        [&](size_t lo, size_t hi) {
+          for (size_t i = lo; i < hi; ++i) out[i] = in[index[i]];
+        },
+        4096);
+    require_live(dst, count * 32, "gather (its writes)");
+  });
+  if (opt_.after_enqueue) opt_.after_enqueue("gather");
 }
 
 void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* result, backend::Stream& s) {

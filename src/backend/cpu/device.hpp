@@ -47,7 +47,7 @@ class CpuDevice final : public backend::Device {
   bool shares_host_memory() const override { return !opt_.simulated; }
 
   size_t msm_workspace_bytes(const backend::MsmConfig& cfg) const override;
-  size_t h_workspace_bytes(CurveId curve, int log_n) const override;
+  size_t h_workspace_bytes(CurveId curve, int log_n, backend::HForm form) const override;
   size_t fixed_base_workspace_bytes(CurveId curve, backend::Group g, size_t chunk) const override;
 
   std::shared_ptr<backend::Stream> make_stream() override;
@@ -56,8 +56,9 @@ class CpuDevice final : public backend::Device {
   void copy_to_device(void* dst, const void* src, size_t bytes, backend::Stream& s, const char* what) override;
   void evaluate_abc(CurveId curve, size_t n_rows, backend::CsrView A, backend::CsrView B, const void* w, void* a,
                     void* b, void* c, backend::Stream& s) override;
-  void compute_h(CurveId curve, int log_n, void* a, void* b, void* c, void* h_out, backend::Memory scratch,
-                 backend::Stream& s) override;
+  void compute_h(CurveId curve, int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out,
+                 backend::Memory scratch, backend::Stream& s) override;
+  void gather(const void* src, const uint32_t* index, size_t count, void* dst, backend::Stream& s) override;
   void msm(const backend::MsmConfig& cfg, backend::Memory workspace, void* result, backend::Stream& s) override;
   void fixed_base_mul(CurveId curve, backend::Group g, const void* base, const void* scalars, size_t n, void* out,
                       backend::Memory workspace, backend::Stream& s) override;

@@ -1,5 +1,5 @@
 // The CPU backend's Groth16 kernels: a, b, c from the key's compiled rows (the pre-compiled
-// constraint evaluator), and H on the odd coset. Bit-identical to the CUDA backend's
+// constraint evaluator), and H on the odd coset (snarkjs) or as coefficients (bellperson). Bit-identical to the CUDA backend's
 // (cuda/pce.cu, cuda/ntt.cuh): the same roots (snarkjs's: nqr 5), the same coset, the same forms.
 #pragma once
 #include <cstdint>
@@ -40,6 +40,36 @@ void compute_h(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, ThreadPool& po
       dom.n,
       [&](size_t lo, size_t hi) {
         for (size_t i = lo; i < hi; ++i) out[i] = (a[i] * b[i] - c[i]).to_std();
+      },
+      4096);
+}
+
+// bellperson's H: for each of a, b, c: iNTT, coefficient j times g^j, NTT (g the field's
+// generator, the roots of unity its powers too); t_i = (a_i b_i - c_i) / (g^n - 1), Z on the
+// coset; iNTT of t, coefficient j times g^-j: the n coefficients of h (the last one zero), in
+// standard form. out may alias a.
+template <class Fr>
+void compute_h_coefficients(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, ThreadPool& pool) {
+  auto dom = Domain<Fr>::make(log_n, Fr::Params::generator);
+  const Fr g = Fr::from_u64(Fr::Params::generator);
+  for (Fr* v : {a, b, c}) {
+    ntt(v, dom, true, pool);
+    scale_by_powers(v, dom.n, g, pool);
+    ntt(v, dom, false, pool);
+  }
+  const Fr z_inv = (g.pow_u64(dom.n) - Fr::one()).inv();
+  pool.parallel_for(
+      dom.n,
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
+      },
+      4096);
+  ntt(a, dom, true, pool);
+  scale_by_powers(a, dom.n, g.inv(), pool);
+  pool.parallel_for(
+      dom.n,
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) out[i] = a[i].to_std();
       },
       4096);
 }

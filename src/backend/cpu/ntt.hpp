@@ -1,7 +1,8 @@
 // Number-theoretic transforms over Fr on the CPU (the reference backend).
 //
 // Roots of unity follow snarkjs/rapidsnark exactly: with r - 1 = 2^s * t and the quadratic
-// non-residue 5, w_{2^k} = 5^(t * 2^(s-k)). Transforms take and return natural order
+// non-residue 5, w_{2^k} = 5^(t * 2^(s-k)); bellperson's keys take them from the field's
+// multiplicative generator instead (7 on BLS12-381), the `base` argument below. Transforms take and return natural order
 // (bit reversal is internal), which is the order the .zkey H points expect.
 #pragma once
 #include <cstdint>
@@ -13,9 +14,10 @@
 
 namespace cuzk::cpu {
 
-// Primitive 2^k-th root of unity of Fr (k <= two-adicity), as snarkjs defines it.
+// Primitive 2^k-th root of unity of Fr (k <= two-adicity): base^(t * 2^(s-k)), base the quadratic
+// non-residue (snarkjs) unless given (bellperson: Fr::Params::generator).
 template <class Fr>
-Fr root_of_unity(int k) {
+Fr root_of_unity(int k, uint64_t base = Fr::Params::nqr) {
   constexpr int s = Fr::Params::two_adicity;
   if (k < 0 || k > s) throw InvalidArgument("no 2^" + std::to_string(k) + "-th root of unity in this field");
   // t = (r - 1) >> s
@@ -23,7 +25,7 @@ Fr root_of_unity(int k) {
   t.v[0] -= 1;
   for (int i = 0; i < s; ++i)
     for (int j = 0; j < Fr::N; ++j) t.v[j] = (t.v[j] >> 1) | (j + 1 < Fr::N ? t.v[j + 1] << 63 : 0);
-  Fr w = Fr::from_u64(Fr::Params::nqr).pow(t);  // primitive 2^s-th root
+  Fr w = Fr::from_u64(base).pow(t);  // primitive 2^s-th root
   for (int i = k; i < s; ++i) w = w.sqr();
   return w;
 }
@@ -36,11 +38,11 @@ struct Domain {
   std::vector<Fr> tw;      // omega^j, j < n/2
   std::vector<Fr> tw_inv;  // omega^-j, j < n/2
 
-  static Domain make(int log_n) {
+  static Domain make(int log_n, uint64_t base = Fr::Params::nqr) {
     Domain d;
     d.log_n = log_n;
     d.n = size_t(1) << log_n;
-    d.omega = root_of_unity<Fr>(log_n);
+    d.omega = root_of_unity<Fr>(log_n, base);
     d.omega_inv = d.omega.inv();
     d.n_inv = Fr::from_u64(d.n).inv();
     size_t h = d.n / 2;

@@ -54,7 +54,9 @@ class CudaDevice final : public backend::Device {
   bool shares_host_memory() const override { return false; }
 
   size_t msm_workspace_bytes(const MsmConfig& cfg) const override { return gpu::msm_workspace_bytes(dev_, cfg); }
-  size_t h_workspace_bytes(CurveId curve, int log_n) const override { return gpu::h_workspace_bytes(curve, log_n); }
+  size_t h_workspace_bytes(CurveId curve, int log_n, backend::HForm form) const override {
+    return gpu::h_workspace_bytes(curve, log_n, form);
+  }
   size_t fixed_base_workspace_bytes(CurveId curve, backend::Group g, size_t chunk) const override {
     return gpu::fixed_base_workspace_bytes(curve, g, chunk);
   }
@@ -70,8 +72,12 @@ class CudaDevice final : public backend::Device {
                     Stream& s) override {
     gpu::evaluate_abc(dev_, curve, n_rows, A, B, w, a, b, c, handle(s));
   }
-  void compute_h(CurveId curve, int log_n, void* a, void* b, void* c, void* h_out, Memory scratch, Stream& s) override {
-    gpu::compute_h(dev_, curve, log_n, a, b, c, h_out, mem(scratch), handle(s));
+  void compute_h(CurveId curve, int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out, Memory scratch,
+                 Stream& s) override {
+    gpu::compute_h(dev_, curve, log_n, a, b, c, h_out, mem(scratch), handle(s), nullptr, form);
+  }
+  void gather(const void* src, const uint32_t* index, size_t count, void* dst, Stream& s) override {
+    gpu::gather_scalars(dev_, src, index, count, dst, handle(s));
   }
   void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) override {
     gpu::msm(dev_, cfg, mem(workspace), result, handle(s));

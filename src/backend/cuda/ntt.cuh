@@ -224,7 +224,8 @@ __global__ void __launch_bounds__(kThreads) ntt_pass_kernel(F* data, const F* __
   }
 
   if (p.post == kPostH) {
-    // h = a.b - x; a carries an extra R^-1, x = c too, so this is a.b - c in standard form.
+    // h = a.b - x. For the odd coset a carries an extra R^-1, x = c too, so this is a.b - c in
+    // standard form; bellperson's a and c carry 1/Z instead, and h stays in Montgomery form.
     for (uint32_t e = threadIdx.x; e < T; e += blockDim.x) {
       const uint32_t i = global(e);
       const F h = load_global(p.a + i) * load_global(p.b + i) - tile.get(e);
@@ -239,6 +240,24 @@ __global__ void __launch_bounds__(kThreads) ntt_pass_kernel(F* data, const F* __
   for (uint32_t v = threadIdx.x; v < 2 * T; v += blockDim.x) {
     const uint32_t e = v >> 1;
     reinterpret_cast<uint4*>(data + global(e))[v & 1] = ((v & 1) ? tile.hi : tile.lo)[e];
+  }
+}
+
+// bellperson's last step: data holds h's coefficients in bit-reversed order, unscaled (from the
+// DIF inverse passes); coefficient k becomes k-th in natural order, times g^-k / n, out of
+// Montgomery form: f_k = hi[k >> bits] * lo[k & mask], hi carrying 1/n and R^-1.
+template <class F>
+__global__ void coefficients_kernel(F* data, int log_n, const F* __restrict__ lo, const F* __restrict__ hi, int bits) {
+  const uint32_t n = 1u << log_n, mask = (1u << bits) - 1;
+  auto f = [&](uint32_t k) { return load_global(hi + (k >> bits)) * load_global(lo + (k & mask)); };
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const uint32_t j = bit_reverse(i, log_n);
+    if (i > j) continue;
+    // Plain loads: data is written here, so the read-only path (__ldg), which the compiler may
+    // move past the stores, must not read it.
+    const F x = data[i], y = data[j];
+    data[j] = x * f(j);  // position i held coefficient j
+    if (i != j) data[i] = y * f(i);
   }
 }
 
@@ -285,12 +304,14 @@ __global__ void expand_kernel(F* tw, uint32_t count, const F* __restrict__ lo, c
 
 // Workspace pieces (element counts, 0 = absent), taken from the Arena in this order.
 struct Layout {
-  static constexpr int kPieces = 6;
-  std::array<size_t, kPieces> count{};  // tw, tw_lo, tw_hi, coset_lo, coset_hi_b, coset_hi_ac
+  static constexpr int kPieces = 8;
+  // tw, tw_lo, tw_hi, coset_lo, coset_hi_b, coset_hi_ac, then for bellperson's H the inverse
+  // coset's lo and hi
+  std::array<size_t, kPieces> count{};
   int tw_bits = 0, coset_bits = 0;
 };
 
-inline Layout make_layout(int log_n, bool coset) {
+inline Layout make_layout(int log_n, bool coset, bool inverse_coset = false) {
   Layout l;
   const size_t half = size_t(1) << (log_n - 1);
   l.tw_bits = log_n / 2;  // (log_n - 1 + 1) / 2: splits the n/2 exponents in two
@@ -301,6 +322,10 @@ inline Layout make_layout(int log_n, bool coset) {
     l.coset_bits = (log_n + 1) / 2;
     l.count[3] = size_t(1) << l.coset_bits;
     l.count[4] = l.count[5] = (size_t(1) << log_n) >> l.coset_bits;
+    if (inverse_coset) {
+      l.count[6] = l.count[3];
+      l.count[7] = l.count[4];
+    }
   }
   return l;
 }
@@ -328,9 +353,9 @@ size_t ntt_workspace_bytes(int log_n) {
   return layout_bytes<F>(make_layout(log_n, false));
 }
 template <class F>
-size_t h_workspace_bytes(int log_n) {
+size_t h_workspace_bytes(int log_n, bool coefficients) {
   check_log_n<F>(log_n);
-  return layout_bytes<F>(make_layout(log_n, true));
+  return layout_bytes<F>(make_layout(log_n, true, coefficients));
 }
 
 // Events on one stream for the timing hook; no-ops when nobody asked.
@@ -383,6 +408,8 @@ struct Tables {
   F* coset_lo = nullptr;
   F* coset_hi_b = nullptr;
   F* coset_hi_ac = nullptr;
+  F* coset_inv_lo = nullptr;
+  F* coset_inv_hi = nullptr;
 };
 
 template <class F>
@@ -398,21 +425,29 @@ void launch_powers(DeviceId dev, cudaStream_t s, F* out, size_t count, const F& 
   check_launch(dev, "ntt powers_kernel", count);
 }
 
-// Carves the tables out of the workspace and fills them (all on stream s).
+// Carves the tables out of the workspace and fills them (all on stream s). With `bellperson`,
+// the roots and the coset are the generator's, a's and c's coset factors carry 1/(g^n - 1)
+// instead of R^-1, and the inverse coset's tables are made too.
 template <class F>
-Tables<F> build_tables(DeviceId dev, cudaStream_t s, int log_n, bool coset, const DeviceMemory& ws) {
-  const Layout l = make_layout(log_n, coset);
+Tables<F> build_tables(DeviceId dev, cudaStream_t s, int log_n, bool coset, const DeviceMemory& ws,
+                       bool bellperson = false) {
+  const Layout l = make_layout(log_n, coset, bellperson);
   Arena arena(ws);
-  static constexpr const char* names[Layout::kPieces] = {"NTT twiddles",           "NTT twiddles (low)",
-                                                         "NTT twiddles (high)",    "coset powers (low)",
-                                                         "coset powers (high, b)", "coset powers (high, a and c)"};
+  static constexpr const char* names[Layout::kPieces] = {"NTT twiddles",
+                                                         "NTT twiddles (low)",
+                                                         "NTT twiddles (high)",
+                                                         "coset powers (low)",
+                                                         "coset powers (high, b)",
+                                                         "coset powers (high, a and c)",
+                                                         "inverse coset powers (low)",
+                                                         "inverse coset powers (high)"};
   F* piece[Layout::kPieces] = {};
   for (int i = 0; i < Layout::kPieces; ++i)
     if (l.count[i]) piece[i] = arena.take_n<F>(l.count[i], names[i]);
-  Tables<F> t{piece[0], piece[1], piece[2], piece[3], piece[4], piece[5]};
+  Tables<F> t{piece[0], piece[1], piece[2], piece[3], piece[4], piece[5], piece[6], piece[7]};
 
   const F one = F::one();
-  const F w = cpu::root_of_unity<F>(log_n);
+  const F w = cpu::root_of_unity<F>(log_n, bellperson ? F::Params::generator : F::Params::nqr);
   launch_powers(dev, s, t.tw_lo, l.count[1], w, one);
   launch_powers(dev, s, t.tw_hi, l.count[2], pow2k(w, l.tw_bits), one);
   const size_t half = l.count[0];
@@ -421,13 +456,23 @@ Tables<F> build_tables(DeviceId dev, cudaStream_t s, int log_n, bool coset, cons
   check_launch(dev, "ntt expand_kernel", half);
   if (coset) {
     constexpr int sadic = F::Params::two_adicity;
-    const F g = log_n < sadic ? cpu::root_of_unity<F>(log_n + 1) : F::from_u64(F::Params::nqr * F::Params::nqr);
+    const F g = bellperson      ? F::from_u64(F::Params::generator)
+                : log_n < sadic ? cpu::root_of_unity<F>(log_n + 1)
+                                : F::from_u64(F::Params::nqr * F::Params::nqr);
     const F n_inv = F::from_u64(uint64_t(1) << log_n).inv();
     const F n_inv_rinv = F::from_raw(n_inv.to_std().v);  // 1/n * R^-1 (Montgomery form)
     const F g_hi = pow2k(g, l.coset_bits);
     launch_powers(dev, s, t.coset_lo, l.count[3], g, one);
     launch_powers(dev, s, t.coset_hi_b, l.count[4], g_hi, n_inv);
-    launch_powers(dev, s, t.coset_hi_ac, l.count[5], g_hi, n_inv_rinv);
+    if (bellperson) {
+      const F z_inv = (pow2k(g, log_n) - one).inv();  // 1/Z on the coset: Z(g w^i) = g^n - 1
+      launch_powers(dev, s, t.coset_hi_ac, l.count[5], g_hi, n_inv * z_inv);
+      const F g_inv = g.inv();
+      launch_powers(dev, s, t.coset_inv_lo, l.count[6], g_inv, one);
+      launch_powers(dev, s, t.coset_inv_hi, l.count[7], pow2k(g_inv, l.coset_bits), n_inv_rinv);
+    } else {
+      launch_powers(dev, s, t.coset_hi_ac, l.count[5], g_hi, n_inv_rinv);
+    }
   }
   return t;
 }
@@ -501,9 +546,12 @@ void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, S
   }
 }
 
+// H (see gpu::compute_h): with `coefficients` bellperson's form, whose h = a.b - c leaves the
+// fused passes in Montgomery form, already divided by Z, and is then transformed back: DIF
+// inverse passes, and coefficients_kernel into natural order, off the coset, standard form.
 template <class F>
-void compute_h(DeviceId dev, int log_n, void* d_a, void* d_b, void* d_c, void* d_h, DeviceMemory ws, StreamHandle sh,
-               HTimings* timings) {
+void compute_h(DeviceId dev, int log_n, bool coefficients, void* d_a, void* d_b, void* d_c, void* d_h, DeviceMemory ws,
+               StreamHandle sh, HTimings* timings) {
   check_log_n<F>(log_n);
   DeviceScope scope(dev);
   (void)cudaGetLastError();  // a stale error of an earlier failed call is not this call's
@@ -516,8 +564,8 @@ void compute_h(DeviceId dev, int log_n, void* d_a, void* d_b, void* d_c, void* d
   Timer timer(dev, cs.s, timings != nullptr);
 
   const int m0 = timer.mark();
-  const Tables<F> t = build_tables<F>(dev, cs.s, log_n, true, ws);
-  const Layout l = make_layout(log_n, true);
+  const Tables<F> t = build_tables<F>(dev, cs.s, log_n, true, ws, coefficients);
+  const Layout l = make_layout(log_n, true, coefficients);
   int marks[4];
   marks[0] = timer.mark();
   const Plan plan = make_plan(log_n);
@@ -554,6 +602,21 @@ void compute_h(DeviceId dev, int log_n, void* d_a, void* d_b, void* d_c, void* d
       launch_pass(dev, cs.s, data, t.tw, a, i == 0 ? "compute_h middle pass" : "compute_h forward pass");
     }
     marks[v + 1] = timer.mark();
+  }
+  if (coefficients) {
+    F* h = static_cast<F*>(d_h);
+    for (int i = plan.count - 1; i >= 0; --i) {
+      PassArgs<F> a;
+      a.log_n = log_n;
+      a.pass = plan.pass[i];
+      a.dif = a.dif_inverse = true;
+      launch_pass(dev, cs.s, h, t.tw, a, "compute_h inverse pass of h");
+    }
+    const uint32_t n = 1u << log_n;
+    const unsigned blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
+    coefficients_kernel<F><<<blocks, 256, 0, cs.s>>>(h, log_n, t.coset_inv_lo, t.coset_inv_hi, l.coset_bits);
+    check_launch(dev, "compute_h coefficients_kernel", n);
+    marks[3] = timer.mark();
   }
   cs.finish("compute_h", log_n, timings != nullptr);
   if (timings) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "backend/cuda/gpu.hpp"
+#include "backend/device.hpp"
 #include "ff/curve_id.hpp"
 
 namespace cuzk::gpu {
@@ -42,26 +43,32 @@ size_t ntt_workspace_bytes(CurveId curve, int log_n);
 void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inverse, DeviceMemory workspace,
          StreamHandle stream = {}, NttTimings* timings = nullptr);
 
+using backend::HForm;
+
 // Workspace of compute_h(): the twiddle table and the small coset tables (no n-sized scratch).
-size_t h_workspace_bytes(CurveId curve, int log_n);
+size_t h_workspace_bytes(CurveId curve, int log_n, HForm form = HForm::OddCoset);
 
 // H on the odd coset, as groth16::compute_h: for each of a, b, c (Montgomery form, natural
 // order): inverse NTT, scale coefficient j by g^j (g = w_{2n}, or 25 when log_n is the field's
 // two-adicity), forward NTT; then h_i = a_i.b_i - c_i in standard form (the MSM's scalars).
 // a, b and c are overwritten (scratch); d_h_out may alias d_a (or be a fourth buffer).
+// With HForm::Coefficients, bellperson's H as cpu::compute_h_coefficients: the generator's roots
+// and coset, h divided by Z on the coset and transformed back to its n coefficients (standard
+// form, natural order, the last one zero).
 void compute_h(DeviceId dev, CurveId curve, int log_n, void* d_a, void* d_b, void* d_c, void* d_h_out,
-               DeviceMemory workspace, StreamHandle stream = {}, HTimings* timings = nullptr);
+               DeviceMemory workspace, StreamHandle stream = {}, HTimings* timings = nullptr,
+               HForm form = HForm::OddCoset);
 
 namespace detail {
 // One set per curve, defined in ntt_<curve>.cu.
 size_t ntt_workspace_bytes_bn254(int log_n);
-size_t h_workspace_bytes_bn254(int log_n);
+size_t h_workspace_bytes_bn254(int log_n, bool coefficients);
 void ntt_bn254(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*);
-void compute_h_bn254(DeviceId, int, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
+void compute_h_bn254(DeviceId, int, bool, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
 size_t ntt_workspace_bytes_bls12_381(int log_n);
-size_t h_workspace_bytes_bls12_381(int log_n);
+size_t h_workspace_bytes_bls12_381(int log_n, bool coefficients);
 void ntt_bls12_381(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*);
-void compute_h_bls12_381(DeviceId, int, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
+void compute_h_bls12_381(DeviceId, int, bool, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
 }  // namespace detail
 
 inline size_t ntt_workspace_bytes(CurveId curve, int log_n) {
@@ -75,15 +82,18 @@ inline void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inver
   else
     detail::ntt_bls12_381(dev, d_data, log_n, inverse, workspace, stream, timings);
 }
-inline size_t h_workspace_bytes(CurveId curve, int log_n) {
-  return curve == CurveId::bn254 ? detail::h_workspace_bytes_bn254(log_n) : detail::h_workspace_bytes_bls12_381(log_n);
+inline size_t h_workspace_bytes(CurveId curve, int log_n, HForm form) {
+  const bool k = form == HForm::Coefficients;
+  return curve == CurveId::bn254 ? detail::h_workspace_bytes_bn254(log_n, k)
+                                 : detail::h_workspace_bytes_bls12_381(log_n, k);
 }
 inline void compute_h(DeviceId dev, CurveId curve, int log_n, void* d_a, void* d_b, void* d_c, void* d_h_out,
-                      DeviceMemory workspace, StreamHandle stream, HTimings* timings) {
+                      DeviceMemory workspace, StreamHandle stream, HTimings* timings, HForm form) {
+  const bool k = form == HForm::Coefficients;
   if (curve == CurveId::bn254)
-    detail::compute_h_bn254(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
+    detail::compute_h_bn254(dev, log_n, k, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
   else
-    detail::compute_h_bls12_381(dev, log_n, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
+    detail::compute_h_bls12_381(dev, log_n, k, d_a, d_b, d_c, d_h_out, workspace, stream, timings);
 }
 
 }  // namespace cuzk::gpu

@@ -7,13 +7,15 @@ namespace cuzk::gpu::detail {
 using Fr = ff::Bn254Fr;
 
 size_t ntt_workspace_bytes_bn254(int log_n) { return ntt_impl::ntt_workspace_bytes<Fr>(log_n); }
-size_t h_workspace_bytes_bn254(int log_n) { return ntt_impl::h_workspace_bytes<Fr>(log_n); }
+size_t h_workspace_bytes_bn254(int log_n, bool coefficients) {
+  return ntt_impl::h_workspace_bytes<Fr>(log_n, coefficients);
+}
 void ntt_bn254(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle s, NttTimings* t) {
   ntt_impl::ntt<Fr>(dev, d_data, log_n, inverse, ws, s, t);
 }
-void compute_h_bn254(DeviceId dev, int log_n, void* a, void* b, void* c, void* h, DeviceMemory ws, StreamHandle s,
-                     HTimings* t) {
-  ntt_impl::compute_h<Fr>(dev, log_n, a, b, c, h, ws, s, t);
+void compute_h_bn254(DeviceId dev, int log_n, bool coefficients, void* a, void* b, void* c, void* h, DeviceMemory ws,
+                     StreamHandle s, HTimings* t) {
+  ntt_impl::compute_h<Fr>(dev, log_n, coefficients, a, b, c, h, ws, s, t);
 }
 
 }  // namespace cuzk::gpu::detail

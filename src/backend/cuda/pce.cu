@@ -43,7 +43,35 @@ void run(DeviceId dev, size_t n, CsrView A, CsrView B, const void* w, void* a, v
   if (own) check(cudaStreamSynchronize(s), dev, "abc_kernel", "n = " + std::to_string(n));
 }
 
+// dst[i] = src[index[i]] for 32-byte scalars, as two 16-byte loads and stores.
+__global__ void gather_kernel(size_t n, const uint4* src, const uint32_t* index, uint4* dst) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t j = index[i];
+    dst[2 * i] = src[2 * j];
+    dst[2 * i + 1] = src[2 * j + 1];
+  }
+}
+
 }  // namespace
+
+void gather_scalars(DeviceId dev, const void* d_src, const uint32_t* d_index, size_t count, void* d_dst,
+                    StreamHandle sh) {
+  DeviceScope scope(dev);
+  cudaGetLastError();
+  std::optional<Stream> own;
+  cudaStream_t s = static_cast<cudaStream_t>(sh.stream);
+  if (!s) {
+    own.emplace(dev);
+    s = own->get();
+  }
+  if (count > 0) {
+    const size_t want = (count + 255) / 256;
+    const unsigned blocks = unsigned(want < 65536 ? want : 65536);
+    gather_kernel<<<blocks, 256, 0, s>>>(count, static_cast<const uint4*>(d_src), d_index, static_cast<uint4*>(d_dst));
+    check_launch(dev, "gather_kernel", count);
+  }
+  if (own) check(cudaStreamSynchronize(s), dev, "gather_kernel", "count = " + std::to_string(count));
+}
 
 void evaluate_abc(DeviceId dev, CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* d_witness, void* d_a,
                   void* d_b, void* d_c, StreamHandle stream) {

@@ -18,4 +18,9 @@ using backend::CsrView;  // row_ptr[n_rows + 1], col[nnz], val[nnz] on the devic
 void evaluate_abc(DeviceId dev, CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* d_witness, void* d_a,
                   void* d_b, void* d_c, StreamHandle stream = {});
 
+// d_dst[i] = d_src[d_index[i]], i < count, for 32-byte scalars (a density-compacted MSM's
+// witness values), all on the device.
+void gather_scalars(DeviceId dev, const void* d_src, const uint32_t* d_index, size_t count, void* d_dst,
+                    StreamHandle stream = {});
+
 }  // namespace cuzk::gpu
