@@ -21,6 +21,7 @@
 #include "cuzk/v1/engine.grpc.pb.h"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
+#include "util/files.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -105,7 +106,13 @@ v1::Priority priority_of(const std::string& p) {
   }
 }
 
-// The files of `cuzk prove --out`, written all or nothing.
+// The files of `cuzk prove --out` whose names do not depend on the job (proof_<i>.json and
+// public_<i>.json are checked when they are written).
+std::vector<std::string> fixed_outputs(const std::string& dir) {
+  return {dir + "/proofs.bin", dir + "/summary.json", dir + "/timeline.svg"};
+}
+
+// The files of `cuzk prove --out`, written all or nothing (regular files only).
 void write_outputs(const v1::JobResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
   std::vector<std::pair<std::string, std::string>> files;
@@ -258,6 +265,7 @@ int do_await(Client& c, const Args& o) {
   q.set_request_id(o.get_or("--request-id", ""));
   if (q.job_id().empty() == q.request_id().empty()) throw UsageError("takes a job id or --request-id R");
   const std::string out = o.value("--out");
+  check_output_paths(fixed_outputs(out));  // before the wait, not after it
   const double timeout_s = std::atof(o.get_or("--timeout", "0").c_str());
   const bool tty = ::isatty(2);
   v1::JobResult r = wait_for_end(c, q, timeout_s, tty, true);
@@ -333,6 +341,7 @@ int do_loadgen(const Args& o, const std::string& addr, const std::string& token)
   if (jobs < 1) throw UsageError("--jobs must be at least 1");
   const std::string out = o.get_or("--out", "");
   std::atomic<int> next{0}, failed{0};
+  for (int i = 0; i < jobs && !out.empty(); ++i) check_output_paths(fixed_outputs(out + "/job_" + std::to_string(i)));
   std::mutex mu;
   std::vector<double> lat;
   std::string first_error;

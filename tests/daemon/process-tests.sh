@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# The daemon as a process and the files the commands write, one group of checks per run:
+#   ports     a gRPC or status address, or a journal, held by a live daemon: a second daemon
+#             refuses to start, naming it, and touches nothing; a restarted daemon rebinds at once
+#   sighup    SIGHUP does not stop the daemon: it reopens daemon.log_file, else it is logged
+#   http      /metrics answers within 1 s beside 50 idle connections; status_auth needs the token
+#   outputs   prove, setup and gen-circuit refuse an output that is a FIFO or a symlink, before work
+#   requests  witness paths with a NUL byte, a second stream header, a daemon without circuits,
+#             stream errors without journal paths, the boolean spellings of --by-path and
+#             --stream, a reused request_id (ALREADY_EXISTS), await --out onto a FIFO
+#
+# usage: bash tests/daemon/process-tests.sh path/to/cuzk path/to/raw_client GROUP
+# Prints "ok - ..." or "FAIL - ..." per check; exits 0 only if every check passed.
+set -u
+set -o pipefail
+
+CUZK=${1:?usage: process-tests.sh path/to/cuzk path/to/raw_client GROUP}
+RAW=${2:?usage: process-tests.sh path/to/cuzk path/to/raw_client GROUP}
+GROUP=${3:?usage: process-tests.sh path/to/cuzk path/to/raw_client GROUP}
+case $CUZK in /*) ;; *) CUZK=$PWD/$CUZK ;; esac
+case $RAW in /*) ;; *) RAW=$PWD/$RAW ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BLS=$ROOT/examples/porep-bls12-381
+unset CUZK_TOKEN CUZK_STATUS_LISTEN
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-process-tests.XXXXXX") || exit 2
+DAEMONS=()
+cleanup() {
+  local running p
+  running=" $(jobs -p | tr '\n' ' ') "
+  for p in "${DAEMONS[@]}"; do [[ $running == *" $p "* ]] && kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+  if [ -n "${CUZK_KEEP_TMP:-}" ]; then echo "work directory kept: $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+pass=0 fail=0
+why=()
+note() { why+=("$*"); }
+verdict() {
+  local name=$1 l; shift
+  if [ ${#why[@]} -eq 0 ]; then
+    pass=$((pass+1)); echo "ok - $name"
+  else
+    fail=$((fail+1)); echo "FAIL - $name"
+    for l in "${why[@]}"; do echo "    $l"; done
+    for l in "$@"; do
+      [ -s "$T/$l.log" ] || continue
+      echo "    --- last lines of $l.log:"; tail -n 8 "$T/$l.log" | sed 's/^/      /'
+    done
+  fi
+  why=()
+}
+eq() { [ "$1" = "$2" ] || note "$3: got '$1', expected '$2'"; }
+has() { grep -qF -- "$2" "$1" 2>/dev/null || note "$3: '$2' not in: $(head -c 400 "$1" 2>/dev/null | tr '\n' '|')"; }
+hasnt() { ! grep -qF -- "$2" "$1" 2>/dev/null || note "$3: '$2' in: $(head -c 400 "$1" 2>/dev/null | tr '\n' '|')"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# conf FILE LISTEN JOURNAL STATUS [extra [daemon] lines...]: one circuit (porep-bls, with its
+# r1cs), one simulated device; STATUS is HOST:PORT or "" (none).
+conf() {
+  local file=$1 listen=$2 journal=$3 st=$4 x; shift 4
+  {
+    echo "[daemon]"
+    echo "listen = \"$listen\""
+    echo "status_listen = \"$st\""
+    echo "journal = \"$journal\""
+    for x in "$@"; do echo "$x"; done
+    echo "[devices]"
+    echo "list = [\"sim:1\"]"
+    echo "workers_per_device = 1"
+    echo "[synthesis]"
+    echo "threads = 1"
+    echo "[[circuits]]"
+    echo "id = \"porep-bls\""
+    echo "zkey = \"$BLS/circuit.zkey\""
+    echo "r1cs = \"$BLS/circuit.r1cs\""
+  } > "$file"
+}
+
+client() { timeout 60 "$CUZK" "$@"; }
+
+# start_daemon NAME CONFIG ADDR [TOKEN]: in the background (stderr to $T/NAME.log); sets DPID;
+# returns 0 once `cuzk status` answers (30 s at most).
+DPID=
+start_daemon() {
+  local name=$1 cfg=$2 addr=$3 tok=${4:-} i rc
+  "$CUZK" daemon --config "$cfg" >> "$T/$name.out" 2>> "$T/$name.log" &
+  DPID=$!
+  DAEMONS+=("$DPID")
+  for ((i = 0; i < 150; i++)); do
+    if timeout 10 "$CUZK" status --daemon "$addr" ${tok:+--token "$tok"} > /dev/null 2>&1; then return 0; fi
+    if ! kill -0 "$DPID" 2>/dev/null; then
+      wait "$DPID"; rc=$?
+      note "daemon $name exited with $rc while starting"; return 1
+    fi
+    sleep 0.2
+  done
+  note "daemon $name did not answer within 30 s"
+  return 1
+}
+# stop_daemon PID: SIGTERM and wait (kill -9 after 30 s); STOP_RC = its exit status or "hung".
+STOP_RC=
+stop_daemon() {
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null
+  for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" 2>/dev/null; STOP_RC=hung; return 1; fi
+  wait "$pid"; STOP_RC=$?
+}
+# refused NAME CONFIG NEEDLE: the daemon must exit non-zero, its error naming NEEDLE, without
+# having logged "listening on" (30 s at most).
+refused() {
+  local name=$1 cfg=$2 needle=$3 pid i rc
+  "$CUZK" daemon --config "$cfg" > "$T/$name.out" 2> "$T/$name.log" &
+  pid=$!
+  DAEMONS+=("$pid")
+  for ((i = 0; i < 300; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    if grep -q "listening on" "$T/$name.log"; then
+      note "daemon $name started: $(grep "listening on" "$T/$name.log" | head -n 1 | cut -c 1-160)"
+      kill -9 "$pid"; wait "$pid" 2>/dev/null
+      return 1
+    fi
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -9 "$pid"; wait "$pid" 2>/dev/null; note "daemon $name neither started nor exited within 30 s"; return 1
+  fi
+  wait "$pid"; rc=$?
+  [ "$rc" != 0 ] || note "daemon $name exited 0"
+  has "$T/$name.log" "$needle" "error of daemon $name"
+}
+
+
+
+# scrape_beside_idle URL [TOKEN]: 50 idle connections (25 silent, 25 stopped mid-request) are
+# held open while /metrics is fetched three times; each must answer 200 within 1 s.
+scrape_beside_idle() {
+  python3 - "$1" "${2:-}" <<'EOF'
+import socket, sys, time, urllib.request
+url, token = sys.argv[1], sys.argv[2]
+host, port = url.split('/')[2].split(':')
+idle = []
+for i in range(50):
+    s = socket.create_connection((host, int(port)), timeout=5)
+    if i % 2:
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")  # never finished
+    idle.append(s)
+time.sleep(0.2)
+worst = 0.0
+for _ in range(3):
+    q = urllib.request.Request(url, headers={"Authorization": "Bearer " + token} if token else {})
+    t0 = time.monotonic()
+    try:
+        with urllib.request.urlopen(q, timeout=5) as r:
+            code = r.status
+            r.read()
+    except Exception as e:
+        print("scrape failed after %.2f s: %s" % (time.monotonic() - t0, e)); sys.exit(1)
+    dt = time.monotonic() - t0
+    worst = max(worst, dt)
+    if code != 200 or dt > 1.0:
+        print("scrape: HTTP %d after %.2f s" % (code, dt)); sys.exit(1)
+print("worst scrape %.3f s beside 50 idle connections" % worst)
+EOF
+}
+# http_code URL [AUTH_HEADER]: the status code of a GET
+http_code() { curl -s -o /dev/null -m 5 -w '%{http_code}' ${2:+-H "$2"} "$1"; }
+
+
+# fifo_untouched PATH: PATH is still a FIFO
+fifo_untouched() { [ -p "$1" ] || note "$1 is not a FIFO any more ($(stat -c %F "$1" 2>&1))"; }
+# refuses_output NAME NEEDLE -- cuzk ARGS: exit 1, stderr names NEEDLE and says why
+refuses_output() {
+  local name=$1 needle=$2 rc; shift 3
+  "$CUZK" "$@" > "$T/$name.out" 2> "$T/$name.err"; rc=$?
+  eq "$rc" 1 "exit status of cuzk $1"
+  has "$T/$name.err" "$needle" "error"
+  has "$T/$name.err" "not a regular file" "error"
+}
+
+group_outputs() {
+  local d=$T/out
+  mkdir -p "$d"
+  mkfifo "$d/fifo.json"
+  # The witness does not exist: the output is refused first, before anything is read or proved.
+  refuses_output fifo "$d/fifo.json" -- prove "$BLS/circuit.zkey" "$T/no-such.wtns" "$d/fifo.json" "$d/public.json"
+  fifo_untouched "$d/fifo.json"
+  [ ! -e "$d/public.json" ] || note "public.json was written"
+  verdict "prove refuses a FIFO as proof.json before proving ($(head -n 1 "$T/fifo.err"))"
+
+  echo KEEP > "$d/target.json"
+  ln -s "$d/target.json" "$d/link.json"
+  refuses_output link "$d/link.json" -- prove "$BLS/circuit.zkey" "$BLS/witness_0.wtns" "$d/proof.json" "$d/link.json"
+  [ -L "$d/link.json" ] || note "$d/link.json is not a symlink any more"
+  eq "$(cat "$d/target.json")" KEEP "the link's target"
+  [ ! -e "$d/proof.json" ] || note "proof.json was written"
+  verdict "prove refuses a symlink as public.json ($(head -n 1 "$T/link.err"))"
+
+  refuses_output bin "$d/fifo.json" -- prove "$BLS/circuit.zkey" "$BLS/witness_0.wtns" "$d/p.json" "$d/q.json" \
+    --proof-bin "$d/fifo.json"
+  fifo_untouched "$d/fifo.json"
+  mkdir -p "$d/parts"
+  mkfifo "$d/parts/summary.json"
+  refuses_output parts "$d/parts/summary.json" -- prove "$BLS/circuit.zkey" --partitions "$T/no-such.wtns" \
+    --out "$d/parts" --device cpu
+  fifo_untouched "$d/parts/summary.json"
+  verdict "prove --proof-bin and prove --partitions --out refuse a FIFO among their outputs"
+
+  refuses_output setup "$d/fifo.json" -- setup "$BLS/circuit.r1cs" "$d/fifo.json" --insecure --device cpu --quiet
+  fifo_untouched "$d/fifo.json"
+  mkdir -p "$d/gen"
+  ln -s "$d/target.json" "$d/gen/witness_0.wtns"
+  refuses_output gen "$d/gen/witness_0.wtns" -- gen-circuit --shape porep --log-n 10 --curve bn254 --out "$d/gen" \
+    --device cpu --quiet
+  [ -L "$d/gen/witness_0.wtns" ] || note "$d/gen/witness_0.wtns is not a symlink any more"
+  eq "$(cat "$d/target.json")" KEEP "the link's target"
+  [ ! -e "$d/gen/circuit.r1cs" ] || note "gen-circuit wrote circuit.r1cs before refusing"
+  verdict "setup and gen-circuit refuse a FIFO or a symlink among their outputs, before writing any"
+
+  "$CUZK" prove "$BLS/circuit.zkey" "$BLS/witness_0.wtns" "$d/p.json" "$d/target.json" --quiet > "$T/ok.err" 2>&1 ||
+    note "prove onto a regular file failed: $(cat "$T/ok.err")"
+  grep -q KEEP "$d/target.json" && note "the regular file was not replaced"
+  verdict "prove still replaces a regular file"
+}
+
+
+case $GROUP in
+  outputs) "group_$GROUP" ;;
+  *) echo "unknown group '$GROUP' (outputs)" >&2; exit 2 ;;
+esac
+echo "process tests ($GROUP): $pass passed, $fail failed"
+[ $fail = 0 ]
