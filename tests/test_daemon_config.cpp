@@ -133,6 +133,25 @@ CUZK_TEST(daemon_config_durations_and_default) {
   CHECK_EQ(c.devices[0], std::string("auto"));
 }
 
+// status_auth (needs the token), log_file (absolute), and the status server on loopback unless a
+// status_listen says otherwise.
+CUZK_TEST(daemon_config_status_auth_and_log_file) {
+  const std::string head = "[daemon]\nlisten = \"unix:///tmp/x.sock\"\njournal = \"/tmp\"\n";
+  Config c = parse_config(head + "token = \"t\"\nstatus_auth = true\nlog_file = \"/var/log/cuzk.log\"\n", "a.toml");
+  CHECK(c.status_auth);
+  CHECK_EQ(c.log_file, std::string("/var/log/cuzk.log"));
+  CHECK(!parse_config(head, "a.toml").status_auth);
+  CHECK_THROWS_WITH(parse_config(head + "status_auth = true\n", "a.toml"), InvalidArgument,
+                    "daemon.status_auth: needs daemon.token");
+  CHECK_THROWS_WITH(parse_config(head + "token = \"t\"\nstatus_auth = 1\n", "a.toml"), InvalidArgument,
+                    "daemon.status_auth: expected true or false");
+  CHECK_THROWS_WITH(parse_config(head + "log_file = \"cuzk.log\"\n", "a.toml"), InvalidArgument,
+                    "daemon.log_file: 'cuzk.log' is not an absolute path");
+  ::unsetenv("CUZK_STATUS_LISTEN");
+  CHECK_EQ(default_config().status_listen, std::string("127.0.0.1:9464"));
+  CHECK_EQ(parse_config(head, "a.toml").status_listen, std::string("127.0.0.1:9464"));
+}
+
 // The request digest: the same value however a streamed request is cut into pieces, and for the
 // same request sent in one message; any changed byte or moved field boundary changes it; older
 // (odd) stored values are never taken for a difference.

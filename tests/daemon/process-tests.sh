@@ -133,7 +133,89 @@ refused() {
   has "$T/$name.log" "$needle" "error of daemon $name"
 }
 
+group_ports() {
+  local tok=tok-$RANDOM$RANDOM pa sa pb sb pc a apid
+  pa=$(free_port) sa=$(free_port) pb=$(free_port) sb=$(free_port) pc=$(free_port)
+  a=127.0.0.1:$pa
+  mkdir -p "$T/ja" "$T/jb" "$T/jc" "$T/jd"
+  conf "$T/a.toml" "$a" "$T/ja" "127.0.0.1:$sa" "token = \"$tok\""
+  start_daemon a "$T/a.toml" "$a" "$tok"
+  apid=$DPID
+  verdict "daemon A on $a, status on 127.0.0.1:$sa" a
 
+  conf "$T/b.toml" "$a" "$T/jb" "127.0.0.1:$sb" "token = \"$tok\""
+  refused b "$T/b.toml" "$a"
+  verdict "a second daemon on A's gRPC address $a refuses to start, naming it" b
+
+  conf "$T/c.toml" "127.0.0.1:$pc" "$T/jc" "127.0.0.1:$sa" "token = \"$tok\""
+  refused c "$T/c.toml" "127.0.0.1:$sa"
+  verdict "a second daemon on A's status address 127.0.0.1:$sa refuses to start, naming it" c
+
+  # The journal: a second daemon refuses before it reads, creates or removes anything there
+  # (left-overs it would clean up at start stay as they are).
+  mkdir -p "$T/ja/incoming/u-1"
+  echo x > "$T/ja/incoming/u-1/p0.wtns"
+  echo x > "$T/ja/j-0000000000000000.job.tmp"
+  find "$T/ja" -printf '%p %y %s %T@\n' | sort > "$T/ja.before"
+  conf "$T/d.toml" "unix://$T/d.sock" "$T/ja" "127.0.0.1:$(free_port)"
+  refused d "$T/d.toml" "journal $T/ja is in use by another cuzk daemon"
+  find "$T/ja" -printf '%p %y %s %T@\n' | sort > "$T/ja.after"
+  cmp -s "$T/ja.before" "$T/ja.after" || note "the journal changed: $(diff "$T/ja.before" "$T/ja.after" | tr '\n' '|')"
+  [ -e "$T/ja/incoming/u-1/p0.wtns" ] || note "the refused daemon removed an upload of the journal"
+  [ ! -e "$T/d.sock" ] || note "the refused daemon left its socket $T/d.sock"
+  rm -rf "$T/ja/incoming/u-1" "$T/ja/j-0000000000000000.job.tmp"
+  verdict "a second daemon on A's journal refuses before touching it" d
+
+  # A still serves alone; stopped, it starts again at once on the same addresses (connections
+  # of the last minutes in TIME_WAIT do not hold the ports).
+  client status --daemon "$a" --token "$tok" > /dev/null 2>&1 || note "daemon A does not answer any more"
+  curl -sS -m 5 "http://127.0.0.1:$sa/metrics" > /dev/null 2>&1 || note "A's /metrics does not answer"
+  stop_daemon "$apid"
+  eq "$STOP_RC" 0 "exit status of A on SIGTERM"
+  start_daemon a "$T/a.toml" "$a" "$tok" && stop_daemon "$DPID"
+  verdict "daemon A restarts at once on $a and 127.0.0.1:$sa" a
+}
+
+group_sighup() {
+  local s sock
+  sock=$T/h1.sock
+  mkdir -p "$T/jh1" "$T/jh2"
+  conf "$T/h1.toml" "unix://$sock" "$T/jh1" ""
+  start_daemon h1 "$T/h1.toml" "unix://$sock"
+  s=$DPID
+  kill -HUP "$s"
+  for ((i = 0; i < 100; i++)); do grep -q SIGHUP "$T/h1.log" && break; kill -0 "$s" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$s" 2>/dev/null; then
+    has "$T/h1.log" "SIGHUP" "log after SIGHUP"
+    client status --daemon "unix://$sock" > /dev/null 2>&1 || note "no status after SIGHUP"
+    stop_daemon "$s"
+    eq "$STOP_RC" 0 "exit status on SIGTERM after SIGHUP"
+  else
+    wait "$s"; note "SIGHUP stopped the daemon (exit $?)"
+  fi
+  [ ! -e "$sock" ] || note "socket $sock left behind"
+  verdict "SIGHUP without daemon.log_file: logged, the daemon keeps serving, SIGTERM then exits 0" h1
+
+  sock=$T/h2.sock
+  conf "$T/h2.toml" "unix://$sock" "$T/jh2" "" "log_file = \"$T/h2-file.log\""
+  start_daemon h2 "$T/h2.toml" "unix://$sock"
+  s=$DPID
+  has "$T/h2-file.log" "listening on" "the log file"
+  mv "$T/h2-file.log" "$T/h2-file.log.1"
+  kill -HUP "$s"
+  for ((i = 0; i < 100; i++)); do grep -q SIGHUP "$T/h2-file.log" 2>/dev/null && break; kill -0 "$s" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$s" 2>/dev/null; then
+    has "$T/h2-file.log" "SIGHUP: reopened the log file" "the new log file"
+    hasnt "$T/h2-file.log.1" "reopened" "the rotated log file"
+    client status --daemon "unix://$sock" > /dev/null 2>&1 || note "no status after SIGHUP"
+    stop_daemon "$s"
+    eq "$STOP_RC" 0 "exit status on SIGTERM"
+    has "$T/h2-file.log" "stopped" "the new log file at the end"
+  else
+    wait "$s"; note "SIGHUP stopped the daemon (exit $?)"
+  fi
+  verdict "SIGHUP with daemon.log_file: the log file is reopened (rotation), the daemon keeps serving" h2
+}
 
 # scrape_beside_idle URL [TOKEN]: 50 idle connections (25 silent, 25 stopped mid-request) are
 # held open while /metrics is fetched three times; each must answer 200 within 1 s.
@@ -169,6 +251,36 @@ EOF
 # http_code URL [AUTH_HEADER]: the status code of a GET
 http_code() { curl -s -o /dev/null -m 5 -w '%{http_code}' ${2:+-H "$2"} "$1"; }
 
+group_http() {
+  local tok=tok-$RANDOM$RANDOM sp s url
+  mkdir -p "$T/jx" "$T/jy"
+  sp=$(free_port)
+  conf "$T/x.toml" "unix://$T/x.sock" "$T/jx" "127.0.0.1:$sp"
+  start_daemon x "$T/x.toml" "unix://$T/x.sock"
+  s=$DPID
+  scrape_beside_idle "http://127.0.0.1:$sp/metrics" > "$T/idle.out" 2>&1 || note "$(cat "$T/idle.out")"
+  stop_daemon "$s"
+  eq "$STOP_RC" 0 "exit status on SIGTERM"
+  verdict "/metrics answers within 1 s beside 50 idle connections ($(tail -n 1 "$T/idle.out"))" x
+
+  sp=$(free_port)
+  url=http://127.0.0.1:$sp
+  conf "$T/y.toml" "unix://$T/y.sock" "$T/jy" "127.0.0.1:$sp" "token = \"$tok\"" "status_auth = true"
+  start_daemon y "$T/y.toml" "unix://$T/y.sock" "$tok"
+  s=$DPID
+  for p in /metrics /status; do
+    eq "$(http_code "$url$p")" 401 "GET $p without a token"
+    eq "$(http_code "$url$p" "Authorization: Bearer not-$tok")" 401 "GET $p with a wrong token"
+    eq "$(http_code "$url$p" "Authorization: Bearer $tok")" 200 "GET $p with the token"
+  done
+  scrape_beside_idle "$url/metrics" "$tok" > "$T/idle2.out" 2>&1 || note "$(cat "$T/idle2.out")"
+  stop_daemon "$s"
+  verdict "status_auth = true: /metrics and /status need the daemon's token" y
+
+  conf "$T/z.toml" "unix://$T/z.sock" "$T/jy" "127.0.0.1:$(free_port)" "status_auth = true"
+  refused z "$T/z.toml" "status_auth"
+  verdict "status_auth = true without a token is refused" z
+}
 
 # fifo_untouched PATH: PATH is still a FIFO
 fifo_untouched() { [ -p "$1" ] || note "$1 is not a FIFO any more ($(stat -c %F "$1" 2>&1))"; }
@@ -228,8 +340,8 @@ group_outputs() {
 
 
 case $GROUP in
-  outputs) "group_$GROUP" ;;
-  *) echo "unknown group '$GROUP' (outputs)" >&2; exit 2 ;;
+  ports | sighup | http | outputs) "group_$GROUP" ;;
+  *) echo "unknown group '$GROUP' (ports, sighup, http, outputs)" >&2; exit 2 ;;
 esac
 echo "process tests ($GROUP): $pass passed, $fail failed"
 [ $fail = 0 ]
