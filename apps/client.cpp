@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +74,8 @@ const char* code_name(grpc::StatusCode c) {
       return "UNAUTHENTICATED";
     case grpc::StatusCode::NOT_FOUND:
       return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return "RESOURCE_EXHAUSTED";
     case grpc::StatusCode::UNAVAILABLE:
@@ -128,11 +131,23 @@ void write_outputs(const v1::JobResult& r, const std::string& dir) {
   write_files_atomically(files);
 }
 
+// A yes/no option: 1, true, yes, on or 0, false, no, off (any case); absent: false. Anything else
+// is a usage error, not a silent "no".
+bool yes_no(const Args& o, const std::string& name) {
+  const auto v = o.get(name);
+  if (!v) return false;
+  std::string s = *v;
+  for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  throw UsageError(name + ": expected 1, 0, true, false, yes, no, on or off, got '" + *v + "'");
+}
+
 // --by-path 1: the daemon reads the witness files in place (they must be under its witness_dirs).
 bool by_path(const Args& o) {
-  if (o.get_or("--by-path", "") != "1") return false;
-  if (o.get_or("--stream", "") == "1") throw UsageError("--by-path 1 and --stream 1 exclude each other");
-  return true;
+  const bool paths = yes_no(o, "--by-path"), stream = yes_no(o, "--stream");
+  if (paths && stream) throw UsageError("--by-path 1 and --stream 1 exclude each other");
+  return paths;
 }
 
 v1::SubmitProofRequest submit_request(const Args& o, const std::string& request_id) {
@@ -197,7 +212,7 @@ size_t witness_bytes(const Args& o) {
   return total;
 }
 bool streams(const Args& o, size_t total) {
-  return !by_path(o) && (o.get_or("--stream", "") == "1" || total > (size_t(32) << 20));
+  return !by_path(o) && (yes_no(o, "--stream") || total > (size_t(32) << 20));
 }
 
 int do_submit(Client& c, const Args& o) {
@@ -427,10 +442,10 @@ void witness_options(cli::Command& c) {
       .option("--partitions", "W0,W1,...", "the witness files (.wtns), one partition each")
       .required()
       .option("--priority", "P", "low, normal, high, critical (default normal)")
-      .option("--stream", "1", "send the witnesses in pieces (SubmitProofStream) whatever their size")
-      .option("--by-path", "1",
+      .option("--stream", "1|0", "send the witnesses in pieces (SubmitProofStream) whatever their size")
+      .option("--by-path", "1|0",
               "send the files' paths instead: a daemon on this host reads them in place (they must be under its "
-              "witness_dirs and stay until the job ends)");
+              "witness_dirs and stay until the job ends). Both take 1/0, true/false, yes/no or on/off");
 }
 
 Command submit_command() {

@@ -210,7 +210,12 @@ Config parse_config(const std::string& text, const std::string& file) {
     c.max_request_bytes = r.size(*t, "daemon", "max_request_bytes", c.max_request_bytes);
     c.max_partitions = uint32_t(r.integer(*t, "daemon", "max_partitions", c.max_partitions, 1, 100000));
     c.witness_dirs = r.strings(*t, "daemon", "witness_dirs");
-    c.journal_reserve = r.size(*t, "daemon", "journal_reserve", c.journal_reserve);
+    auto zero = t->get("journal_reserve");  // 0 (or "0"): no reserve
+    if (zero && ((zero->is_integer() && zero->as_integer()->get() == 0) ||
+                 (zero->is_string() && zero->as_string()->get() == "0")))
+      c.journal_reserve = 0;
+    else
+      c.journal_reserve = r.size(*t, "daemon", "journal_reserve", c.journal_reserve);
     if (auto n = t->get("status_auth")) {
       if (!n->is_boolean()) r.fail("daemon.status_auth", "expected true or false");
       c.status_auth = n->as_boolean()->get();

@@ -27,7 +27,7 @@ struct Config {
   // place; absolute, existing). Empty: witness paths are refused.
   std::vector<std::string> witness_dirs;
   // Free space kept on the journal's filesystem: a submission whose witnesses would leave less
-  // is refused (RESOURCE_EXHAUSTED, retry later), a streamed one as soon as it would.
+  // is refused (RESOURCE_EXHAUSTED, retry later), a streamed one as soon as it would. 0: none.
   size_t journal_reserve = size_t(1) << 30;
   // [devices]
   std::vector<std::string> devices = {"auto"};  // "gpu:0", "all", "sim:2", "cpu", "auto"

@@ -54,6 +54,8 @@ grpc::StatusCode code_of(Rejected::Code c) {
       return grpc::StatusCode::INVALID_ARGUMENT;
     case Rejected::NotFound:
       return grpc::StatusCode::NOT_FOUND;
+    case Rejected::AlreadyExists:
+      return grpc::StatusCode::ALREADY_EXISTS;
     case Rejected::ResourceExhausted:
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
     default:
@@ -125,8 +127,16 @@ class Rpc final : public v1::ProvingEngine::Service {
       std::optional<Upload> up;
       detail::RequestDigest d;
       d.head(head);
-      up.emplace(s().incoming_dir());
-      receive(*in, n, *up, d);
+      try {
+        up.emplace(s().incoming_dir());
+        receive(*in, n, *up, d);
+      } catch (const Rejected&) {
+        throw;
+      } catch (const std::exception& e) {  // the daemon's own files: their paths go to the log only
+        log_(std::string("stream: ") + e.what());
+        throw Rejected(Rejected::Unavailable,
+                       "cannot store the streamed witnesses (the daemon's log says why); retry later");
+      }
       *r = s().submit_files(head, up->files(), d.value());
     });
   }
@@ -169,8 +179,12 @@ class Rpc final : public v1::ProvingEngine::Service {
   void receive(grpc::ServerReader<v1::SubmitChunk>& in, uint32_t n, Upload& up, detail::RequestDigest& d) {
     v1::SubmitChunk ch;
     int cur = -1;
-    size_t size = 0;
+    size_t size = 0, message = 1;
     while (in.Read(&ch)) {
+      ++message;
+      if (ch.has_header())
+        throw Rejected(Rejected::InvalidArgument,
+                       "message " + std::to_string(message) + " of the stream carries a header: it comes once, first");
       if (int(ch.index()) != cur) {
         if (int(ch.index()) != cur + 1 || ch.index() >= n)
           throw Rejected(Rejected::InvalidArgument, "piece of witness " + std::to_string(ch.index()) +

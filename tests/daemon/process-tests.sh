@@ -338,10 +338,111 @@ group_outputs() {
   verdict "prove still replaces a regular file"
 }
 
+group_requests() {
+  local r wd tok2 s
+  wd=$T/wd
+  mkdir -p "$wd" "$T/jr"
+  cp "$BLS/witness_0.wtns" "$BLS/witness_1.wtns" "$wd/"
+  r=unix://$T/r.sock
+  conf "$T/r.toml" "$r" "$T/jr" "" "witness_dirs = [\"$wd\"]"
+  start_daemon r "$T/r.toml" "$r"
+  s=$DPID
+  verdict "daemon R starts" r
+
+  "$RAW" "$r" nul-path porep-bls "$wd/witness_0.wtns" "x" > "$T/nul.out" 2>&1
+  has "$T/nul.out" "INVALID_ARGUMENT: " "a witness path with a NUL byte"
+  has "$T/nul.out" "NUL" "a witness path with a NUL byte"
+  verdict "a witness path with a NUL byte is refused ($(cat "$T/nul.out"))" r
+
+  "$RAW" "$r" second-header porep-bls "$BLS/witness_0.wtns" > "$T/hdr.out" 2>&1
+  has "$T/hdr.out" "INVALID_ARGUMENT: " "a stream with two headers"
+  has "$T/hdr.out" "header" "a stream with two headers"
+  verdict "a stream whose header comes twice is refused ($(cat "$T/hdr.out"))" r
+
+  client submit --daemon "$r" --circuit porep-bls --partitions "$wd/witness_0.wtns" --by-path yes > "$T/by1.out" \
+    2> "$T/by1.err" || note "submit --by-path yes failed: $(cat "$T/by1.err")"
+  has "$T/by1.err" "read in place by the daemon" "submit --by-path yes"
+  client submit --daemon "$r" --circuit porep-bls --partitions "$wd/witness_0.wtns" --by-path true > "$T/by2.out" \
+    2> "$T/by2.err" || note "submit --by-path true failed: $(cat "$T/by2.err")"
+  has "$T/by2.err" "read in place by the daemon" "submit --by-path true"
+  client submit --daemon "$r" --circuit porep-bls --partitions "$BLS/witness_0.wtns" --stream true > "$T/st.out" \
+    2> "$T/st.err" || note "submit --stream true failed: $(cat "$T/st.err")"
+  has "$T/st.err" "streamed" "submit --stream true"
+  client submit --daemon "$r" --circuit porep-bls --partitions "$BLS/witness_0.wtns" --stream off --by-path no \
+    > "$T/off.out" 2> "$T/off.err" || note "submit --stream off --by-path no failed: $(cat "$T/off.err")"
+  hasnt "$T/off.err" "streamed" "submit --stream off"
+  hasnt "$T/off.err" "read in place" "submit --by-path no"
+  for v in maybe 2 ""; do
+    client submit --daemon "$r" --circuit porep-bls --partitions "$BLS/witness_0.wtns" --stream "$v" > /dev/null \
+      2> "$T/bad.err"
+    eq "$?" 2 "exit status of --stream '$v'"
+    has "$T/bad.err" "--stream" "usage error of --stream '$v'"
+  done
+  client submit --daemon "$r" --circuit porep-bls --partitions "$BLS/witness_0.wtns" --by-path maybe > /dev/null \
+    2> "$T/bad.err"
+  eq "$?" 2 "exit status of --by-path maybe"
+  has "$T/bad.err" "--by-path: expected" "usage error of --by-path maybe"
+  verdict "--by-path and --stream take 1/0, true/false, yes/no, on/off, and refuse anything else" r
+
+  client submit --daemon "$r" --circuit porep-bls --partitions "$BLS/witness_0.wtns" --request-id rid > /dev/null \
+    2> "$T/rid1.err" || note "first submit with request id rid failed: $(cat "$T/rid1.err")"
+  client submit --daemon "$r" --circuit porep-bls --partitions "$BLS/witness_1.wtns" --request-id rid > /dev/null \
+    2> "$T/rid2.err" && note "a reused request id with other witnesses was accepted"
+  has "$T/rid2.err" "ALREADY_EXISTS: request_id 'rid' was used for another request" "reused request id"
+  verdict "a request_id reused for another request gets ALREADY_EXISTS ($(head -n 1 "$T/rid2.err"))" r
+
+  mkdir -p "$T/aw"
+  mkfifo "$T/aw/proof_0.json"
+  client await --daemon "$r" --request-id rid --out "$T/aw" > "$T/aw.out" 2>&1 && note "await --out onto a FIFO exited 0"
+  has "$T/aw.out" "$T/aw/proof_0.json" "await --out onto a FIFO"
+  has "$T/aw.out" "not a regular file" "await --out onto a FIFO"
+  fifo_untouched "$T/aw/proof_0.json"
+  verdict "await --out refuses a FIFO among its files ($(tail -n 1 "$T/aw.out"))" r
+
+  # A failed write of a streamed piece: the client is told what failed, not where.
+  rm -rf "$T/jr/incoming"
+  echo x > "$T/jr/incoming"
+  client submit --daemon "$r" --circuit porep-bls --partitions "$BLS/witness_0.wtns" --stream 1 > /dev/null \
+    2> "$T/se.err" && note "a stream was accepted while its pieces could not be stored"
+  has "$T/se.err" "UNAVAILABLE: " "stream error"
+  has "$T/se.err" "streamed witnesses" "stream error"
+  hasnt "$T/se.err" "$T/jr" "stream error"
+  rm -f "$T/jr/incoming"
+  has "$T/r.log" "$T/jr/incoming" "the daemon's log of the stream error"
+  verdict "a stream error tells the client what failed without the journal's paths ($(head -n 1 "$T/se.err"))" r
+
+  # A witness that does not satisfy the constraints: the job fails naming the .r1cs checked.
+  cp "$BLS/witness_0.wtns" "$T/bad.wtns"
+  python3 - "$T/bad.wtns" <<'EOF'
+import sys
+p = sys.argv[1]; b = bytearray(open(p, 'rb').read())
+b[-32] ^= 1  # the last value's lowest bit: an internal wire, still a reduced value
+open(p, 'wb').write(bytes(b))
+EOF
+  j=$(client submit --daemon "$r" --circuit porep-bls --partitions "$T/bad.wtns" 2> /dev/null | tail -n 1)
+  client await --daemon "$r" "$j" --out "$T/badout" > "$T/bad-await.out" 2>&1 && note "the job of a bad witness was done"
+  has "$T/bad-await.out" "does not satisfy constraint" "failure of the bad witness"
+  has "$T/bad-await.out" "of $BLS/circuit.r1cs" "failure of the bad witness"
+  verdict "a witness failing a constraint: the failure names the .r1cs ($(grep -o 'does not satisfy.*' "$T/bad-await.out" | head -n 1))" r
+  stop_daemon "$s"
+
+  # A configuration without circuits serves nothing: refused.
+  {
+    echo "[daemon]"
+    echo "listen = \"unix://$T/e.sock\""
+    echo "status_listen = \"\""
+    echo "journal = \"$T/je\""
+    echo "[devices]"
+    echo "list = [\"sim:1\"]"
+  } > "$T/e.toml"
+  refused e "$T/e.toml" "no circuits"
+  [ ! -e "$T/je" ] || note "the refused daemon created its journal $T/je"
+  verdict "a configuration without circuits is refused ($(grep -m 1 error "$T/e.log" | cut -c 1-140))" e
+}
 
 case $GROUP in
-  ports | sighup | http | outputs) "group_$GROUP" ;;
-  *) echo "unknown group '$GROUP' (ports, sighup, http, outputs)" >&2; exit 2 ;;
+  ports | sighup | http | outputs | requests) "group_$GROUP" ;;
+  *) echo "unknown group '$GROUP' (ports, sighup, http, outputs, requests)" >&2; exit 2 ;;
 esac
 echo "process tests ($GROUP): $pass passed, $fail failed"
 [ $fail = 0 ]
