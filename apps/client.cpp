@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "cuzk/v1/engine.grpc.pb.h"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
+#include "util/files.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -72,6 +74,8 @@ const char* code_name(grpc::StatusCode c) {
       return "UNAUTHENTICATED";
     case grpc::StatusCode::NOT_FOUND:
       return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return "RESOURCE_EXHAUSTED";
     case grpc::StatusCode::UNAVAILABLE:
@@ -105,7 +109,13 @@ v1::Priority priority_of(const std::string& p) {
   }
 }
 
-// The files of `cuzk prove --out`, written all or nothing.
+// The files of `cuzk prove --out` whose names do not depend on the job (proof_<i>.json and
+// public_<i>.json are checked when they are written).
+std::vector<std::string> fixed_outputs(const std::string& dir) {
+  return {dir + "/proofs.bin", dir + "/summary.json", dir + "/timeline.svg"};
+}
+
+// The files of `cuzk prove --out`, written all or nothing (regular files only).
 void write_outputs(const v1::JobResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
   std::vector<std::pair<std::string, std::string>> files;
@@ -121,11 +131,23 @@ void write_outputs(const v1::JobResult& r, const std::string& dir) {
   write_files_atomically(files);
 }
 
+// A yes/no option: 1, true, yes, on or 0, false, no, off (any case); absent: false. Anything else
+// is a usage error, not a silent "no".
+bool yes_no(const Args& o, const std::string& name) {
+  const auto v = o.get(name);
+  if (!v) return false;
+  std::string s = *v;
+  for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  throw UsageError(name + ": expected 1, 0, true, false, yes, no, on or off, got '" + *v + "'");
+}
+
 // --by-path 1: the daemon reads the witness files in place (they must be under its witness_dirs).
 bool by_path(const Args& o) {
-  if (o.get_or("--by-path", "") != "1") return false;
-  if (o.get_or("--stream", "") == "1") throw UsageError("--by-path 1 and --stream 1 exclude each other");
-  return true;
+  const bool paths = yes_no(o, "--by-path"), stream = yes_no(o, "--stream");
+  if (paths && stream) throw UsageError("--by-path 1 and --stream 1 exclude each other");
+  return paths;
 }
 
 v1::SubmitProofRequest submit_request(const Args& o, const std::string& request_id) {
@@ -190,7 +212,7 @@ size_t witness_bytes(const Args& o) {
   return total;
 }
 bool streams(const Args& o, size_t total) {
-  return !by_path(o) && (o.get_or("--stream", "") == "1" || total > (size_t(32) << 20));
+  return !by_path(o) && (yes_no(o, "--stream") || total > (size_t(32) << 20));
 }
 
 int do_submit(Client& c, const Args& o) {
@@ -258,6 +280,7 @@ int do_await(Client& c, const Args& o) {
   q.set_request_id(o.get_or("--request-id", ""));
   if (q.job_id().empty() == q.request_id().empty()) throw UsageError("takes a job id or --request-id R");
   const std::string out = o.value("--out");
+  check_output_paths(fixed_outputs(out));  // before the wait, not after it
   const double timeout_s = std::atof(o.get_or("--timeout", "0").c_str());
   const bool tty = ::isatty(2);
   v1::JobResult r = wait_for_end(c, q, timeout_s, tty, true);
@@ -333,6 +356,7 @@ int do_loadgen(const Args& o, const std::string& addr, const std::string& token)
   if (jobs < 1) throw UsageError("--jobs must be at least 1");
   const std::string out = o.get_or("--out", "");
   std::atomic<int> next{0}, failed{0};
+  for (int i = 0; i < jobs && !out.empty(); ++i) check_output_paths(fixed_outputs(out + "/job_" + std::to_string(i)));
   std::mutex mu;
   std::vector<double> lat;
   std::string first_error;
@@ -418,10 +442,10 @@ void witness_options(cli::Command& c) {
       .option("--partitions", "W0,W1,...", "the witness files (.wtns), one partition each")
       .required()
       .option("--priority", "P", "low, normal, high, critical (default normal)")
-      .option("--stream", "1", "send the witnesses in pieces (SubmitProofStream) whatever their size")
-      .option("--by-path", "1",
+      .option("--stream", "1|0", "send the witnesses in pieces (SubmitProofStream) whatever their size")
+      .option("--by-path", "1|0",
               "send the files' paths instead: a daemon on this host reads them in place (they must be under its "
-              "witness_dirs and stay until the job ends)");
+              "witness_dirs and stay until the job ends). Both take 1/0, true/false, yes/no or on/off");
 }
 
 Command submit_command() {

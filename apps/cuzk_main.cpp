@@ -27,6 +27,7 @@
 #include "engine/report.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
+#include "util/files.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 #include "util/time.hpp"
@@ -166,6 +167,7 @@ int cmd_bench(const Args& a) {
       throw UsageError("--ops: unknown op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
   if (auto r = a.get("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r, 1000)));
   if (auto m = a.get("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m, 86400));
+  if (auto j = a.get("--json")) cuzk::check_output_path(*j);  // before the measurements
   const std::string name = o.device + " (" + engine.device_records().at(0).description + ")";
   std::printf("cuzk bench on %s; cuzk %s commit %s\n", name.c_str(), cuzk::version_string(), cuzk::git_commit());
   auto rows = cuzk::bench::run_gpu_bench(o);
@@ -235,6 +237,14 @@ int cmd_prove_partitions(const Args& a) {
   auto log = [&](const std::string& s) {
     if (!quiet) std::fprintf(stderr, "cuzk: %s\n", s.c_str());
   };
+  auto path = [&](const std::string& name) { return *out + "/" + name; };
+  // Every output checked before the work: a FIFO, a device or a link there is refused now.
+  std::vector<std::string> outs = {path("proofs.bin"), path("summary.json"), path("timeline.svg")};
+  for (size_t i = 0; i < paths.size(); ++i) {
+    outs.push_back(path("proof_" + std::to_string(i) + ".json"));
+    outs.push_back(path("public_" + std::to_string(i) + ".json"));
+  }
+  cuzk::check_output_paths(outs);
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
@@ -257,7 +267,6 @@ int cmd_prove_partitions(const Args& a) {
     throw cuzk::Error("the job " + std::string(eng::job_state_name(r.state)) + ": " + r.error + "; nothing written");
 
   std::vector<std::pair<std::string, std::string>> files;
-  auto path = [&](const std::string& name) { return *out + "/" + name; };
   std::string bin;
   for (size_t i = 0; i < r.proofs.size(); ++i) {
     files.push_back({path("proof_" + std::to_string(i) + ".json"), r.proofs[i].proof_json});
@@ -306,6 +315,9 @@ int cmd_prove(const Args& a) {
   if (auto t = a.get("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
   opt.device = one_device(a.get_or("--device", "auto"));
   if (!quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  std::vector<std::string> outs = {a.pos[2], a.pos[3]};
+  if (auto b = a.get("--proof-bin")) outs.push_back(*b);
+  cuzk::check_output_paths(outs);  // before the proof: a FIFO, a device or a link there is refused
 
   auto t0 = std::chrono::steady_clock::now();
   cuzk::ThreadPool pool(threads);

@@ -10,7 +10,7 @@ Command daemon_command() {
        "The proving service: gRPC cuzk.v1.ProvingEngine on [daemon] listen (unix:///path.sock, mode 0600, or "
        "HOST:PORT with a token), HTTP /metrics and /status on status_listen, jobs journaled before they are "
        "acknowledged. Without --config: the bundled examples on every visible GPU (else the CPU). SIGTERM: finishes "
-       "or journals the jobs in flight and exits.")
+       "or journals the jobs in flight and exits; SIGHUP: reopens daemon.log_file.")
       .option("--config", "FILE", "the configuration (cuzk.toml; README.md describes it)");
   return {c, [](const cli::Args& a) { return daemon::serve(a.get_or("--config", "")); }};
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "daemon/config.hpp"
+#include "daemon/job_store.hpp"
 #include "daemon/service_util.hpp"
 #include "engine/engine.hpp"
 #include "testing.hpp"
@@ -131,6 +132,35 @@ CUZK_TEST(daemon_config_durations_and_default) {
   Config c = parse_config("[daemon]\nlisten = \"unix:///tmp/a.sock\"\njournal = \"/tmp/j\"\n", "min.toml");
   CHECK(c.circuits.empty());
   CHECK_EQ(c.devices[0], std::string("auto"));
+}
+
+// status_auth (needs the token), log_file (absolute), journal_reserve = 0 (no reserve at all), and
+// the status server on loopback unless a status_listen says otherwise.
+CUZK_TEST(daemon_config_status_auth_log_file_and_reserve_off) {
+  const std::string head = "[daemon]\nlisten = \"unix:///tmp/x.sock\"\njournal = \"/tmp\"\n";
+  Config c = parse_config(
+      head + "token = \"t\"\nstatus_auth = true\nlog_file = \"/var/log/cuzk.log\"\njournal_reserve = 0\n", "a.toml");
+  CHECK(c.status_auth);
+  CHECK_EQ(c.log_file, std::string("/var/log/cuzk.log"));
+  CHECK_EQ(c.journal_reserve, size_t(0));
+  CHECK_EQ(parse_config(head + "journal_reserve = \"0\"\n", "a.toml").journal_reserve, size_t(0));
+  bool refused = false;
+  try {
+    check_journal_space(c, size_t(1) << 62);  // no filesystem has that much free: only "no reserve" passes
+  } catch (const Rejected&) {
+    refused = true;
+  }
+  CHECK_MSG(!refused, "journal_reserve = 0 still checks the free space");
+  CHECK(!parse_config(head, "a.toml").status_auth);
+  CHECK_THROWS_WITH(parse_config(head + "status_auth = true\n", "a.toml"), InvalidArgument,
+                    "daemon.status_auth: needs daemon.token");
+  CHECK_THROWS_WITH(parse_config(head + "token = \"t\"\nstatus_auth = 1\n", "a.toml"), InvalidArgument,
+                    "daemon.status_auth: expected true or false");
+  CHECK_THROWS_WITH(parse_config(head + "log_file = \"cuzk.log\"\n", "a.toml"), InvalidArgument,
+                    "daemon.log_file: 'cuzk.log' is not an absolute path");
+  ::unsetenv("CUZK_STATUS_LISTEN");
+  CHECK_EQ(default_config().status_listen, std::string("127.0.0.1:9464"));
+  CHECK_EQ(parse_config(head, "a.toml").status_listen, std::string("127.0.0.1:9464"));
 }
 
 // The request digest: the same value however a streamed request is cut into pieces, and for the

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 #include "backend/cpu/h.hpp"
 #include "cuzk/prove.hpp"
@@ -14,6 +15,7 @@
 #include "io/zkey.hpp"
 #include "r1cs/check.hpp"
 #include "testing.hpp"
+#include "util/files.hpp"
 
 using namespace cuzk;
 namespace fs = std::filesystem;
@@ -188,4 +190,24 @@ CUZK_TEST(write_files_atomically_writes_all_or_nothing) {
                     "cannot write " + d + "/missing/b.json");
   CHECK_EQ(read_text(d + "/a.json"), std::string("A"));  // untouched
   for (auto& e : fs::directory_iterator(d)) CHECK(e.path().filename().string().find("cuzk-tmp") == std::string::npos);
+}
+
+// Outputs are regular files only: a FIFO, a symbolic link (even to a regular file) or a directory
+// at an output path is refused, naming it, and left as it was; a missing path is fine.
+CUZK_TEST(write_files_atomically_refuses_what_is_not_a_regular_file) {
+  std::string d = test::temp_dir();
+  write_files_atomically({{d + "/target.json", "T"}});
+  CHECK(::mkfifo((d + "/fifo.json").c_str(), 0600) == 0);
+  fs::create_symlink(d + "/target.json", d + "/link.json");
+  fs::create_directory(d + "/dir.json");
+  check_output_paths({d + "/target.json", d + "/new.json"});
+  CHECK_THROWS_WITH(check_output_path(d + "/fifo.json"), Error, d + "/fifo.json: it is a FIFO, not a regular file");
+  CHECK_THROWS_WITH(check_output_path(d + "/link.json"), Error, "it is a symbolic link, not a regular file");
+  CHECK_THROWS_WITH(check_output_path(d + "/dir.json"), Error, "it is a directory, not a regular file");
+  CHECK_THROWS_WITH(write_files_atomically({{d + "/fresh.json", "F"}, {d + "/link.json", "L"}}), Error,
+                    "cannot write " + d + "/link.json");
+  CHECK(fs::is_symlink(d + "/link.json"));
+  CHECK_EQ(read_text(d + "/target.json"), std::string("T"));
+  CHECK(!fs::exists(d + "/fresh.json"));
+  CHECK(fs::is_fifo(d + "/fifo.json"));
 }

@@ -170,6 +170,10 @@ void check(Config& c, const std::string& file) {
   if (!(c.keep_results_s >= 0 && c.keep_results_s <= 10 * 365 * 86400.0)) fail("daemon.keep_results", "out of range");
   if (!(c.shutdown_grace_s >= 0 && c.shutdown_grace_s <= 86400)) fail("daemon.shutdown_grace", "out of range");
   if (c.journal.empty()) fail("daemon.journal", "missing");
+  if (c.status_auth && c.token.empty())
+    fail("daemon.status_auth", "needs daemon.token (clients of /metrics and /status send Authorization: Bearer TOKEN)");
+  if (!c.log_file.empty() && c.log_file[0] != '/')
+    fail("daemon.log_file", "'" + c.log_file + "' is not an absolute path");
   if (c.devices.empty()) fail("devices.list", "empty");
   std::set<std::string> ids;
   for (auto& ci : c.circuits) {
@@ -196,7 +200,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (auto t = sub(root, "daemon", r)) {
     r.known(*t, "daemon",
             {"listen", "status_listen", "journal", "token", "keep_results", "shutdown_grace", "max_request_bytes",
-             "max_partitions", "witness_dirs", "journal_reserve"});
+             "max_partitions", "witness_dirs", "journal_reserve", "status_auth", "log_file"});
     c.listen = r.str(*t, "daemon", "listen", c.listen);
     c.status_listen = r.str(*t, "daemon", "status_listen", c.status_listen);
     c.journal = r.str(*t, "daemon", "journal", c.journal);
@@ -206,7 +210,17 @@ Config parse_config(const std::string& text, const std::string& file) {
     c.max_request_bytes = r.size(*t, "daemon", "max_request_bytes", c.max_request_bytes);
     c.max_partitions = uint32_t(r.integer(*t, "daemon", "max_partitions", c.max_partitions, 1, 100000));
     c.witness_dirs = r.strings(*t, "daemon", "witness_dirs");
-    c.journal_reserve = r.size(*t, "daemon", "journal_reserve", c.journal_reserve);
+    auto zero = t->get("journal_reserve");  // 0 (or "0"): no reserve
+    if (zero && ((zero->is_integer() && zero->as_integer()->get() == 0) ||
+                 (zero->is_string() && zero->as_string()->get() == "0")))
+      c.journal_reserve = 0;
+    else
+      c.journal_reserve = r.size(*t, "daemon", "journal_reserve", c.journal_reserve);
+    if (auto n = t->get("status_auth")) {
+      if (!n->is_boolean()) r.fail("daemon.status_auth", "expected true or false");
+      c.status_auth = n->as_boolean()->get();
+    }
+    c.log_file = r.str(*t, "daemon", "log_file", "");
     for (auto& d : c.witness_dirs)
       if (d.empty() || d[0] != '/') r.fail("daemon.witness_dirs", "'" + d + "' is not an absolute path");
   }

@@ -17,6 +17,8 @@ struct Config {
   std::string status_listen;                     // "127.0.0.1:PORT" (HTTP /metrics, /status), "" = none
   std::string journal;                           // a directory (created if missing)
   std::string token;                             // required when listen is TCP
+  bool status_auth = false;                      // /metrics and /status need the token too
+  std::string log_file;                          // "" = stderr; else appended to, reopened on SIGHUP
   double keep_results_s = 24 * 3600;             // finished results are kept this long (across restarts)
   double shutdown_grace_s = 30;                  // SIGTERM: running jobs get this long to finish
   size_t max_request_bytes = size_t(256) << 20;  // a SubmitProof larger than this is refused
@@ -25,7 +27,7 @@ struct Config {
   // place; absolute, existing). Empty: witness paths are refused.
   std::vector<std::string> witness_dirs;
   // Free space kept on the journal's filesystem: a submission whose witnesses would leave less
-  // is refused (RESOURCE_EXHAUSTED, retry later), a streamed one as soon as it would.
+  // is refused (RESOURCE_EXHAUSTED, retry later), a streamed one as soon as it would. 0: none.
   size_t journal_reserve = size_t(1) << 30;
   // [devices]
   std::vector<std::string> devices = {"auto"};  // "gpu:0", "all", "sim:2", "cpu", "auto"

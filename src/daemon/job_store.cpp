@@ -122,7 +122,7 @@ uint32_t Submission::partitions() const {
 v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t digest, const std::string& job_id,
                                      uint64_t stored_digest, const std::string& detail) {
   if (detail::digests_differ(stored_digest, digest))
-    throw Rejected(Rejected::InvalidArgument,
+    throw Rejected(Rejected::AlreadyExists,
                    "request_id '" + req.request_id() + "' was used for another request (job " + job_id + detail + ")");
   v1::SubmitProofResponse resp;
   resp.set_job_id(job_id);
@@ -131,6 +131,7 @@ v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t
 }
 
 void check_journal_space(const Config& cfg, size_t more) {
+  if (cfg.journal_reserve == 0) return;  // daemon.journal_reserve = 0: no reserve kept
   struct statvfs v {};
   if (::statvfs(cfg.journal.c_str(), &v) != 0) return;  // unknown: the writes themselves will tell
   const uint64_t free_bytes = uint64_t(v.f_bavail) * v.f_frsize;

@@ -26,7 +26,7 @@ namespace cuzk::daemon {
 
 // A request the service refuses; nothing was changed by it.
 struct Rejected : std::runtime_error {
-  enum Code { InvalidArgument, NotFound, ResourceExhausted, Unavailable } code;
+  enum Code { InvalidArgument, NotFound, AlreadyExists, ResourceExhausted, Unavailable } code;
   Rejected(Code c, const std::string& m) : std::runtime_error(m), code(c) {}
 };
 
@@ -167,12 +167,12 @@ std::unique_ptr<JobStore> make_journal_store(const StoreContext& ctx);
 std::unique_ptr<JobStore> make_farm_store(const StoreContext& ctx);
 
 // A request whose request_id already has job `job_id` (with `stored_digest`, see
-// detail::digests_differ): that job, or InvalidArgument when the request is another one
-// (`detail`, appended to the job id, describes that job).
+// detail::digests_differ): that job, or AlreadyExists when the request is another one (`detail`,
+// appended to the job id, describes that job).
 v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t digest, const std::string& job_id,
                                      uint64_t stored_digest, const std::string& detail = "");
 // Refuses (ResourceExhausted) when writing `more` bytes under the journal's directory would leave
-// less than journal_reserve free on its filesystem.
+// less than journal_reserve free on its filesystem; journal_reserve 0 checks nothing.
 void check_journal_space(const Config& cfg, size_t more);
 
 }  // namespace cuzk::daemon

@@ -77,6 +77,7 @@ class JournalStore final : public JobStore {
   };
 
   std::shared_ptr<Job> new_job(const v1::SubmitProofRequest& head, uint64_t digest, uint32_t partitions);
+  Rejected cannot_journal(const std::exception& e);
   void remember(std::shared_ptr<Job> j);                                                // under mu_
   std::shared_ptr<Job> find(const std::string& job_id, const std::string& request_id);  // under mu_
   v1::SubmitProofResponse run_accepted(std::shared_ptr<Job> j);
@@ -187,16 +188,22 @@ v1::SubmitProofResponse JournalStore::accept(Submission s) {
         journal_.accept(j->job);
       } catch (const std::exception& e) {
         journal_.remove(j->job.job_id());
-        throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
+        throw cannot_journal(e);
       }
       return run_accepted(j);
   }
   try {
     journal_.accept(j->job);
   } catch (const std::exception& e) {
-    throw Rejected(Rejected::Unavailable, std::string("cannot journal the job: ") + e.what());
+    throw cannot_journal(e);
   }
   return run_accepted(j);
+}
+
+// The journal's paths are the daemon's business: the log has them, the client learns what failed.
+Rejected JournalStore::cannot_journal(const std::exception& e) {
+  ctx_.say(std::string("cannot journal a job: ") + e.what());
+  return Rejected(Rejected::Unavailable, "cannot journal the job (the daemon's log says why); retry later");
 }
 
 // A job of this request, not yet journaled.

@@ -1,17 +1,22 @@
 // The daemon's serving loop: the gRPC service cuzk.v1.ProvingEngine and HTTP /metrics and /status
-// over the Service; signals; the socket's permissions. `cuzk daemon` (apps/daemon_cmd.cpp) calls it.
+// over the Service; signals; the socket's permissions; the log file. `cuzk daemon`
+// (apps/daemon_cmd.cpp) calls it.
 #include "daemon/server.hpp"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <grpcpp/grpcpp.h>
+#include <optional>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -49,6 +54,8 @@ grpc::StatusCode code_of(Rejected::Code c) {
       return grpc::StatusCode::INVALID_ARGUMENT;
     case Rejected::NotFound:
       return grpc::StatusCode::NOT_FOUND;
+    case Rejected::AlreadyExists:
+      return grpc::StatusCode::ALREADY_EXISTS;
     case Rejected::ResourceExhausted:
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
     default:
@@ -93,13 +100,17 @@ class Upload {
   FILE* f_ = nullptr;
 };
 
+// The gRPC service. It is listening before the Service behind it exists (the addresses are taken
+// first, so that a daemon that cannot have them does nothing else); until ready() it answers
+// UNAVAILABLE.
 class Rpc final : public v1::ProvingEngine::Service {
  public:
-  Rpc(daemon::Service& s, std::string token) : s_(s), token_(std::move(token)) {}
+  Rpc(std::string token, Log log) : token_(std::move(token)), log_(std::move(log)) {}
+  void ready(daemon::Service& s) { svc_.store(&s); }
 
   grpc::Status SubmitProof(grpc::ServerContext* c, const v1::SubmitProofRequest* q,
                            v1::SubmitProofResponse* r) override {
-    return guard(c, [&] { *r = s_.submit(*q); });
+    return guard(c, [&] { *r = s().submit(*q); });
   }
   grpc::Status SubmitProofStream(grpc::ServerContext* c, grpc::ServerReader<v1::SubmitChunk>* in,
                                  v1::SubmitProofResponse* r) override {
@@ -111,34 +122,22 @@ class Rpc final : public v1::ProvingEngine::Service {
       const uint32_t n = ch.partitions();
       if (head.partitions_size() != 0 || head.partition_paths_size() != 0)
         throw Rejected(Rejected::InvalidArgument, "a streamed header carries no witnesses; they follow in pieces");
-      s_.validate_head(head, n);  // before any witness byte is written
+      s().validate_head(head, n);  // before any witness byte is written
       // The pieces go to files of this upload; whatever is not adopted by the journal is removed.
-      Upload up(s_.incoming_dir());
+      std::optional<Upload> up;
       detail::RequestDigest d;
       d.head(head);
-      int cur = -1;
-      size_t size = 0;
-      while (in->Read(&ch)) {
-        if (int(ch.index()) != cur) {
-          if (int(ch.index()) != cur + 1 || ch.index() >= n)
-            throw Rejected(Rejected::InvalidArgument, "piece of witness " + std::to_string(ch.index()) +
-                                                          " out of order (witness " + std::to_string(cur) +
-                                                          " was last)");
-          if (cur >= 0) d.end(size), up.close();
-          cur = int(ch.index());
-          size = 0;
-          up.open(cur);
-        }
-        d.bytes(ch.data().data(), ch.data().size());
-        s_.check_journal_space(ch.data().size());
-        up.write(ch.data());
-        size += ch.data().size();
+      try {
+        up.emplace(s().incoming_dir());
+        receive(*in, n, *up, d);
+      } catch (const Rejected&) {
+        throw;
+      } catch (const std::exception& e) {  // the daemon's own files: their paths go to the log only
+        log_(std::string("stream: ") + e.what());
+        throw Rejected(Rejected::Unavailable,
+                       "cannot store the streamed witnesses (the daemon's log says why); retry later");
       }
-      if (cur >= 0) d.end(size), up.close();
-      if (uint32_t(cur + 1) != n)
-        throw Rejected(Rejected::InvalidArgument,
-                       "the stream ended after " + std::to_string(cur + 1) + " of " + std::to_string(n) + " witnesses");
-      *r = s_.submit_files(head, up.files(), d.value());
+      *r = s().submit_files(head, up->files(), d.value());
     });
   }
   grpc::Status AwaitProof(grpc::ServerContext* c, const v1::AwaitProofRequest* q, v1::JobResult* r) override {
@@ -146,7 +145,7 @@ class Rpc final : public v1::ProvingEngine::Service {
   }
   grpc::Status Prove(grpc::ServerContext* c, const v1::ProveRequest* q, v1::JobResult* r) override {
     return guard(c, [&] {
-      auto sub = s_.submit(q->submit());
+      auto sub = s().submit(q->submit());
       v1::AwaitProofRequest a;
       a.set_job_id(sub.job_id());
       a.set_timeout_ms(q->timeout_ms() ? q->timeout_ms() : uint64_t(24) * 3600 * 1000);
@@ -155,25 +154,56 @@ class Rpc final : public v1::ProvingEngine::Service {
   }
   grpc::Status CancelProof(grpc::ServerContext* c, const v1::CancelProofRequest* q,
                            v1::CancelProofResponse* r) override {
-    return guard(c, [&] { *r = s_.cancel(*q); });
+    return guard(c, [&] { *r = s().cancel(*q); });
   }
   grpc::Status GetStatus(grpc::ServerContext* c, const v1::GetStatusRequest*, v1::GetStatusResponse* r) override {
     return guard(c, [&] {
-      *r = s_.status();
-      r->set_status_json(s_.status_json(*r));
+      *r = s().status();
+      r->set_status_json(s().status_json(*r));
     });
   }
   grpc::Status GetMetrics(grpc::ServerContext* c, const v1::GetMetricsRequest*, v1::GetMetricsResponse* r) override {
-    return guard(c, [&] { r->set_text(s_.metrics_text()); });
+    return guard(c, [&] { r->set_text(s().metrics_text()); });
   }
   grpc::Status PreloadSRS(grpc::ServerContext* c, const v1::SrsRequest* q, v1::SrsResponse* r) override {
-    return guard(c, [&] { *r = s_.preload(*q); });
+    return guard(c, [&] { *r = s().preload(*q); });
   }
   grpc::Status EvictSRS(grpc::ServerContext* c, const v1::SrsRequest* q, v1::SrsResponse* r) override {
-    return guard(c, [&] { *r = s_.evict(*q); });
+    return guard(c, [&] { *r = s().evict(*q); });
   }
 
  private:
+  daemon::Service& s() { return *svc_.load(); }
+  // The witnesses of a stream, after its header: in order, each piece checked against
+  // journal_reserve before it is written.
+  void receive(grpc::ServerReader<v1::SubmitChunk>& in, uint32_t n, Upload& up, detail::RequestDigest& d) {
+    v1::SubmitChunk ch;
+    int cur = -1;
+    size_t size = 0, message = 1;
+    while (in.Read(&ch)) {
+      ++message;
+      if (ch.has_header())
+        throw Rejected(Rejected::InvalidArgument,
+                       "message " + std::to_string(message) + " of the stream carries a header: it comes once, first");
+      if (int(ch.index()) != cur) {
+        if (int(ch.index()) != cur + 1 || ch.index() >= n)
+          throw Rejected(Rejected::InvalidArgument, "piece of witness " + std::to_string(ch.index()) +
+                                                        " out of order (witness " + std::to_string(cur) + " was last)");
+        if (cur >= 0) d.end(size), up.close();
+        cur = int(ch.index());
+        size = 0;
+        up.open(cur);
+      }
+      d.bytes(ch.data().data(), ch.data().size());
+      s().check_journal_space(ch.data().size());
+      up.write(ch.data());
+      size += ch.data().size();
+    }
+    if (cur >= 0) d.end(size), up.close();
+    if (uint32_t(cur + 1) != n)
+      throw Rejected(Rejected::InvalidArgument,
+                     "the stream ended after " + std::to_string(cur + 1) + " of " + std::to_string(n) + " witnesses");
+  }
   // Waits in slices so that a client that goes away frees its thread.
   v1::JobResult await(grpc::ServerContext* c, const v1::AwaitProofRequest& q) {
     const uint64_t timeout = std::min<uint64_t>(q.timeout_ms(), uint64_t(24) * 3600 * 1000);
@@ -182,36 +212,39 @@ class Rpc final : public v1::ProvingEngine::Service {
       v1::AwaitProofRequest slice = q;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
       slice.set_timeout_ms(uint64_t(std::clamp<long long>(left, 0, 1000)));
-      v1::JobResult r = s_.await(slice);
+      v1::JobResult r = s().await(slice);
       if (r.state() == v1::DONE || r.state() == v1::FAILED || r.state() == v1::CANCELLED || left <= 1000 ||
-          c->IsCancelled() || s_.stopped())
+          c->IsCancelled() || s().stopped())
         return r;
     }
   }
   template <class F>
   grpc::Status guard(grpc::ServerContext* c, F f) {
+    daemon::Service* svc = svc_.load();
     if (!token_.empty()) {
       auto md = c->client_metadata();
       auto it = md.find("authorization");
       const std::string want = "Bearer " + token_;
       if (it == md.end() || !same_secret(std::string(it->second.data(), it->second.size()), want)) {
-        s_.count_rejected();
+        if (svc) svc->count_rejected();
         return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                             it == md.end() ? "this daemon needs a token (--token or CUZK_TOKEN)" : "wrong token");
       }
     }
+    if (!svc) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the daemon is starting");
     try {
       f();
       return grpc::Status::OK;
     } catch (const Rejected& e) {
-      s_.count_rejected();
+      svc->count_rejected();
       return grpc::Status(code_of(e.code), e.what());
     } catch (const std::exception& e) {
       return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
     }
   }
-  daemon::Service& s_;
+  std::atomic<daemon::Service*> svc_{nullptr};
   std::string token_;
+  Log log_;
 };
 
 // Another daemon answering on `path`?
@@ -224,6 +257,104 @@ bool socket_in_use(const std::string& path) {
   const bool used = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
   ::close(fd);
   return used;
+}
+
+// daemon.log_file: everything the daemon writes to stderr (its log, gRPC's) goes to the file,
+// appended; SIGHUP opens the path again, so that a rotated log is let go. Without it the log is
+// stderr, left to whatever started the daemon.
+class LogFile {
+ public:
+  explicit LogFile(std::string path) : path_(std::move(path)) {}
+  ~LogFile() {
+    if (started_on_ >= 0) ::close(started_on_);
+  }
+  LogFile(const LogFile&) = delete;
+  LogFile& operator=(const LogFile&) = delete;
+  const std::string& path() const { return path_; }
+  // Opens the path onto stderr; "" or why not (the old one stays).
+  std::string open() {
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0) return std::strerror(errno);
+    if (started_on_ < 0) started_on_ = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
+    std::fflush(stderr);
+    const bool ok = ::dup2(fd, 2) >= 0;
+    const int e = errno;
+    ::close(fd);
+    return ok ? "" : std::strerror(e);
+  }
+  // An error that stops the start: in the log, and where the daemon was started from.
+  void error(const std::string& m) const {
+    std::fprintf(stderr, "cuzk: error: %s\n", m.c_str());
+    std::fflush(stderr);
+    if (started_on_ >= 0) ::dprintf(started_on_, "cuzk: error: %s\n", m.c_str());
+  }
+
+ private:
+  std::string path_;
+  int started_on_ = -1;  // the stderr the daemon was started with, once the file replaced it
+};
+
+// The status server: /metrics and /status, with the token when status_auth is set. Idle
+// connections each hold a worker until a timeout: many workers and short timeouts keep a scrape
+// from waiting behind them (50 idle connections leave 14 workers free).
+constexpr size_t kHttpWorkers = 64;
+
+void configure_http(httplib::Server& http, const Config& cfg, std::unique_ptr<Service>& svc) {
+  http.new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
+  http.set_read_timeout(2, 0);
+  http.set_write_timeout(5, 0);
+  http.set_keep_alive_timeout(2);
+  // SO_REUSEADDR (a restarted daemon binds at once) without httplib's SO_REUSEPORT, which would
+  // let a second daemon bind the same address and take half the scrapes.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  if (cfg.status_auth) {
+    const std::string want = "Bearer " + cfg.token;
+    http.set_pre_routing_handler([want](const httplib::Request& q, httplib::Response& r) {
+      if (same_secret(q.get_header_value("Authorization"), want)) return httplib::Server::HandlerResponse::Unhandled;
+      r.status = 401;
+      r.set_header("WWW-Authenticate", "Bearer");
+      r.set_content("this daemon's /metrics and /status need its token (Authorization: Bearer ...)\n", "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    });
+  }
+  http.Get("/metrics", [&svc](const httplib::Request&, httplib::Response& r) {
+    r.set_content(svc->metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  http.Get("/status", [&svc](const httplib::Request&, httplib::Response& r) {
+    r.set_content(svc->status_json(), "application/json");
+  });
+}
+
+// The signals, taken by the thread that calls it (every thread started later inherits the mask):
+// SIGTERM and SIGINT stop the daemon, SIGHUP reopens the log file.
+sigset_t block_signals() {
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return sigs;
+}
+
+// Until SIGTERM or SIGINT (returned); each SIGHUP reopens the log file, or is logged.
+int wait_for_stop(const sigset_t& sigs, LogFile& log_file) {
+  for (;;) {
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    if (sig != SIGHUP) return sig;
+    if (log_file.path().empty()) {
+      log_line("SIGHUP: no daemon.log_file to reopen (the log is stderr); ignored");
+    } else if (std::string why = log_file.open(); why.empty()) {
+      log_line("SIGHUP: reopened the log file " + log_file.path());
+    } else {
+      log_line("SIGHUP: cannot reopen " + log_file.path() + ": " + why + "; the log stays where it was");
+    }
+  }
 }
 
 }  // namespace
@@ -244,69 +375,74 @@ int serve(const std::string& config_path) {
                  cfg.listen.c_str());
     return 1;
   }
-  // Signals are taken by one thread (sigwait); every thread started from here inherits the mask.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  const sigset_t sigs = block_signals();
+  LogFile log_file(cfg.log_file);
+  if (!cfg.log_file.empty())
+    if (std::string why = log_file.open(); !why.empty()) {
+      std::fprintf(stderr, "cuzk: error: daemon.log_file: cannot open %s: %s\n", cfg.log_file.c_str(), why.c_str());
+      return 1;
+    }
 
   log_line(std::string("cuzk ") + version_string() + " (commit " + git_commit() + ") starting; config: " + cfg.source);
-  std::unique_ptr<Service> svc;
-  try {
-    if (!upath.empty() && socket_in_use(upath)) throw Error("another daemon is listening on " + cfg.listen);
-    svc = std::make_unique<Service>(cfg, log_line);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "cuzk: error: %s\n", e.what());
+  // The addresses first: a daemon that cannot have them does nothing else (its journal untouched).
+  if (!upath.empty() && socket_in_use(upath)) {
+    log_file.error("another daemon is listening on " + cfg.listen);
     return 1;
   }
   if (!upath.empty()) ::unlink(upath.c_str());  // a stale socket of a daemon that died
+  auto give_up = [&](std::unique_ptr<grpc::Server>& server, const std::string& why) {
+    log_file.error(why);
+    if (server) server->Shutdown();
+    if (!upath.empty()) ::unlink(upath.c_str());
+    return 1;
+  };
 
-  Rpc rpc(*svc, cfg.token);
+  Rpc rpc(cfg.token, log_line);
   grpc::ServerBuilder b;
   int port = 0;
   b.AddListeningPort(cfg.listen, grpc::InsecureServerCredentials(), &port);
   b.RegisterService(&rpc);
+  b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a second daemon on this address fails to bind
   const size_t lim = std::min<size_t>(size_t(INT32_MAX), cfg.max_request_bytes + (size_t(64) << 20));
   b.SetMaxReceiveMessageSize(int(lim));
   b.SetMaxSendMessageSize(INT32_MAX);
   const mode_t old = ::umask(0177);  // the socket is created 0600
   std::unique_ptr<grpc::Server> server = b.BuildAndStart();
   ::umask(old);
-  if (!server || (upath.empty() && port == 0)) {
-    std::fprintf(stderr, "cuzk: error: cannot listen on %s\n", cfg.listen.c_str());
-    svc->shutdown(0);
-    return 1;
-  }
+  if (!server || (upath.empty() && port == 0))
+    return give_up(server, "cannot listen on " + cfg.listen +
+                               " (in use by another process, or not an address of "
+                               "this host)");
   if (!upath.empty()) ::chmod(upath.c_str(), 0600);
 
+  std::unique_ptr<Service> svc;
   httplib::Server http;
   std::thread http_thread;
   if (!cfg.status_listen.empty()) {
-    http.Get("/metrics", [&](const httplib::Request&, httplib::Response& r) {
-      r.set_content(svc->metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
-    });
-    http.Get("/status", [&](const httplib::Request&, httplib::Response& r) {
-      r.set_content(svc->status_json(), "application/json");
-    });
+    configure_http(http, cfg, svc);
     const auto colon = cfg.status_listen.rfind(':');
     const std::string host = cfg.status_listen.substr(0, colon);
     const int hport = std::stoi(cfg.status_listen.substr(colon + 1));
-    if (!http.bind_to_port(host, hport)) {
-      std::fprintf(stderr, "cuzk: error: cannot listen on http://%s\n", cfg.status_listen.c_str());
-      server->Shutdown();
-      svc->shutdown(0);
-      return 1;
-    }
-    http_thread = std::thread([&] { http.listen_after_bind(); });
+    if (!http.bind_to_port(host, hport))
+      return give_up(server, "cannot listen on http://" + cfg.status_listen +
+                                 " (status_listen: in use by another process, or not an address of this host)");
   }
+  // Then the circuits, the engine and the job store (the journal is locked before anything in it
+  // is read or written).
+  try {
+    svc = std::make_unique<Service>(cfg, log_line);
+  } catch (const std::exception& e) {
+    return give_up(server, e.what());
+  }
+  rpc.ready(*svc);
+  if (!cfg.status_listen.empty()) http_thread = std::thread([&] { http.listen_after_bind(); });
   log_line("listening on " +
            (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +
-           (cfg.status_listen.empty() ? "" : "; status on http://" + cfg.status_listen + "/status and /metrics"));
+           (cfg.status_listen.empty() ? ""
+                                      : "; status on http://" + cfg.status_listen + "/status and /metrics" +
+                                            (cfg.status_auth ? " (token required)" : "")));
 
-  int sig = 0;
-  sigwait(&sigs, &sig);
+  const int sig = wait_for_stop(sigs, log_file);
   log_line(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + ": no new jobs; finishing those in flight");
   svc->shutdown(cfg.shutdown_grace_s);  // the engine stays until nothing can call into it
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

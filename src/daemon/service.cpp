@@ -23,6 +23,10 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   auto say = [&](const std::string& s) {
     if (log_) log_(s);
   };
+  if (cfg_.circuits.empty())
+    throw InvalidArgument(cfg_.source +
+                          ": no circuits ([[circuits]] with an id and a zkey): the daemon would serve "
+                          "nothing");
   witness_dirs_ = std::make_unique<WitnessDirs>(cfg_.witness_dirs);
   // Devices: the config's names and sizes through the one parser (errors name the config keys).
   engine::EngineConfig ec;
@@ -147,8 +151,10 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
   for (size_t i = 0; i < files.size(); ++i) {
     try {
       s.mapped.push_back(io::FileBytes::map(files[i]));
-    } catch (const Error& e) {
-      throw Rejected(Rejected::Unavailable, e.what());
+    } catch (const Error& e) {  // the daemon's own file: its path is for the log, not the client
+      if (log_) log_(std::string("stream: ") + e.what());
+      throw Rejected(Rejected::Unavailable, "cannot read back streamed witness " + std::to_string(i) +
+                                                " (the daemon's log says why); retry later");
     }
     check_witness("partition " + std::to_string(i), s.mapped.back(), head.circuit_id());
   }

@@ -211,6 +211,8 @@ bool WitnessDirs::locate(const std::string& path, size_t& dir, std::string& rel)
 }
 
 std::unique_ptr<WitnessFile> WitnessDirs::open(const std::string& path) const {
+  // A NUL byte would cut the path short for the kernel: another file than the one named.
+  if (path.find('\0') != std::string::npos) throw InvalidArgument("a witness path contains a NUL byte");
   if (path.empty() || path[0] != '/') throw InvalidArgument("'" + path + "' is not an absolute path");
   size_t d = 0;
   std::string rel;

@@ -213,7 +213,7 @@ class CircuitT final : public CircuitOps {
     for (size_t i = 0; i < rows_.n_rows; ++i)
       if (a[i] * b[i] != c[i])
         throw InvalidArgument(wit.name + ": the witness does not satisfy constraint " + std::to_string(i) + " of " +
-                              name_);
+                              (r1cs_ ? r1cs_->path : name_));  // the constraints' file, not the key's
   }
 
   std::string name_;

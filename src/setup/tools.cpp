@@ -134,6 +134,7 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
 
 SetupStats setup_files(const std::string& r1cs_path, const std::string& zkey_path, std::optional<uint64_t> seed,
                        SetupDevice dev, ThreadPool& pool, const Log& log) {
+  check_output_path(zkey_path);  // before the work, not after it
   auto t0 = std::chrono::steady_clock::now();
   io::R1cs cs = io::read_r1cs(r1cs_path);
   double read_ms = ms_since(t0);
@@ -149,6 +150,13 @@ SetupStats setup_files(const std::string& r1cs_path, const std::string& zkey_pat
 
 SetupStats gen_circuit(const GenOptions& opt, ThreadPool& pool, const Log& log) {
   if (opt.partitions == 0 && !opt.setup) throw InvalidArgument("nothing to generate: --partitions 0 and no --setup");
+  if (!opt.out_dir.empty()) {  // every output checked before the first is written
+    auto path = [&](const std::string& name) { return (std::filesystem::path(opt.out_dir) / name).string(); };
+    std::vector<std::string> outs = {path("circuit.r1cs")};
+    for (uint32_t p = 0; p < opt.partitions; ++p) outs.push_back(path("witness_" + std::to_string(p) + ".wtns"));
+    if (opt.setup) outs.push_back(path("circuit.zkey"));
+    check_output_paths(outs);
+  }
   return opt.curve == CurveId::bn254 ? gen_circuit_t<ec::Bn254>(opt, pool, log)
                                      : gen_circuit_t<ec::Bls12381>(opt, pool, log);
 }

@@ -7,12 +7,14 @@
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/files.hpp"
 
 namespace cuzk::setup {
 
 SectionWriter::SectionWriter(const std::string& path, const char magic[4], uint32_t version, uint32_t n_sections)
     : path_(path), sections_left_(n_sections) {
   if (path.empty()) throw InvalidArgument("an output path is empty");
+  check_output_path(path);
   tmp_ = path + ".tmp-" + std::to_string(::getpid());
   f_ = std::fopen(tmp_.c_str(), "wb");
   if (!f_) throw Error("cannot create " + tmp_ + ": " + std::strerror(errno));
@@ -62,6 +64,7 @@ void SectionWriter::commit() {
     fail("close failed");
   }
   f_ = nullptr;
+  check_output_path(path_);
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot rename " + tmp_ + " into place");
   committed_ = true;
 }

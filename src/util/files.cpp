@@ -7,20 +7,39 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <sys/stat.h>
 
 #include "util/error.hpp"
 
 namespace cuzk {
 
+void check_output_path(const std::string& path) {
+  struct stat st {};
+  if (path.empty()) throw Error("cannot write an output with an empty path");
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;  // missing: created; regular: replaced
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISLNK(st.st_mode)  ? "a symbolic link"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a file";
+  throw Error("cannot write " + path + ": it is " + kind + ", not a regular file (cuzk writes only regular files)");
+}
+
+void check_output_paths(const std::vector<std::string>& paths) {
+  for (auto& p : paths) check_output_path(p);
+}
+
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
   namespace fs = std::filesystem;
-  // Refuse what would fail at the rename stage, after other targets were already replaced:
-  // empty paths, directories, and the same file named twice.
+  // Refuse what would fail at the rename stage, after other targets were already replaced, and
+  // what is not a regular file: empty paths, directories, links, devices, FIFOs, and the same
+  // file named twice.
   std::vector<fs::path> canon;
   for (auto& [path, content] : files) {
-    if (path.empty()) throw Error("cannot write an output with an empty path");
+    check_output_path(path);
     std::error_code ec;
-    if (fs::is_directory(path, ec)) throw Error("cannot write " + path + ": it is a directory");
     fs::path c = fs::weakly_canonical(fs::absolute(path), ec);
     for (auto& other : canon)
       if (other == c) throw Error("cannot write " + path + ": the same file is named for two outputs");
@@ -38,7 +57,7 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
       std::string tmp =
           (p.parent_path().empty() ? fs::path(".") : p.parent_path()) /
           ("." + p.filename().string() + ".cuzk-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(i));
-      int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
       if (fd < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
       temps.push_back(tmp);
       size_t off = 0;
@@ -61,6 +80,7 @@ void write_files_atomically(const std::vector<std::pair<std::string, std::string
       if (rc != 0) throw Error("cannot write " + path + ": " + std::strerror(e));
     }
     for (; renamed < files.size(); ++renamed) {
+      check_output_path(files[renamed].first);  // again: something may have been put there meanwhile
       if (std::rename(temps[renamed].c_str(), files[renamed].first.c_str()) != 0)
         throw Error("cannot write " + files[renamed].first + ": " + std::strerror(errno));
     }

@@ -1,4 +1,4 @@
-// Writing results: all files or none.
+// Writing results: all files or none, and only regular files.
 #pragma once
 #include <string>
 #include <utility>
@@ -6,8 +6,16 @@
 
 namespace cuzk {
 
+// Refuses (Error naming the path) an output path that exists and is not a regular file: a
+// directory, a device, a FIFO, a socket, or a symbolic link (whatever it points to). cuzk puts
+// its outputs in place by renaming a temporary over the target, which would replace any of these
+// (as root, /dev/full or /dev/null themselves). A path that does not exist yet is fine.
+void check_output_path(const std::string& path);
+void check_output_paths(const std::vector<std::string>& paths);
+
 // Each file goes to a temporary beside its target and is renamed into place only after every one
-// was written (and synced). Throws Error naming the file on any problem; nothing is left behind.
+// was written (and synced). Throws Error naming the file on any problem (check_output_path's
+// included, before anything is written); nothing is left behind.
 // (Also declared in include/cuzk/prove.hpp for library users.)
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& path_and_content);
 

@@ -295,7 +295,7 @@ verify_pairs "$BLS/verification_key.json" "$T/pairs-same" 1
 # The same request id for a different request is refused, naming the job it belongs to.
 client submit --daemon "$A" --circuit porep-bls --partitions "$(wlist "$BLS" 9)" --request-id same-twice > "$T/sub4.out" 2> "$T/sub4.err"; rc4=$?
 eq "$rc4" 1 "exit code of a submit reusing request id same-twice for another witness"
-has "$T/sub4.err" "INVALID_ARGUMENT: request_id 'same-twice' was used for another request (job $id1" "reused request id"
+has "$T/sub4.err" "ALREADY_EXISTS: request_id 'same-twice' was used for another request (job $id1" "reused request id"
 [ -s "$T/sub4.out" ] && note "the refused submit printed a job id: $(cat "$T/sub4.out")"
 status "$A" "$T/s2-last.json"
 eq "$(jv "$T/s2-last.json" "d['counters']['jobs_submitted']")" "$a" "jobs_submitted after the refused reuse"
