@@ -169,9 +169,10 @@ v1::SubmitProofResponse JournalStore::accept(Submission s) {
   // request_id may have been accepted meanwhile.
   refuse_if_stopping();
   if (auto known = existing(s.req, s.digest)) return *known;
+  JournalSpace::Reservation room;  // until the witnesses are journaled
   if (s.kind == Submission::Bytes) {
     ctx_.budget.check(s.bytes);
-    check_journal_space(ctx_.cfg, s.bytes);
+    room = ctx_.space.reserve(s.bytes);
   }
   auto j = new_job(s.req, s.digest, s.partitions());
   switch (s.kind) {

@@ -112,6 +112,8 @@ class Rpc final : public v1::ProvingEngine::Service {
       if (head.partitions_size() != 0 || head.partition_paths_size() != 0)
         throw Rejected(Rejected::InvalidArgument, "a streamed header carries no witnesses; they follow in pieces");
       s_.validate_head(head, n);  // before any witness byte is written
+      // Room on the journal's filesystem for what the header announces, before any piece.
+      JournalSpace::Reservation room = s_.reserve_journal_space(ch.witness_bytes());
       // The pieces go to files of this upload; whatever is not adopted by the journal is removed.
       Upload up(s_.incoming_dir());
       detail::RequestDigest d;
@@ -130,8 +132,9 @@ class Rpc final : public v1::ProvingEngine::Service {
           up.open(cur);
         }
         d.bytes(ch.data().data(), ch.data().size());
-        s_.check_journal_space(ch.data().size());
+        room.need(ch.data().size());  // a piece beyond the announced size: more room first
         up.write(ch.data());
+        room.wrote(ch.data().size());
         size += ch.data().size();
       }
       if (cur >= 0) d.end(size), up.close();

@@ -19,7 +19,11 @@ namespace cuzk::daemon {
 
 using namespace detail;
 
-Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log)), budget_(cfg_.host_budget) {
+Service::Service(Config cfg, Log log)
+    : cfg_(std::move(cfg)),
+      log_(std::move(log)),
+      budget_(cfg_.host_budget),
+      space_(cfg_.journal, cfg_.journal_reserve) {
   auto say = [&](const std::string& s) {
     if (log_) log_(s);
   };
@@ -61,7 +65,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   for (auto& [id, c] : circuits_)
     if (std::string why = engine_->cannot_hold(id); !why.empty()) say("warning: " + why + "; its jobs are refused");
   // Where the jobs live: the local journal, or a farm's database.
-  const StoreContext ctx{cfg_, log_, *engine_, circuits_, *witness_dirs_, stats_, budget_};
+  const StoreContext ctx{cfg_, log_, *engine_, circuits_, *witness_dirs_, stats_, budget_, space_};
   store_ = cfg_.queue_backend == "postgres" ? make_farm_store(ctx) : make_journal_store(ctx);
   store_->start();
 }
@@ -157,7 +161,7 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
-void Service::check_journal_space(size_t more) { daemon::check_journal_space(cfg_, more); }
+JournalSpace::Reservation Service::reserve_journal_space(size_t bytes) { return space_.reserve(bytes); }
 
 // One witness named by path: a regular file opened beneath one of witness_dirs (see
 // witness_files.hpp) whose headers fit the circuit (its values are checked when it is read to be
