@@ -335,6 +335,15 @@ std::string Service::status_json(const v1::GetStatusResponse& s) {
   c.add("requests_rejected", jint(k.requests_rejected()));
   o.add("counters", c);
   o.add("queue_backend", JsonValue::string(s.queue_backend()));
+  if (s.has_journal()) {
+    const auto& j = s.journal();
+    JsonValue jj = JsonValue::object();
+    jj.add("results_kept", jint(j.results_kept()));
+    jj.add("results_cached", jint(j.results_cached()));
+    jj.add("quarantined", jint(j.records_quarantined()));
+    jj.add("upload_bytes_reserved", jint(j.upload_bytes_reserved()));
+    o.add("journal", jj);
+  }
   if (s.has_farm()) {
     const auto& f = s.farm();
     JsonValue fj = JsonValue::object();
