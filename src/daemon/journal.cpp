@@ -213,6 +213,11 @@ void Journal::migrate_first_layout() {
   std::set<std::string> touched;
   for (auto& de : fs::directory_iterator(dir_, ec)) {
     const std::string name = de.path().filename().string();
+    if (de.is_regular_file() && name.ends_with(".tmp")) {  // an interrupted write: never acknowledged
+      std::error_code e2;
+      fs::remove(de.path(), e2);
+      continue;
+    }
     std::string kind;
     const std::string id = id_of(name, kind);
     if (!de.is_regular_file() || id.empty()) continue;
