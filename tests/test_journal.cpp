@@ -187,6 +187,34 @@ double metric(Service& s, const std::string& sample) {
   return -1;
 }
 
+// `n` ended jobs written straight into a journal (ids k0, k1, ...), each with a result of about
+// 3 * `summary` bytes that ended at `ended_ms`.
+void populate(const std::string& dir, int n, uint64_t ended_ms, size_t summary) {
+  Journal j(dir);
+  v1::JournalOutcome o;
+  v1::JobResult& r = *o.mutable_result();
+  r.set_circuit_id(kCircuit);
+  r.set_state(v1::DONE);
+  r.set_partitions(1);
+  r.set_summary_json(std::string(summary, 's'));
+  r.set_timeline_svg(std::string(2 * summary, 't'));
+  r.add_results()->set_proof_json(std::string(summary / 10, 'p'));
+  o.set_ended_unix_ms(ended_ms);
+  for (int i = 0; i < n; ++i) {
+    char id[17];
+    std::snprintf(id, sizeof id, "%016llx", (unsigned long long)(uint64_t(i + 1) * 0x9e3779b97f4a7c15ull));
+    v1::JournalJob job;
+    job.set_job_id(id);
+    job.set_request_id("k" + std::to_string(i));
+    job.set_circuit_id(kCircuit);
+    job.set_accepted_unix_ms(ended_ms);
+    j.accept(job);
+    r.set_job_id(id);
+    r.set_request_id(job.request_id());
+    j.finish(job, o);
+  }
+}
+
 }  // namespace
 
 // A .job whose bytes are garbage, and one with a byte flipped: both jobs answer FAILED naming the
@@ -367,31 +395,7 @@ CUZK_TEST(kept_results_stay_on_disk_memory_bounded) {
   const std::string dir = tmpdir();
   const int n = 5000;
   const uint64_t now = uint64_t(std::time(nullptr)) * 1000;
-  {
-    Journal j(dir);
-    v1::JournalOutcome o;
-    v1::JobResult& r = *o.mutable_result();
-    r.set_circuit_id(kCircuit);
-    r.set_state(v1::DONE);
-    r.set_partitions(1);
-    r.set_summary_json(std::string(10000, 's'));
-    r.set_timeline_svg(std::string(20000, 't'));
-    r.add_results()->set_proof_json(std::string(1000, 'p'));
-    o.set_ended_unix_ms(now);
-    for (int i = 0; i < n; ++i) {
-      char id[17];
-      std::snprintf(id, sizeof id, "%016llx", (unsigned long long)(uint64_t(i + 1) * 0x9e3779b97f4a7c15ull));
-      v1::JournalJob job;
-      job.set_job_id(id);
-      job.set_request_id("k" + std::to_string(i));
-      job.set_circuit_id(kCircuit);
-      job.set_accepted_unix_ms(now + uint64_t(i));
-      j.accept(job);
-      r.set_job_id(id);
-      r.set_request_id(job.request_id());
-      j.finish(job, o);
-    }
-  }
+  populate(dir, n, now, 10000);
   auto rss = [] {
     std::ifstream f("/proc/self/statm");
     size_t pages = 0, resident = 0;
@@ -438,6 +442,32 @@ CUZK_TEST(expiring_many_results_is_not_quadratic) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK_EQ(count_files(dir, ".job") + count_files(dir, ".done"), size_t(0));
   CHECK_MSG(s < 3.0, "removing 5000 ended jobs took " << s << " s");
+}
+
+// 5,000 results expiring together: the pruner takes them from its index by end time and removes
+// their files by name, from memory and from disk, in a few seconds.
+CUZK_TEST(pruner_expires_many_results_by_their_end_time) {
+  const std::string dir = tmpdir();
+  const int n = 5000;
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t ends = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count()) +
+                        8000;
+  populate(dir, n, ends, 100);
+  Config c = config(dir);
+  c.keep_results_s = 1;
+  Service s(c, nullptr);
+  CHECK_MSG(metric(s, "cuzk_journal_results_kept") == double(n), "the results expired before the test could see them");
+  auto left = [&] { return count_files(dir, ".job") + count_files(dir, ".done"); };
+  while ((metric(s, "cuzk_journal_results_kept") > 0 || left() > 0) &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(40))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - 9;
+  CHECK_EQ(metric(s, "cuzk_journal_results_kept"), 0.0);
+  CHECK_EQ(left(), size_t(0));
+  CHECK_EQ(rejected_code([&] { await(s, "", "k0", 0); }), int(Rejected::NotFound));
+  CHECK_MSG(took < 10, "5000 results expired " << took << " s after their time");
 }
 
 // A hundred queued jobs: the daemon's threads do not grow with them.
