@@ -59,11 +59,20 @@ extern "C" int statvfs(const char* path, struct statvfs* v) {
 
 namespace {
 
+// A fresh directory, removed when the binary exits: on tmpfs where there is one (thousands of
+// synced writes cost nothing there).
 std::string tmpdir() {
-  // tmpfs where there is one: thousands of synced writes cost nothing there
+  static struct Made {
+    std::vector<std::string> dirs;
+    ~Made() {
+      std::error_code ec;
+      for (auto& d : dirs) fs::remove_all(d, ec);
+    }
+  } made;
   std::string base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
   std::string t = base + "/cuzk-journal-test.XXXXXX";
   if (!::mkdtemp(t.data())) std::abort();
+  made.dirs.push_back(t);
   return t;
 }
 
