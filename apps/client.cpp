@@ -178,6 +178,13 @@ v1::SubmitProofResponse submit_streamed(Client& c, const Args& o, const std::str
   auto paths = items(o.value("--partitions"));
   if (paths.empty()) throw UsageError("--partitions: no witness files");
   head.set_partitions(uint32_t(paths.size()));
+  uint64_t total = 0;  // announced: the daemon reserves room on its journal's filesystem at once
+  for (auto& p : paths) {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(p, ec);
+    if (!ec) total += n;
+  }
+  head.set_witness_bytes(total);
   grpc::ClientContext ctx;
   c.prepare(ctx, 3600);
   v1::SubmitProofResponse r;

@@ -146,7 +146,8 @@ CUZK_TEST(daemon_config_status_auth_log_file_and_reserve_off) {
   CHECK_EQ(parse_config(head + "journal_reserve = \"0\"\n", "a.toml").journal_reserve, size_t(0));
   bool refused = false;
   try {
-    check_journal_space(c, size_t(1) << 62);  // no filesystem has that much free: only "no reserve" passes
+    JournalSpace space(c.journal, c.journal_reserve);
+    auto room = space.reserve(size_t(1) << 62);  // no filesystem has that much free: only "no reserve" passes
   } catch (const Rejected&) {
     refused = true;
   }

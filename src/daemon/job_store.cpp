@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sys/statvfs.h>
+#include <utility>
 
 #include "daemon/service_util.hpp"
 
@@ -130,16 +131,76 @@ v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t
   return resp;
 }
 
-void check_journal_space(const Config& cfg, size_t more) {
-  if (cfg.journal_reserve == 0) return;  // daemon.journal_reserve = 0: no reserve kept
-  struct statvfs v {};
-  if (::statvfs(cfg.journal.c_str(), &v) != 0) return;  // unknown: the writes themselves will tell
-  const uint64_t free_bytes = uint64_t(v.f_bavail) * v.f_frsize;
-  if (free_bytes >= uint64_t(cfg.journal_reserve) + more) return;
-  throw Rejected(Rejected::ResourceExhausted,
-                 "the journal's filesystem (" + cfg.journal + ") has " + std::to_string(free_bytes) +
-                     " bytes free; this request needs " + std::to_string(more) + " more and the daemon keeps " +
-                     std::to_string(cfg.journal_reserve) + " free (daemon.journal_reserve); retry later");
+JournalSpace::JournalSpace(std::string dir, size_t reserve, FreeBytes free_bytes)
+    : dir_(std::move(dir)), reserve_(reserve), free_bytes_(std::move(free_bytes)) {
+  if (!free_bytes_)
+    free_bytes_ = [d = dir_]() -> std::optional<uint64_t> {
+      struct statvfs v {};
+      if (::statvfs(d.c_str(), &v) != 0) return std::nullopt;
+      return uint64_t(v.f_bavail) * v.f_frsize;
+    };
+}
+
+// Under mu_, so that two reservations cannot both see the same free bytes.
+void JournalSpace::take(size_t bytes) {
+  std::lock_guard lk(mu_);
+  // daemon.journal_reserve = 0: no reserve kept, nothing checked (the uploads are still counted).
+  const std::optional<uint64_t> free_now = reserve_ == 0 ? std::nullopt : free_bytes_();
+  if (free_now && *free_now < uint64_t(reserve_) + pending_ + bytes)
+    throw Rejected(Rejected::ResourceExhausted,
+                   "the journal's filesystem (" + dir_ + ") has " + std::to_string(*free_now) +
+                       " bytes free; uploads in progress hold " + std::to_string(pending_) + ", this request needs " +
+                       std::to_string(bytes) + " more and the daemon keeps " + std::to_string(reserve_) +
+                       " free (daemon.journal_reserve); retry later");
+  pending_ += bytes;
+}
+
+void JournalSpace::give_back(size_t bytes) {
+  std::lock_guard lk(mu_);
+  pending_ -= std::min(pending_, bytes);
+}
+
+size_t JournalSpace::reserved() const {
+  std::lock_guard lk(mu_);
+  return pending_;
+}
+
+JournalSpace::Reservation JournalSpace::reserve(size_t bytes) {
+  take(bytes);
+  Reservation r;
+  r.space_ = this;
+  r.pending_ = bytes;
+  return r;
+}
+
+JournalSpace::Reservation& JournalSpace::Reservation::operator=(Reservation&& o) noexcept {
+  if (this != &o) {
+    release();
+    space_ = std::exchange(o.space_, nullptr);
+    pending_ = std::exchange(o.pending_, 0);
+  }
+  return *this;
+}
+
+void JournalSpace::Reservation::grow(size_t more) {
+  space_->take(more);
+  pending_ += more;
+}
+
+void JournalSpace::Reservation::need(size_t n) {
+  if (n > pending_) grow(n - pending_);
+}
+
+void JournalSpace::Reservation::wrote(size_t n) {
+  n = std::min(n, pending_);
+  space_->give_back(n);
+  pending_ -= n;
+}
+
+void JournalSpace::Reservation::release() {
+  if (space_) space_->give_back(pending_);
+  space_ = nullptr;
+  pending_ = 0;
 }
 
 }  // namespace cuzk::daemon

@@ -78,6 +78,53 @@ class HostBudget {
   size_t held_ = 0;
 };
 
+// daemon.journal_reserve, kept across every upload and submission at once: each reserves the
+// bytes it will write (a stream what its header announces, else each piece as it comes) before
+// it writes them, and the check counts what the others have reserved and not yet written, so
+// concurrent ones cannot pass the reserve together. What is written is then the filesystem's to
+// count.
+class JournalSpace {
+ public:
+  // Free bytes of the journal's filesystem now; nullopt: unknown (nothing is refused then, the
+  // writes themselves will tell).
+  using FreeBytes = std::function<std::optional<uint64_t>()>;
+  // `free_bytes` empty: statvfs of `dir`.
+  JournalSpace(std::string dir, size_t reserve, FreeBytes free_bytes = {});
+  JournalSpace(const JournalSpace&) = delete;
+  JournalSpace& operator=(const JournalSpace&) = delete;
+
+  // Bytes reserved and not yet written; released when it ends.
+  class Reservation {
+   public:
+    Reservation() = default;
+    Reservation(Reservation&& o) noexcept { *this = std::move(o); }
+    Reservation& operator=(Reservation&& o) noexcept;
+    ~Reservation() { release(); }
+    explicit operator bool() const { return space_ != nullptr; }
+    void grow(size_t more);  // Rejected (ResourceExhausted) when there is no room
+    void need(size_t n);     // before writing n bytes: grows by what is missing
+    void wrote(size_t n);    // n bytes (needed before) are on disk now
+    void release();
+
+   private:
+    friend class JournalSpace;
+    JournalSpace* space_ = nullptr;
+    size_t pending_ = 0;
+  };
+  // Throws Rejected (ResourceExhausted) when `bytes` more would leave less than the reserve free.
+  Reservation reserve(size_t bytes);
+  size_t reserved() const;  // by every reservation, not yet written
+
+ private:
+  void take(size_t bytes);
+  void give_back(size_t bytes);
+  std::string dir_;
+  size_t reserve_;
+  FreeBytes free_bytes_;
+  mutable std::mutex mu_;
+  size_t pending_ = 0;
+};
+
 // Prometheus text, format 0.0.4.
 class MetricsText {
  public:
@@ -100,6 +147,7 @@ struct StoreContext {
   const WitnessDirs& witness_dirs;
   Stats& stats;
   HostBudget& budget;
+  JournalSpace& space;  // journal_reserve, shared by every submission
   void say(const std::string& s) const {
     if (log) log(s);
   }
@@ -171,8 +219,5 @@ std::unique_ptr<JobStore> make_farm_store(const StoreContext& ctx);
 // appended to the job id, describes that job).
 v1::SubmitProofResponse same_request(const v1::SubmitProofRequest& req, uint64_t digest, const std::string& job_id,
                                      uint64_t stored_digest, const std::string& detail = "");
-// Refuses (ResourceExhausted) when writing `more` bytes under the journal's directory would leave
-// less than journal_reserve free on its filesystem; journal_reserve 0 checks nothing.
-void check_journal_space(const Config& cfg, size_t more);
 
 }  // namespace cuzk::daemon

@@ -123,13 +123,15 @@ class Rpc final : public v1::ProvingEngine::Service {
       if (head.partitions_size() != 0 || head.partition_paths_size() != 0)
         throw Rejected(Rejected::InvalidArgument, "a streamed header carries no witnesses; they follow in pieces");
       s().validate_head(head, n);  // before any witness byte is written
+      // Room on the journal's filesystem for what the header announces, before any piece.
+      JournalSpace::Reservation room = s().reserve_journal_space(ch.witness_bytes());
       // The pieces go to files of this upload; whatever is not adopted by the journal is removed.
       std::optional<Upload> up;
       detail::RequestDigest d;
       d.head(head);
       try {
         up.emplace(s().incoming_dir());
-        receive(*in, n, *up, d);
+        receive(*in, n, *up, d, room);
       } catch (const Rejected&) {
         throw;
       } catch (const std::exception& e) {  // the daemon's own files: their paths go to the log only
@@ -174,9 +176,10 @@ class Rpc final : public v1::ProvingEngine::Service {
 
  private:
   daemon::Service& s() { return *svc_.load(); }
-  // The witnesses of a stream, after its header: in order, each piece checked against
-  // journal_reserve before it is written.
-  void receive(grpc::ServerReader<v1::SubmitChunk>& in, uint32_t n, Upload& up, detail::RequestDigest& d) {
+  // The witnesses of a stream, after its header: in order, each piece inside the journal room
+  // reserved for the stream (grown first when a piece goes beyond what the header announced).
+  void receive(grpc::ServerReader<v1::SubmitChunk>& in, uint32_t n, Upload& up, detail::RequestDigest& d,
+               JournalSpace::Reservation& room) {
     v1::SubmitChunk ch;
     int cur = -1;
     size_t size = 0, message = 1;
@@ -195,8 +198,9 @@ class Rpc final : public v1::ProvingEngine::Service {
         up.open(cur);
       }
       d.bytes(ch.data().data(), ch.data().size());
-      s().check_journal_space(ch.data().size());
+      room.need(ch.data().size());
       up.write(ch.data());
+      room.wrote(ch.data().size());
       size += ch.data().size();
     }
     if (cur >= 0) d.end(size), up.close();

@@ -19,7 +19,11 @@ namespace cuzk::daemon {
 
 using namespace detail;
 
-Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log)), budget_(cfg_.host_budget) {
+Service::Service(Config cfg, Log log)
+    : cfg_(std::move(cfg)),
+      log_(std::move(log)),
+      budget_(cfg_.host_budget),
+      space_(cfg_.journal, cfg_.journal_reserve) {
   auto say = [&](const std::string& s) {
     if (log_) log_(s);
   };
@@ -65,7 +69,7 @@ Service::Service(Config cfg, Log log) : cfg_(std::move(cfg)), log_(std::move(log
   for (auto& [id, c] : circuits_)
     if (std::string why = engine_->cannot_hold(id); !why.empty()) say("warning: " + why + "; its jobs are refused");
   // Where the jobs live: the local journal, or a farm's database.
-  const StoreContext ctx{cfg_, log_, *engine_, circuits_, *witness_dirs_, stats_, budget_};
+  const StoreContext ctx{cfg_, log_, *engine_, circuits_, *witness_dirs_, stats_, budget_, space_};
   store_ = cfg_.queue_backend == "postgres" ? make_farm_store(ctx) : make_journal_store(ctx);
   store_->start();
 }
@@ -163,7 +167,7 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
 
-void Service::check_journal_space(size_t more) { daemon::check_journal_space(cfg_, more); }
+JournalSpace::Reservation Service::reserve_journal_space(size_t bytes) { return space_.reserve(bytes); }
 
 // One witness named by path: a regular file opened beneath one of witness_dirs (see
 // witness_files.hpp) whose headers fit the circuit (its values are checked when it is read to be
@@ -337,6 +341,15 @@ std::string Service::status_json(const v1::GetStatusResponse& s) {
   c.add("requests_rejected", jint(k.requests_rejected()));
   o.add("counters", c);
   o.add("queue_backend", JsonValue::string(s.queue_backend()));
+  if (s.has_journal()) {
+    const auto& j = s.journal();
+    JsonValue jj = JsonValue::object();
+    jj.add("results_kept", jint(j.results_kept()));
+    jj.add("results_cached", jint(j.results_cached()));
+    jj.add("quarantined", jint(j.records_quarantined()));
+    jj.add("upload_bytes_reserved", jint(j.upload_bytes_reserved()));
+    o.add("journal", jj);
+  }
   if (s.has_farm()) {
     const auto& f = s.farm();
     JsonValue fj = JsonValue::object();

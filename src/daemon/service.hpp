@@ -42,9 +42,10 @@ class Service {
   // What can be checked of a request but its witnesses (kind, priority, circuit, count); throws
   // Rejected.
   void validate_head(const v1::SubmitProofRequest& req, size_t partitions);
-  // Refuses (RESOURCE_EXHAUSTED) when writing `more` bytes into the journal would leave less
-  // than journal_reserve free on its filesystem.
-  void check_journal_space(size_t more);
+  // Room for `bytes` more in the journal (a stream's announced witnesses), held until the
+  // reservation ends; RESOURCE_EXHAUSTED when it, with every reservation in progress, would
+  // leave less than journal_reserve free on its filesystem.
+  JournalSpace::Reservation reserve_journal_space(size_t bytes);
   bool stopped();  // shutdown has given up waiting: awaits answer at once
 
   // Stops accepting; waits up to `grace_s` for the jobs in flight to end; then stops the rest,
@@ -68,6 +69,7 @@ class Service {
   std::unique_ptr<WitnessDirs> witness_dirs_;
   Stats stats_;
   HostBudget budget_;
+  JournalSpace space_;
   std::unique_ptr<engine::Engine> engine_;
   Circuits circuits_;
   std::unique_ptr<JobStore> store_;  // uses everything above

@@ -151,7 +151,10 @@ except Exception:
 }
 # counter ADDR NAME [TOKEN]: one of the status counters
 counter() { status "$1" "$T/counter.json" "${3:-}"; jv "$T/counter.json" "d['counters']['$2']"; }
-nfiles() { find "$1" -mindepth 1 -maxdepth 1 | wc -l; }
+# nfiles DIR: entries of a journal (its folders included), uploads in progress aside
+nfiles() { find "$1" -mindepth 1 -not -path "$1/incoming*" | wc -l; }
+# injournal DIR NAME: the journal has a file NAME (in its job folders)
+injournal() { [ -n "$(find "$1/jobs" -name "$2" 2>/dev/null | head -n 1)" ]; }
 wlist() { local d=$1 sep='' i; shift; for i; do printf '%s%s' "$sep" "$d/witness_$i.wtns"; sep=,; done; }
 
 # Reference public inputs of the example witnesses, proved here without the daemon: every
@@ -531,7 +534,7 @@ done
 pd1=$(jv "$T/s3-after.json" "sum(x['partitions'] for x in d['devices'])")
 [ "$(( pd1 - pd0 ))" -lt 10 ] || note "all 10 partitions were proved ($pd0 -> $pd1): the cancel stopped nothing"
 eq "$(jv "$T/s3-after.json" "[d['queues'][q] for q in ('synthesis','ready','running_partitions','jobs_active')]")" "[0, 0, 0, 0]" "queues 0.5 s after the cancel"
-[ -e "$JS/$jc.done" ] || note "no $jc.done in the journal"
+injournal "$JS" "$jc.done" || note "no $jc.done in the journal"
 verdict "3 cancel of running job $jc after $(( pd1 - pd0 )) of 10 partitions: 'cancelled', await fails, jobs_cancelled +1" s
 
 # 4. kill -9 in the middle of a job, restart on the same journal.
@@ -545,8 +548,8 @@ jkill=$(tail -n 1 "$T/k1.out")
 wait_running "$S" "$pd0"
 pd1=$(kernels_done "$S")
 kill -9 "$SPID"; wait "$SPID" 2>/dev/null
-[ -e "$JS/$jkill.job" ] || note "no $jkill.job in the journal after kill -9"
-[ ! -e "$JS/$jkill.done" ] || note "$jkill.done in the journal: the job ended before the kill ($pd0 -> $pd1 partitions done)"
+injournal "$JS" "$jkill.job" || note "no $jkill.job in the journal after kill -9"
+! injournal "$JS" "$jkill.done" || note "$jkill.done in the journal: the job ended before the kill ($pd0 -> $pd1 partitions done)"
 # await while the daemon is down: it must keep trying until the restarted daemon answers
 timeout 60 "$CUZK" await --daemon "$S" --request-id killed-mid-job --out "$T/k1" > "$T/k1-await.out" 2>&1 &
 kpid=$!
@@ -576,7 +579,7 @@ wait_running "$S" "$pd0"
 pd1=$(kernels_done "$S")
 t0=$(date +%s.%N)
 kill -TERM "$SPID"
-[ ! -e "$JS/$jterm.done" ] || note "$jterm had ended before the SIGTERM ($pd0 -> $pd1 partitions proved): nothing was in flight"
+! injournal "$JS" "$jterm.done" || note "$jterm had ended before the SIGTERM ($pd0 -> $pd1 partitions proved): nothing was in flight"
 sleep 0.1
 # while stopping, new work is refused
 client submit --daemon "$S" --circuit porep-bls --partitions "$(wlist "$BLS" 5)" > "$T/t2.out" 2> "$T/t2.err"; rc=$?
@@ -591,7 +594,7 @@ if grep -q ': stopped$' "$T/s.log" && grep -qF "job $jterm: done" "$T/s.log"; th
   [ "$(grep -nF "job $jterm: done" "$T/s.log" | cut -d: -f1)" -lt "$(grep -n ': stopped$' "$T/s.log" | tail -n 1 | cut -d: -f1)" ] ||
     note "the log says stopped before job $jterm was done"
 fi
-[ -e "$JS/$jterm.done" ] || note "no $jterm.done in the journal"
+injournal "$JS" "$jterm.done" || note "no $jterm.done in the journal"
 start_daemon s "$T/s.toml" "$S"
 SPID=$DPID
 client await --daemon "$S" "$jterm" --out "$T/term" > "$T/term.out" 2>&1 || note "await $jterm after the restart failed: $(tail -n 2 "$T/term.out")"
@@ -637,7 +640,7 @@ client await --daemon "$P" "$jp" --out "$T/bypath" > "$T/bp-await.out" 2>&1 ||
 check_dir "$T/bypath" bls 0 1 2 3 4 5 6 7 8 9 > "$T/pairs-bypath"
 verify_pairs "$BLS/verification_key.json" "$T/pairs-bypath" 10
 [ "$(find "$WD" -name 'witness_*.wtns' | wc -l)" = 10 ] || note "witness files under witness_dirs went away"
-jfiles() { find "$1" -maxdepth 1 -type f | wc -l; }  # (a refused stream leaves incoming/ itself)
+jfiles() { find "$1" -type f -not -path "$1/incoming/*" | wc -l; }  # (a refused stream leaves incoming/ itself)
 for mode in "" "--stream 1"; do
   before=$(jfiles "$JP")
   # shellcheck disable=SC2086
