@@ -640,7 +640,8 @@ CUZK_TEST(engine_device_fault_retried_elsewhere) {
   const auto& rec = r.records[3];
   CHECK_EQ(rec.attempts, 2);
   CHECK_EQ(rec.device, std::string(faulted_on == "sim:0" ? "sim:1" : "sim:0"));
-  CHECK(rec.ok && rec.error.empty());
+  CHECK(rec.ok && rec.error.empty() && rec.failure == FailureKind::None);
+  CHECK(r.failure == FailureKind::None);
   for (size_t i = 0; i < 8; ++i)
     if (i != 3) CHECK_EQ(r.records[i].attempts, 1);
   CHECK(eng.status().partitions_retried >= 1);
@@ -656,6 +657,10 @@ CUZK_TEST(engine_device_fault_retried_elsewhere) {
   CHECK(r2.state == JobState::Failed);
   CHECK_MSG(contains(r2.error, "partition 1") && contains(r2.error, "broken sim:"), r2.error);
   CHECK_EQ(r2.records[1].attempts, 2);
+  // A device's failure: another host may prove it (the farm gives it back).
+  CHECK(r2.failure == FailureKind::Transient);
+  CHECK(r2.records[1].failure == FailureKind::Transient);
+  CHECK_MSG(r2.records[1].error.rfind("broken sim:", 0) == 0, r2.records[1].error);  // no partition number
 }
 
 CUZK_TEST(engine_bad_witness_fails_job_without_retry) {
@@ -677,6 +682,9 @@ CUZK_TEST(engine_bad_witness_fails_job_without_retry) {
   CHECK_EQ(eng.status().partitions_retried, size_t(0));
   CHECK_EQ(r.records[2].attempts, 0);  // never reached a device
   CHECK(!r.records[2].ok && contains(r.records[2].error, "rejected"));
+  // Its input's failure: no other host could prove it (the farm fails the job at once).
+  CHECK(r.failure == FailureKind::BadInput);
+  CHECK(r.records[2].failure == FailureKind::BadInput);
 
   // Wrong number of values: the message names the witness.
   auto ws = f.witnesses(2);
