@@ -72,6 +72,8 @@ const char* code_name(grpc::StatusCode c) {
       return "UNAUTHENTICATED";
     case grpc::StatusCode::NOT_FOUND:
       return "NOT_FOUND";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return "RESOURCE_EXHAUSTED";
     case grpc::StatusCode::UNAVAILABLE:

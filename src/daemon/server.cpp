@@ -51,6 +51,8 @@ grpc::StatusCode code_of(Rejected::Code c) {
       return grpc::StatusCode::NOT_FOUND;
     case Rejected::ResourceExhausted:
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case Rejected::FailedPrecondition:
+      return grpc::StatusCode::FAILED_PRECONDITION;
     default:
       return grpc::StatusCode::UNAVAILABLE;
   }
