@@ -76,6 +76,8 @@ const char* code_name(grpc::StatusCode c) {
       return "NOT_FOUND";
     case grpc::StatusCode::ALREADY_EXISTS:
       return "ALREADY_EXISTS";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return "RESOURCE_EXHAUSTED";
     case grpc::StatusCode::UNAVAILABLE:

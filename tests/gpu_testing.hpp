@@ -8,6 +8,7 @@
 namespace cuzk::test {
 
 inline std::vector<cuda::DeviceInfo> gpus_or_skip() {
+  mark_gpu_case();
   if (!cuda::built_with_cuda()) SKIP("built without CUDA");
   auto d = cuda::list_devices();
   if (d.empty()) SKIP("no GPU visible");

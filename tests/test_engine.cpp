@@ -237,8 +237,10 @@ CUZK_TEST(engine_ten_partitions_two_devices_bls12_381) { ten_partitions_on_two_d
 
 // ------------------------------------------------------------------ 2. unequal speeds
 CUZK_TEST(engine_faster_device_takes_more) {
-  auto& f = fixture<ec::Bn254>(7);  // small: the floors, not the CPU, set the devices' speeds
-  Engine eng(config({sim(0, 100, 0, 1.0), sim(1, 100, 0, 4.0)}, 1));
+  // Small, with floors long enough (800 ms a partition, 200 ms at speed 4) that they, not a loaded
+  // CPU, set the devices' speeds.
+  auto& f = fixture<ec::Bn254>(7);
+  Engine eng(config({sim(0, 800, 0, 1.0), sim(1, 800, 0, 4.0)}, 1));
   eng.register_circuit("c", f.circuit);
   auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(12)}), 30000.0);
   CHECK_MSG(r.state == JobState::Done, r.error);
@@ -536,10 +538,8 @@ CUZK_TEST(engine_cancel_queued_and_running) {
   auto first = eng.submit({"c", Priority::Normal, f.witnesses(4)});
   auto queued = eng.submit({"c", Priority::Normal, f.witnesses(2, 4)});
   CHECK(eng.await(queued, 0.0).state == JobState::Queued);
-  auto t0 = std::chrono::steady_clock::now();
   CHECK(eng.cancel(queued));
-  auto rq = eng.await(queued, 5000.0);
-  CHECK_MSG(ms_since(t0) < 100, ms_since(t0));
+  auto rq = eng.await(queued, 0.0);  // ended by the cancel itself: nothing to wait for
   CHECK(rq.state == JobState::Cancelled);
   CHECK(rq.proofs.empty());
   CHECK(!eng.cancel(queued));
@@ -553,10 +553,8 @@ CUZK_TEST(engine_cancel_queued_and_running) {
   auto running = eng.submit({"c", Priority::Normal, f.witnesses(10)});
   while (eng.status().partitions_done < 5) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   CHECK(eng.await(running, 0.0).state == JobState::Running);
-  t0 = std::chrono::steady_clock::now();
   CHECK(eng.cancel(running));
-  auto rr = eng.await(running, 5000.0);
-  CHECK_MSG(ms_since(t0) < 100, ms_since(t0));
+  auto rr = eng.await(running, 0.0);  // at once, not after the partition in progress
   CHECK(rr.state == JobState::Cancelled);
   // A new job completes, and the cancelled job's queued partitions never ran.
   auto r2 = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 50)}), 30000.0);
@@ -569,7 +567,8 @@ CUZK_TEST(engine_cancel_queued_and_running) {
 // Cancelling a job whose witnesses are being loaded: the loads finish on witnesses that are still
 // alive (the engine must not destroy a Witness while its load() runs), and the engine goes on.
 namespace {
-std::atomic<int> g_live[4], g_loading{0}, g_outlived{0};
+std::atomic<int> g_live[4], g_loading{0}, g_loaded{0}, g_outlived{0};
+std::atomic<bool> g_let_load{false};  // the loads wait for it (at most 5 s)
 struct Sentinel {
   int id;
   explicit Sentinel(int i) : id(i) { ++g_live[id]; }
@@ -585,8 +584,11 @@ Witness slow_witness(int id, std::vector<cpu::Scalar> v) {
                    const int me = s.id;
                    std::vector<cpu::Scalar> out = *data;
                    ++g_loading;
-                   std::this_thread::sleep_for(std::chrono::milliseconds(150));
+                   for (int i = 0; i < 5000 && !g_let_load; ++i)
+                     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                   std::this_thread::sleep_for(std::chrono::milliseconds(20));
                    if (g_live[me].load() == 0) ++g_outlived;
+                   ++g_loaded;
                    return out;
                  }};
 }
@@ -603,10 +605,10 @@ CUZK_TEST(engine_cancel_while_loading_witnesses) {
   auto t0 = std::chrono::steady_clock::now();
   while (g_loading.load() < 2 && ms_since(t0) < 5000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK_EQ(g_loading.load(), 2);
-  t0 = std::chrono::steady_clock::now();
   CHECK(eng.cancel(id));
-  CHECK(eng.await(id, 5000.0).state == JobState::Cancelled);
-  CHECK_MSG(ms_since(t0) < 100, ms_since(t0));  // not waiting for the loads
+  CHECK(eng.await(id, 0.0).state == JobState::Cancelled);
+  CHECK_EQ(g_loaded.load(), 0);  // ended while both loads were still held: not waiting for them
+  g_let_load = true;
   auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(2, 70)}), 30000.0);
   check_proofs(f, r, 70, 2);
   CHECK_MSG(g_outlived.load() == 0, g_outlived.load() << " witness(es) destroyed while loading");
@@ -651,7 +653,8 @@ CUZK_TEST(engine_device_fault_retried_elsewhere) {
   const auto& rec = r.records[3];
   CHECK_EQ(rec.attempts, 2);
   CHECK_EQ(rec.device, std::string(faulted_on == "sim:0" ? "sim:1" : "sim:0"));
-  CHECK(rec.ok && rec.error.empty());
+  CHECK(rec.ok && rec.error.empty() && rec.failure == FailureKind::None);
+  CHECK(r.failure == FailureKind::None);
   for (size_t i = 0; i < 8; ++i)
     if (i != 3) CHECK_EQ(r.records[i].attempts, 1);
   CHECK(eng.status().partitions_retried >= 1);
@@ -667,6 +670,10 @@ CUZK_TEST(engine_device_fault_retried_elsewhere) {
   CHECK(r2.state == JobState::Failed);
   CHECK_MSG(contains(r2.error, "partition 1") && contains(r2.error, "broken sim:"), r2.error);
   CHECK_EQ(r2.records[1].attempts, 2);
+  // A device's failure: another host may prove it (the farm gives it back).
+  CHECK(r2.failure == FailureKind::Transient);
+  CHECK(r2.records[1].failure == FailureKind::Transient);
+  CHECK_MSG(r2.records[1].error.rfind("broken sim:", 0) == 0, r2.records[1].error);  // no partition number
 }
 
 CUZK_TEST(engine_bad_witness_fails_job_without_retry) {
@@ -688,6 +695,9 @@ CUZK_TEST(engine_bad_witness_fails_job_without_retry) {
   CHECK_EQ(eng.status().partitions_retried, size_t(0));
   CHECK_EQ(r.records[2].attempts, 0);  // never reached a device
   CHECK(!r.records[2].ok && contains(r.records[2].error, "rejected"));
+  // Its input's failure: no other host could prove it (the farm fails the job at once).
+  CHECK(r.failure == FailureKind::BadInput);
+  CHECK(r.records[2].failure == FailureKind::BadInput);
 
   // Wrong number of values: the message names the witness.
   auto ws = f.witnesses(2);
@@ -909,21 +919,28 @@ CUZK_TEST(engine_eight_devices_same_properties) {
     Fixture<ec::Bn254>& f;
     ~Restore() { f.circuit->set_check_witnesses(true); }
   } restore{f};
+  // The time from the first kernels to the last, from the engine's own records (what the devices
+  // did, not what the test's thread saw).
   auto run = [&](std::vector<DeviceSpec> devs, uint64_t first, std::vector<JobResult>& out) {
     Engine eng(config(std::move(devs), 2));
     eng.register_circuit("c", f.circuit);
-    auto t0 = std::chrono::steady_clock::now();
     const uint64_t a = eng.submit({"c", Priority::Normal, f.witnesses(12, first)});
     const uint64_t b = eng.submit({"c", Priority::Normal, f.witnesses(12, first + 12)});
     out.push_back(eng.await(a, 60000.0));
     out.push_back(eng.await(b, 60000.0));
-    return ms_since(t0);
+    double start = 1e300, end = 0;
+    for (auto& r : out)
+      for (auto& rec : r.records)
+        start = std::min(start, rec.spans[Phase::Kernels].start_ms),
+        end = std::max(end, rec.spans[Phase::Kernels].end_ms);
+    return end - start;
   };
   std::vector<DeviceSpec> eight;
-  for (int i = 0; i < 8; ++i) eight.push_back(sim(i, 280, 10, i < 4 ? 1.0 : 2.0));
+  // Floors of 560 ms a partition (280 at speed 2): longer than a loaded machine's CPU work.
+  for (int i = 0; i < 8; ++i) eight.push_back(sim(i, 560, 10, i < 4 ? 1.0 : 2.0));
   std::vector<JobResult> r8, r1;
   const double ms8 = run(eight, 100, r8);
-  const double ms1 = run({sim(0, 280, 10)}, 100, r1);
+  const double ms1 = run({sim(0, 560, 10)}, 100, r1);
   check_proofs(f, r8[0], 100, 12);
   check_proofs(f, r8[1], 112, 12);
   check_proofs(f, r1[0], 100, 12);
@@ -956,7 +973,8 @@ CUZK_TEST(engine_eight_devices_same_properties) {
   std::printf(
       "    8 devices: %.0f ms, 1 device: %.0f ms for 24 partitions (%.1fx); up to %d devices in kernels at once\n", ms8,
       ms1, speedup, most);
-  CHECK_MSG(speedup >= 4.0, "8 devices only " << speedup << "x one");
+  // Ideally about 8x (the fast four are twice as quick); 3x leaves room for a loaded machine.
+  CHECK_MSG(speedup >= 3.0, "8 devices only " << speedup << "x one");
 }
 
 // ------------------------------------------------------------------ 14. scheduler defects
@@ -1066,7 +1084,7 @@ CUZK_TEST(engine_evicts_without_stopping_the_other_devices) {
   auto& x = fixture<ec::Bn254>(10);
   auto& y = fixture<ec::Bn254>(9);
   const Sizes sx = sizes(x), sy = sizes(y);
-  auto slow_free = sim_device(0, 0, 0, 600);  // its frees take 600 ms
+  auto slow_free = sim_device(0, 0, 0, 2000);  // its frees take 2 s
   auto other = sim_device(1, 0);
   auto cfg = config({sim(0, 0, 0, 1, std::max(sx.key + sx.ws, sy.key + sy.ws)), sim(1)}, 1);
   Engine eng(cfg, {slow_free, other});
@@ -1090,7 +1108,8 @@ CUZK_TEST(engine_evicts_without_stopping_the_other_devices) {
   poll.halt();
   check_proofs(y, r, 30, 1);
   CHECK(resident(eng.status().devices[0]) == std::vector<std::string>{"y"});
-  CHECK_MSG(worst < 300, "status() took " << worst << " ms while a key was freed");
+  // status() takes microseconds; waiting for the free would take 2 s: 1 s is room for a loaded machine.
+  CHECK_MSG(worst < 1000, "status() took " << worst << " ms while a key was freed");
   (void)job_ms;
 }
 
@@ -1099,7 +1118,7 @@ CUZK_TEST(engine_evicts_without_stopping_the_other_devices) {
 CUZK_TEST(engine_cancel_stops_running_kernels) {
   auto& f = fixture<ec::Bn254>(9);
   const Sizes sz = sizes(f);
-  Engine eng(config({sim(0, 3500, 0, 1, sz.key + sz.ws)}, 2));  // each kernel phase ~500 ms; room for one
+  Engine eng(config({sim(0, 7000, 0, 1, sz.key + sz.ws)}, 2));  // each kernel phase ~1 s; room for one
   eng.register_circuit("c", f.circuit);
   const uint64_t a = eng.submit({"c", Priority::Normal, f.witnesses(1)});
   const uint64_t b = eng.submit({"c", Priority::Normal, f.witnesses(1, 1)});  // waits for a's budget
@@ -1113,7 +1132,8 @@ CUZK_TEST(engine_cancel_stops_running_kernels) {
   while (!eng.status().devices[0].current.empty() && ms_since(t0) < 10000)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   const double released = ms_since(t0);
-  CHECK_MSG(released < 1200, "the device was busy " << released << " ms after the cancel");
+  // Stopped at the next phase (about 1 s), not after the remaining ~6 s of kernels.
+  CHECK_MSG(released < 3000, "the device was busy " << released << " ms after the cancel");
   while (eng.status().running > 0 && ms_since(t0) < 10000) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   auto st = eng.status();
   CHECK_EQ(st.devices[0].reserved_bytes, sz.key);  // both partitions gave their working sets back

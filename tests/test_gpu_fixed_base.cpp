@@ -340,6 +340,7 @@ void bench_one(const cuda::DeviceInfo& d, int log_n, ThreadPool& pool, RandomSou
 }  // namespace
 
 CUZK_TEST(bench_gpu_fixed_base) {
+  test::mark_gpu_case();  // skipped below unless asked for: a GPU case all the same
   const char* env = std::getenv("CUZK_FIXED_BASE_BENCH");
   if (!env) SKIP("set CUZK_FIXED_BASE_BENCH=1 (or the largest log2 size) to time the GPU fixed-base multiplication");
   int max_log = std::atoi(env) > 1 ? std::atoi(env) : 24;

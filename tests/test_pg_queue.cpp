@@ -2,10 +2,13 @@
 // sets CUZK_PG_DSN): the schema migrates once under concurrency; submissions are idempotent by
 // request_id; concurrent claimers get disjoint partitions in priority, job and index order, only
 // of their circuits; a result needs the claim's current token (a stale writer is refused); an
-// expired lease is claimed again elsewhere while a renewed one is not; cancel, fail and release;
-// a server crash loses nothing that was acknowledged.
+// expired lease is claimed again elsewhere while a renewed one is not, and counts as an attempt;
+// cancel, fail and release; a job no live host serves is counted; a frozen server bounds every
+// call; a server crash loses nothing that was acknowledged. Leases expire by an update of their
+// time, not by waiting for the clock.
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -50,7 +53,19 @@ PgQueue::Proof proof_of(const PgQueue::Claim& c, const std::string& who) {
           "[\"1\"]", std::string("\x01\x00\x02", 3)};
 }
 
-void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+// Every claimed lease runs out now (as if its holder had stopped renewing it long ago).
+void expire_leases(PgQueue& q) {
+  q.exec("UPDATE cuzk_partitions SET lease_until = clock_timestamp() - interval '1 second' WHERE state = 'claimed'");
+}
+double lease_left_s(PgQueue& q, int64_t token) {
+  return double(q.scalar("SELECT (1000 * extract(epoch FROM lease_until - clock_timestamp()))::bigint "
+                         "FROM cuzk_partitions WHERE claim_token = " +
+                         std::to_string(token))) /
+         1000;
+}
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 }  // namespace
 
@@ -71,14 +86,16 @@ CUZK_TEST(pg_schema_migrates_once_under_concurrency) {
   for (auto& t : ts) t.join();
   CHECK_EQ(ok.load(), 4);
   PgQueue q(dsn());
-  CHECK_EQ(q.migrate(), 3);
+  CHECK_EQ(q.migrate(), PgQueue::kSchemaVersion);
   // An older schema (version 1) is upgraded in place.
-  q.exec("ALTER TABLE cuzk_partitions DROP COLUMN witness_oid, DROP COLUMN failures");
+  q.exec("ALTER TABLE cuzk_partitions DROP COLUMN witness_oid, DROP COLUMN failures, DROP COLUMN expiries");
   q.exec("ALTER TABLE cuzk_jobs DROP COLUMN circuit_key");
+  q.exec("ALTER TABLE cuzk_hosts DROP COLUMN serves");
   q.exec("DELETE FROM cuzk_schema WHERE version > 1");
-  CHECK_EQ(q.migrate(), 3);
-  q.exec("SELECT witness_oid, failures FROM cuzk_partitions LIMIT 1");
+  CHECK_EQ(q.migrate(), PgQueue::kSchemaVersion);
+  q.exec("SELECT witness_oid, failures, expiries FROM cuzk_partitions LIMIT 1");
   q.exec("SELECT circuit_key FROM cuzk_jobs LIMIT 1");
+  q.exec("SELECT serves FROM cuzk_hosts LIMIT 1");
   q.exec("INSERT INTO cuzk_schema (version) VALUES (99)");
   CHECK_THROWS_WITH(q.migrate(), PgError, "newer than this cuzk's");
   q.exec("DELETE FROM cuzk_schema WHERE version = 99");
@@ -95,6 +112,11 @@ CUZK_TEST(pg_submit_is_idempotent_by_request_id) {
   CHECK(b.existing);
   CHECK_EQ(b.job_id, std::string("j-a"));
   CHECK_EQ(b.digest, uint64_t(42));
+  CHECK_EQ(b.circuit_key, std::string(""));  // the key the existing job was accepted for
+  PgQueue::NewJob keyed = job("j-keyed", "c1", 1, 2, "req-keyed");
+  keyed.circuit_key = "key-1";
+  q->submit(keyed);
+  CHECK_EQ(q->submit(job("j-keyed-again", "c1", 1, 2, "req-keyed")).circuit_key, std::string("key-1"));
   auto v = q->job("", "req-1", true);
   CHECK(v.has_value());
   CHECK_EQ(v->job_id, std::string("j-a"));
@@ -171,11 +193,11 @@ CUZK_TEST(pg_results_need_the_current_claim) {
   auto q = fresh();
   q->submit(job("j-1", "c1", 2));
   PgQueue h1(dsn()), h2(dsn());
-  auto a = h1.claim("h1", {"c1"}, 1, 0.3);
+  auto a = h1.claim("h1", {"c1"}, 1, 30);
   CHECK_EQ(a.size(), size_t(1));
   CHECK_EQ(a[0].attempts, 1);
   // Its lease expires without renewal: another host takes the partition.
-  sleep_s(0.6);
+  expire_leases(*q);
   CHECK_EQ(q->depths().partitions_expired, 1);
   auto b = h2.claim("h2", {"c1"}, 1, 30);
   CHECK_EQ(b.size(), size_t(1));
@@ -207,14 +229,18 @@ CUZK_TEST(pg_renewed_leases_hold) {
   auto q = fresh();
   q->submit(job("j-r", "c1", 1));
   PgQueue h1(dsn()), h2(dsn());
-  auto a = h1.claim("h1", {"c1"}, 1, 0.4);
+  auto a = h1.claim("h1", {"c1"}, 1, 5);
   CHECK_EQ(a.size(), size_t(1));
-  for (int i = 0; i < 8; ++i) {
-    sleep_s(0.1);
-    CHECK(h1.renew({a[0].token}, 0.4).empty());
+  // Each renewal moves the lease's end forward by a whole lease from now; an unexpired lease is
+  // nobody else's to claim.
+  for (int i = 0; i < 4; ++i) {
+    q->exec("UPDATE cuzk_partitions SET lease_until = clock_timestamp() + interval '1 second' WHERE state = 'claimed'");
+    CHECK(h1.renew({a[0].token}, 5).empty());
+    const double left = lease_left_s(*q, a[0].token);
+    CHECK_MSG(left > 3 && left <= 5, "a renewed lease of 5 s has " << left << " s left");
     CHECK(h2.claim("h2", {"c1"}, 1, 30).empty());
   }
-  sleep_s(0.7);  // no more heartbeats
+  expire_leases(*q);  // no more heartbeats
   auto b = h2.claim("h2", {"c1"}, 1, 30);
   CHECK_EQ(b.size(), size_t(1));
   auto lost = h1.renew({a[0].token}, 0.4);  // its claim is gone
@@ -283,6 +309,111 @@ CUZK_TEST(pg_hosts_heartbeat) {
   auto left = q->hosts();
   CHECK_EQ(left.size(), size_t(1));
   CHECK_EQ(left[0].host, std::string("host-b"));
+}
+
+// An expired lease counts as an attempt (its holder may have died proving it): with
+// max_attempts 3, the third expiry fails the job, naming the partition and its last holder; a
+// failure and two expiries do the same.
+CUZK_TEST(pg_expired_leases_count_as_attempts) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  q->set_max_attempts(3);
+  q->submit(job("j-poison", "c1", 2));
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    auto got = q->claim("h" + std::to_string(attempt), {"c1"}, 1, 30);
+    CHECK_EQ(got.size(), size_t(1));
+    CHECK_EQ(got[0].index, 0);
+    CHECK_EQ(got[0].attempts, attempt);
+    expire_leases(*q);  // the daemon died with it
+  }
+  auto next = q->claim("h4", {"c1"}, 5, 30);  // the third expiry fails the job, not a fourth claim
+  CHECK(next.empty());
+  auto v = q->job("j-poison", "", false);
+  CHECK_EQ(v->state, std::string("failed"));
+  CHECK_MSG(v->error.rfind("partition 0: its lease expired 3 times (the last held by h3)", 0) == 0, v->error);
+  // Without a limit (a queue that was not given one) an expired lease is claimed again.
+  auto unlimited = fresh();
+  unlimited->submit(job("j-again", "c1", 1));
+  for (int attempt = 1; attempt <= 4; ++attempt) {
+    CHECK_EQ(unlimited->claim("h", {"c1"}, 1, 30).size(), size_t(1));
+    expire_leases(*unlimited);
+  }
+  CHECK_EQ(unlimited->job("j-again", "", false)->state, std::string("running"));
+  // One failure and two expiries: the second failure-or-expiry short of the limit still runs,
+  // the third ends it.
+  q = fresh();
+  q->set_max_attempts(3);
+  q->submit(job("j-mixed", "c1", 1));
+  auto f = q->claim("h", {"c1"}, 1, 30);
+  CHECK(q->release(f[0], "h/sim:0: out of memory", 3));
+  CHECK_EQ(q->claim("h", {"c1"}, 1, 30).size(), size_t(1));
+  expire_leases(*q);
+  auto g = q->claim("h", {"c1"}, 1, 30);
+  CHECK_EQ(g.size(), size_t(1));
+  CHECK(q->release(g[0], "h/sim:0: out of memory", 3));
+  v = q->job("j-mixed", "", false);
+  CHECK_EQ(v->state, std::string("failed"));
+  CHECK_EQ(v->error, std::string("partition 0: h/sim:0: out of memory"));
+}
+
+// A job whose circuit and key no host heard from lately serves is counted, with its age.
+CUZK_TEST(pg_jobs_no_live_host_serves_are_counted) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  auto q = fresh();
+  PgQueue::NewJob j = job("j-orphan", "c1", 2);
+  j.circuit_key = "key-2";
+  q->submit(j);
+  q->heartbeat("host-a", "[]", {"c1"}, {"key-1"});  // the same circuit id, another key
+  auto d = q->depths(60);
+  CHECK_EQ(d.jobs_unplaceable, 1);
+  CHECK(d.unplaceable_oldest_s >= 0 && d.unplaceable_oldest_s < 60);
+  q->exec("UPDATE cuzk_jobs SET submitted_at = clock_timestamp() - interval '90 seconds'");
+  CHECK(q->depths(60).unplaceable_oldest_s >= 90);
+  q->heartbeat("host-b", "[]", {"c0", "c1"}, {"key-0", "key-2"});
+  CHECK_EQ(q->depths(60).jobs_unplaceable, 0);
+  // A host silent for longer than live_s holds nothing.
+  q->exec("UPDATE cuzk_hosts SET heartbeat_at = clock_timestamp() - interval '2 minutes' WHERE host_id = 'host-b'");
+  CHECK_EQ(q->depths(60).jobs_unplaceable, 1);
+  // A job whose partitions are all claimed (under live leases) waits for nobody.
+  q->heartbeat("host-b", "[]", {"c1"}, {"key-2"});
+  CHECK_EQ(q->claim("host-b", {"c1"}, 5, 30, {"key-2"}).size(), size_t(2));
+  q->exec("UPDATE cuzk_hosts SET heartbeat_at = clock_timestamp() - interval '2 minutes' WHERE host_id = 'host-b'");
+  CHECK_EQ(q->depths(60).jobs_unplaceable, 0);
+}
+
+// A frozen server (SIGSTOP: connections accepted, nothing answered) bounds every call: a connect
+// by connect_timeout (added when the DSN has none), a statement by statement_timeout plus a
+// little; after the thaw the same queue works again.
+CUZK_TEST(pg_calls_are_bounded_when_the_server_is_frozen) {
+  if (dsn().empty()) SKIP("no CUZK_PG_DSN");
+  const char* ctl = std::getenv("CUZK_PG_CTL");
+  if (!ctl) SKIP("no CUZK_PG_CTL");
+  std::string bare = dsn();  // the DSN without its connect_timeout
+  if (auto at = bare.find(" connect_timeout="); at != std::string::npos)
+    bare.erase(at, bare.find(' ', at + 1) == std::string::npos ? std::string::npos : bare.find(' ', at + 1) - at);
+  CHECK(bare.find("connect_timeout") == std::string::npos);
+  PgQueue::Limits limits;
+  limits.connect_s = 2, limits.statement_s = 1;
+  PgQueue held(bare, limits);
+  held.depths();
+  CHECK_EQ(std::system((std::string(ctl) + " freeze").c_str()), 0);
+  struct Thaw {  // whatever happens below, the server runs again for the tests after this one
+    std::string cmd;
+    ~Thaw() {
+      if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "%s failed\n", cmd.c_str());
+    }
+  } thaw{std::string(ctl) + " thaw"};
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(PgQueue(bare, limits), PgError, "cannot connect");
+  const double connect_s = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(held.depths(), PgError, "no answer within");
+  const double call_s = seconds_since(t0);
+  CHECK_EQ(std::system(thaw.cmd.c_str()), 0);
+  // Bounds with room for a loaded machine: each is a few seconds, never the minutes of a hang.
+  CHECK_MSG(connect_s < 15, "a connect to a frozen server took " << connect_s << " s");
+  CHECK_MSG(call_s < 20, "a call to a frozen server took " << call_s << " s");
+  CHECK(held.depths().jobs_queued >= 0);  // connected again
 }
 
 // Last: the server crashes and comes back; what was acknowledged is there.

@@ -4,7 +4,9 @@
 //   CUZK_TEST(name) { CHECK(x == y); CHECK_EQ(a, b); if (!gpu) SKIP("no GPU"); }
 //
 // Every binary prints its random seed first (set CUZK_TEST_SEED to replay) and closes with
-// "N passed, M failed, K skipped"; the exit code is non-zero if any test failed.
+// "N passed, M failed, K skipped" (and, where cases need a GPU, how many of them ran and how many
+// skipped); the exit code is 1 if any test failed, 77 (ctest's SKIP_RETURN_CODE: Skipped, not
+// Passed) if every case that ran skipped, else 0.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -30,6 +32,10 @@ std::vector<Case>& registry();
 struct Registrar {
   Registrar(const char* name, std::function<void()> fn) { registry().push_back({name, std::move(fn)}); }
 };
+
+// Marks the running case as one that needs a GPU (gpu_testing.hpp's gpus_or_skip calls it): the
+// summary counts such cases apart.
+void mark_gpu_case();
 
 // Seed of this run (printed at start); every random test derives its inputs from it.
 uint64_t seed();

@@ -28,10 +28,11 @@ using namespace detail;
 
 namespace {
 
-// One connection per user at a time; connections are reused.
+// One connection per user at a time; connections are reused. Each has bounded waits
+// (PgQueue::Limits) and the farm's max_attempts.
 class ConnPool {
  public:
-  explicit ConnPool(std::string dsn) : dsn_(std::move(dsn)) {}
+  ConnPool(std::string dsn, int max_attempts) : dsn_(std::move(dsn)), max_attempts_(max_attempts) {}
   struct Lease {
     ConnPool* pool;
     std::unique_ptr<PgQueue> q;
@@ -51,7 +52,9 @@ class ConnPool {
         return Lease(this, std::move(q));
       }
     }
-    return Lease(this, std::make_unique<PgQueue>(dsn_));
+    auto q = std::make_unique<PgQueue>(dsn_);
+    q->set_max_attempts(max_attempts_);
+    return Lease(this, std::move(q));
   }
   void put(std::unique_ptr<PgQueue> q) {
     std::lock_guard lk(m_);
@@ -60,6 +63,7 @@ class ConnPool {
 
  private:
   std::string dsn_;
+  int max_attempts_;
   std::mutex m_;
   std::vector<std::unique_ptr<PgQueue>> free_;
 };
@@ -174,7 +178,9 @@ v1::JobResult result_of(const PgQueue::JobView& v, v1::JobState st) {
 class FarmStore final : public JobStore {
  public:
   explicit FarmStore(const StoreContext& ctx)
-      : ctx_(ctx), host_(ctx.cfg.host_id.empty() ? default_host_id() : ctx.cfg.host_id), pool_(ctx.cfg.queue_dsn) {}
+      : ctx_(ctx),
+        host_(ctx.cfg.host_id.empty() ? default_host_id() : ctx.cfg.host_id),
+        pool_(ctx.cfg.queue_dsn, ctx.cfg.max_attempts) {}
 
   void start() override;
   void stop(double grace_s) override;
@@ -205,7 +211,7 @@ class FarmStore final : public JobStore {
     size_t bytes = 0;   // its witness
   };
   struct Written {
-    bool completed = false, refused = false, released = false;
+    bool completed = false, refused = false, released = false, failed = false;
   };
 
   void claim_loop();
@@ -214,6 +220,8 @@ class FarmStore final : public JobStore {
   void reap(std::shared_ptr<Held> h);
   Written write_outcome(const Held& h, const engine::JobResult& r, double offset_ms, bool quitting, bool lost);
   void heartbeat_loop();
+  void view_loop();
+  bool read_view();
   void join_reaped();  // under mu_
   std::optional<PgQueue::JobView> read_job(const std::string& job_id, const std::string& request_id, bool with_results);
 
@@ -233,9 +241,22 @@ class FarmStore final : public JobStore {
   bool stopping_ = false;  // no new jobs or claims
   bool quit_ = false;      // the grace is over: the threads end, the claims still held go back
   bool stopped_ = false;
-  uint64_t completed_ = 0, refused_ = 0, released_ = 0;
+  uint64_t completed_ = 0, refused_ = 0, released_ = 0, failed_ = 0;
   size_t last_witness_ = 0;  // size of the last witness claimed (the next one's estimate)
   std::string last_error_;
+
+  // The farm's view for status and /metrics, read by view_loop (never on a request's path, so a
+  // database that hangs leaves status answering, the view marked stale).
+  struct View {
+    std::vector<PgQueue::Host> hosts;
+    PgQueue::Depths depths;
+    std::chrono::steady_clock::time_point at;
+    bool read = false;
+  };
+  static constexpr double kViewPeriodS = 1, kViewStaleS = 3;
+  std::mutex view_mu_;
+  View view_;
+  std::thread viewer_;
 };
 
 void FarmStore::start() {
@@ -258,11 +279,13 @@ void FarmStore::start() {
   for (size_t i = 0; i < devs.size(); ++i) devices_json_ += (i ? ",\"" : "\"") + devs[i].name + "\"";
   devices_json_ += "]";
   target_ = std::max(2, int(devs.size()) * ctx_.cfg.workers_per_device * 2);
-  pool_.get()->heartbeat(host_, devices_json_, circuits_);
+  pool_.get()->heartbeat(host_, devices_json_, circuits_, keys_);
+  read_view();
   ctx_.say("farm: host " + host_ + " on the PostgreSQL queue (schema version " + std::to_string(version) + "), " +
            std::to_string(target_) + " claims at most, leases of " + std::to_string(ctx_.cfg.lease_s) + " s");
   claimer_ = std::thread([this] { claim_loop(); });
   beater_ = std::thread([this] { heartbeat_loop(); });
+  viewer_ = std::thread([this] { view_loop(); });
 }
 
 // Claims partitions while the engine has room; hands each to the engine with its reaper.
@@ -318,7 +341,8 @@ void FarmStore::run(PgQueue::Claim c) {
   engine::JobRequest req;
   req.circuit = h->claim.circuit_id;
   req.priority = to_engine(v1::Priority(h->claim.priority));
-  const std::string name = h->claim.job_id + " partition " + std::to_string(h->claim.index);
+  // Its errors read "job J: ..." (the queue puts the client's partition number before them).
+  const std::string name = "job " + h->claim.job_id;
   std::string w = std::move(h->claim.witness);
   h->bytes = w.size();
   h->claim.witness.clear();
@@ -348,6 +372,7 @@ void FarmStore::reap(std::shared_ptr<Held> h) {
   completed_ += w.completed;
   refused_ += w.refused;
   released_ += w.released;
+  failed_ += w.failed;
   held_.erase(h->claim.token);
   ctx_.budget.release(h->bytes);
   reaped_.push_back(h->claim.token);
@@ -374,8 +399,17 @@ FarmStore::Written FarmStore::write_outcome(const Held& h, const engine::JobResu
         p.compressed.assign(r.proofs[0].compressed.begin(), r.proofs[0].compressed.end());
         (q->complete(h.claim, p) ? w.completed : w.refused) = true;
       } else if (!lost) {
-        const std::string why = quitting ? "host " + host_ + " stopped" : host_ + ": " + r.error;
-        w.released = q->release(h.claim, why, ctx_.cfg.max_attempts, !quitting);
+        // The failure as the queue records it, after "partition <the client's index>: ": the host
+        // and device, and the engine's error without its own (one-partition) numbering.
+        const engine::PartitionRecord* rec = r.records.empty() ? nullptr : &r.records[0];
+        const std::string where = host_ + (rec && !rec->device.empty() ? "/" + rec->device : "");
+        const std::string why = rec && !rec->error.empty() ? rec->error : r.error;
+        if (quitting)
+          w.released = q->release(h.claim, "host " + host_ + " stopped", ctx_.cfg.max_attempts, false);
+        else if (r.state == engine::JobState::Failed && r.failure == engine::FailureKind::BadInput)
+          w.failed = q->fail(h.claim, where + ": " + why);  // the input: no other host can prove it
+        else
+          w.released = q->release(h.claim, where + ": " + why, ctx_.cfg.max_attempts, true);
       }
       break;
     } catch (const PgError& e) {
@@ -429,7 +463,7 @@ void FarmStore::heartbeat_loop() {
           }
       }
       for (auto id : stop_ids) ctx_.engine.cancel(id);  // cancelled, or proved again elsewhere
-      q->heartbeat(host_, devices_json_, circuits_);
+      q->heartbeat(host_, devices_json_, circuits_, keys_);
       // Any daemon may prune; SKIP LOCKED shares the work.
       if (std::chrono::steady_clock::now() - last_prune > std::chrono::seconds(60)) {
         last_prune = std::chrono::steady_clock::now();
@@ -472,6 +506,7 @@ void FarmStore::stop(double grace_s) {
   }
   for (auto& [t, th] : rs) th.join();
   if (beater_.joinable()) beater_.join();
+  if (viewer_.joinable()) viewer_.join();
   std::lock_guard lk(mu_);
   stopped_ = true;
 }
@@ -506,10 +541,19 @@ v1::SubmitProofResponse FarmStore::accept(Submission s) {
     throw Rejected(Rejected::Unavailable, std::string("the job queue is unavailable: ") + e.what());
   }
   v1::SubmitProofResponse r;
-  if (sub.existing)
+  if (sub.existing) {
     r = same_request(s.req, s.digest, sub.job_id, sub.digest);
-  else
+    // The job's proofs are made with the key it was accepted for: under another key (a daemon
+    // mid-upgrade, or another key registered under the same circuit id) they would not verify.
+    if (sub.circuit_key != j.circuit_key)
+      throw Rejected(Rejected::FailedPrecondition, "request_id '" + j.request_id + "' has job " + sub.job_id +
+                                                       ", accepted for circuit '" + j.circuit_id + "' with key " +
+                                                       (sub.circuit_key.empty() ? "(none)" : sub.circuit_key) +
+                                                       "; this daemon's key for '" + j.circuit_id + "' is " +
+                                                       j.circuit_key + ": await it through a daemon with that key");
+  } else {
     r.set_job_id(sub.job_id);
+  }
   cv_.notify_all();  // the claimer looks at once
   return r;
 }
@@ -569,7 +613,37 @@ v1::CancelProofResponse FarmStore::cancel(const v1::CancelProofRequest& req) {
   return r;
 }
 
-// The farm's part of the status: this host's results, and the database's view of the farm.
+// Reads the farm's view (hosts, depths) into view_; false when the database did not answer.
+bool FarmStore::read_view() {
+  try {
+    auto q = pool_.get();
+    View v;
+    v.hosts = q->hosts();
+    v.depths = q->depths(3 * ctx_.cfg.lease_s);  // hosts heard from within three leases run
+    v.at = std::chrono::steady_clock::now();
+    v.read = true;
+    std::lock_guard lk(view_mu_);
+    view_ = std::move(v);
+    return true;
+  } catch (const PgError&) {
+    return false;  // the view ages; status says so
+  }
+}
+
+// Refreshes the farm's view every kViewPeriodS until the store quits.
+void FarmStore::view_loop() {
+  for (;;) {
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait_for(lk, std::chrono::duration<double>(kViewPeriodS), [&] { return quit_; });
+      if (quit_) return;
+    }
+    read_view();
+  }
+}
+
+// The farm's part of the status: this host's results, and the farm's view as last read (stale
+// when that read is old: the database is unreachable or frozen).
 void FarmStore::status(v1::GetStatusResponse& s) {
   auto* fm = s.mutable_farm();
   fm->set_host_id(host_);
@@ -578,30 +652,41 @@ void FarmStore::status(v1::GetStatusResponse& s) {
     fm->set_completed_here(completed_);
     fm->set_refused_here(refused_);
     fm->set_released_here(released_);
+    fm->set_failed_here(failed_);
   }
-  try {
-    auto q = pool_.get();
-    for (auto& h : q->hosts()) {
-      auto* x = fm->add_hosts();
-      x->set_host_id(h.host);
-      x->set_devices(h.devices_json);
-      x->set_circuits(h.circuits);
-      x->set_heartbeat_age_s(h.heartbeat_age_s);
-      x->set_claims(uint32_t(h.claims));
-    }
-    auto d = q->depths();
-    fm->set_jobs_queued(uint32_t(d.jobs_queued));
-    fm->set_jobs_running(uint32_t(d.jobs_running));
-    fm->set_partitions_queued(uint32_t(d.partitions_queued));
-    fm->set_partitions_claimed(uint32_t(d.partitions_claimed));
-    fm->set_partitions_expired(uint32_t(d.partitions_expired));
-  } catch (const PgError&) {
-    // The database is away: the farm's part stays empty; the local part is still useful.
+  View v;
+  {
+    std::lock_guard lk(view_mu_);
+    v = view_;
   }
+  const double age = v.read ? std::chrono::duration<double>(std::chrono::steady_clock::now() - v.at).count() : -1;
+  fm->set_stale(!v.read || age > kViewStaleS);
+  fm->set_age_s(age);
+  for (auto& h : v.hosts) {
+    auto* x = fm->add_hosts();
+    x->set_host_id(h.host);
+    x->set_devices(h.devices_json);
+    x->set_circuits(h.circuits);
+    x->set_heartbeat_age_s(h.heartbeat_age_s + (age > 0 ? age : 0));  // as of now
+    x->set_claims(uint32_t(h.claims));
+  }
+  const auto& d = v.depths;
+  fm->set_jobs_queued(uint32_t(d.jobs_queued));
+  fm->set_jobs_running(uint32_t(d.jobs_running));
+  fm->set_partitions_queued(uint32_t(d.partitions_queued));
+  fm->set_partitions_claimed(uint32_t(d.partitions_claimed));
+  fm->set_partitions_expired(uint32_t(d.partitions_expired));
+  fm->set_jobs_unplaceable(uint32_t(d.jobs_unplaceable));
+  fm->set_unplaceable_oldest_s(d.jobs_unplaceable > 0 ? d.unplaceable_oldest_s + (age > 0 ? age : 0) : 0);
 }
 
 void FarmStore::metrics(const v1::GetStatusResponse& s, MetricsText& m) {
   const auto& f = s.farm();
+  m.family("cuzk_farm_status_stale", "gauge",
+           "1 when the farm's figures below are older than a few seconds (the database did not answer).");
+  m.sample("cuzk_farm_status_stale", "", f.stale() ? 1 : 0);
+  m.family("cuzk_farm_status_age_seconds", "gauge", "Age of the last read of the farm's figures from the database.");
+  m.sample("cuzk_farm_status_age_seconds", "", f.age_s());
   m.family("cuzk_farm_hosts", "gauge", "Daemons of the farm that have sent a heartbeat, by age of the last one.");
   int fresh = 0, stale = 0;
   for (auto& h : f.hosts()) (h.heartbeat_age_s() < 3 * ctx_.cfg.lease_s ? fresh : stale) += 1;
@@ -611,11 +696,18 @@ void FarmStore::metrics(const v1::GetStatusResponse& s, MetricsText& m) {
   m.sample("cuzk_farm_partitions", "state=\"queued\"", f.partitions_queued());
   m.sample("cuzk_farm_partitions", "state=\"claimed\"", f.partitions_claimed());
   m.sample("cuzk_farm_partitions", "state=\"expired\"", f.partitions_expired());
+  m.family("cuzk_farm_jobs_unplaceable", "gauge",
+           "Unfinished jobs with partitions that no running daemon serves (their circuit with their key).");
+  m.sample("cuzk_farm_jobs_unplaceable", "", f.jobs_unplaceable());
+  m.family("cuzk_farm_jobs_unplaceable_oldest_seconds", "gauge",
+           "Age of the oldest job that no running daemon can hold (0: none).");
+  m.sample("cuzk_farm_jobs_unplaceable_oldest_seconds", "", f.unplaceable_oldest_s());
   m.family("cuzk_farm_results_total", "counter",
            "Partitions this daemon finished, by what the queue made of the result.");
   m.sample("cuzk_farm_results_total", "outcome=\"completed\"", double(f.completed_here()));
   m.sample("cuzk_farm_results_total", "outcome=\"refused\"", double(f.refused_here()));
   m.sample("cuzk_farm_results_total", "outcome=\"released\"", double(f.released_here()));
+  m.sample("cuzk_farm_results_total", "outcome=\"failed\"", double(f.failed_here()));
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ namespace cuzk::daemon {
 
 // A request the service refuses; nothing was changed by it.
 struct Rejected : std::runtime_error {
-  enum Code { InvalidArgument, NotFound, AlreadyExists, ResourceExhausted, Unavailable } code;
+  enum Code { InvalidArgument, NotFound, AlreadyExists, ResourceExhausted, Unavailable, FailedPrecondition } code;
   Rejected(Code c, const std::string& m) : std::runtime_error(m), code(c) {}
 };
 

@@ -1,6 +1,10 @@
 #include "daemon/pg_queue.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <libpq-fe.h>
@@ -73,26 +77,54 @@ struct Result {
 }  // namespace
 
 struct PgQueue::Conn {
-  PGconn* pg = nullptr;
+  PGconn* pg = nullptr;                   // null after a call went unanswered: the next call connects again
+  std::vector<std::string> keys, values;  // the connection's parameters, the DSN's last
+  PgQueue::Limits limits;
   ~Conn() {
     if (pg) PQfinish(pg);
   }
   [[noreturn]] void fail(const std::string& what, PGresult* r = nullptr) {
-    std::string m = r ? PQresultErrorMessage(r) : PQerrorMessage(pg);
+    std::string m = r ? PQresultErrorMessage(r) : pg ? PQerrorMessage(pg) : "no connection";
     while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
     if (r) PQclear(r);
     throw PgError("postgres: " + what + ": " + m);
   }
   bool in_tx = false;
-  void session_setup() {
-    // Bounded waits: a statement or a lock that hangs fails instead of freezing its caller.
-    for (const char* s :
-         {"SET client_min_messages = warning", "SET statement_timeout = '120s'", "SET lock_timeout = '20s'"}) {
-      PGresult* r = PQexec(pg, s);
-      if (r) PQclear(r);
+  // A new session (bounded by connect_timeout), with bounded waits: a statement or a lock that
+  // hangs fails instead of freezing its caller.
+  void connect() {
+    if (pg) PQfinish(pg);
+    std::vector<const char*> k, v;
+    for (size_t i = 0; i < keys.size(); ++i) k.push_back(keys[i].c_str()), v.push_back(values[i].c_str());
+    k.push_back(nullptr), v.push_back(nullptr);
+    pg = PQconnectdbParams(k.data(), v.data(), 1);
+    if (PQstatus(pg) != CONNECTION_OK) fail("cannot connect");
+    auto ms = [](double s) { return std::to_string(int64_t(s * 1000)); };
+    for (const std::string& sql :
+         {std::string("SET client_min_messages = warning"), "SET statement_timeout = " + ms(limits.statement_s),
+          "SET lock_timeout = " + ms(limits.lock_s)}) {
+      PGresult* r = run(sql, {});
+      if (!r) abandon("setting up the session");
+      PQclear(r);
     }
   }
+  // Drops a connection whose call went unanswered (its state is unknown) and fails the call.
+  [[noreturn]] void abandon(const std::string& what) {
+    PQfinish(pg);
+    pg = nullptr;
+    throw PgError("postgres: " + what + ": no answer within " + std::to_string(int(answer_s())) +
+                  " s (the database is unreachable or frozen); the connection was dropped");
+  }
+  double answer_s() const { return limits.statement_s + PgQueue::kAnswerSlackS; }
+  // Sends the statement and waits for its result at most answer_s(): nullptr when none came.
+  // Non-blocking while it runs, so that sending a large value to a frozen server cannot block.
   PGresult* run(const std::string& sql, const std::vector<Param>& ps) {
+    PQsetnonblocking(pg, 1);
+    PGresult* r = send_and_wait(sql, ps);
+    if (r) PQsetnonblocking(pg, 0);
+    return r;
+  }
+  PGresult* send_and_wait(const std::string& sql, const std::vector<Param>& ps) {
     std::vector<const char*> vals;
     std::vector<int> lens, fmts;
     for (auto& p : ps) {
@@ -100,34 +132,51 @@ struct PgQueue::Conn {
       lens.push_back(int(p.value.size()));
       fmts.push_back(p.binary ? 1 : 0);
     }
-    return PQexecParams(pg, sql.c_str(), int(ps.size()), nullptr, vals.data(), lens.data(), fmts.data(), 0);
+    if (!PQsendQueryParams(pg, sql.c_str(), int(ps.size()), nullptr, vals.data(), lens.data(), fmts.data(), 0))
+      return PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR);  // the connection is bad: the caller sees why
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(answer_s());
+    for (;;) {
+      const int flushed = PQflush(pg);  // 1: more to send
+      if (flushed < 0) return PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR);
+      if (flushed == 0 && !PQisBusy(pg)) break;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return nullptr;
+      pollfd f{PQsocket(pg), short(POLLIN | (flushed ? POLLOUT : 0)), 0};
+      const int n = ::poll(&f, 1, int(std::min<int64_t>(left.count(), 1000)));
+      if (n < 0 && errno != EINTR) return PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR);
+      if (n > 0 && (f.revents & (POLLIN | POLLERR | POLLHUP)) && !PQconsumeInput(pg))
+        return PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR);
+    }
+    // The statement's result, then the null that ends it (the last of several results wins).
+    PGresult* last = nullptr;
+    while (PGresult* r = PQgetResult(pg)) {
+      if (last) PQclear(last);
+      last = r;
+    }
+    return last ? last : PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR);
   }
   Result q(const std::string& sql, const std::vector<Param>& ps = {}) {
+    std::string what = sql.substr(0, 60);
+    for (char& ch : what)
+      if (ch == '\n') ch = ' ';
     // A connection lost since its last use (the server restarted) is re-established, but never
     // inside a transaction: the rest of it would run on a new session without it.
     if (PQstatus(pg) != CONNECTION_OK) {
       if (in_tx) fail("the connection was lost inside a transaction");
-      PQreset(pg);
-      if (PQstatus(pg) != CONNECTION_OK) fail("reconnecting");
-      session_setup();
+      connect();
     }
     PGresult* r = run(sql, ps);
+    if (!r) abandon(what);
     auto ok = [&] { return PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK; };
     if (!ok() && !in_tx && PQstatus(pg) == CONNECTION_BAD) {
       // Nothing of it took effect (a single statement, or the BEGIN of a transaction, on a
       // connection that had died while idle): once more on a fresh one.
       PQclear(r);
-      PQreset(pg);
-      if (PQstatus(pg) != CONNECTION_OK) fail("reconnecting");
-      session_setup();
+      connect();
       r = run(sql, ps);
+      if (!r) abandon(what);
     }
-    if (!ok()) {
-      std::string what = sql.substr(0, 60);
-      for (char& ch : what)
-        if (ch == '\n') ch = ' ';
-      fail(what, r);
-    }
+    if (!ok()) fail(what, r);
     return Result(r);
   }
   // One transaction: BEGIN, f(), COMMIT (ROLLBACK on an exception).
@@ -142,27 +191,30 @@ struct PgQueue::Conn {
       return out;
     } catch (...) {
       in_tx = false;
-      if (PQstatus(pg) == CONNECTION_OK) {
-        PGresult* r = PQexec(pg, "ROLLBACK");
-        if (r) PQclear(r);
-      }
+      if (PQstatus(pg) == CONNECTION_OK)
+        if (PGresult* r = run("ROLLBACK", {})) PQclear(r);
       throw;
     }
   }
 };
 
-PgQueue::PgQueue(const std::string& dsn) : c_(std::make_unique<Conn>()) {
-  // TCP keepalives and a user timeout, unless the DSN says otherwise: a database host that
-  // vanishes is noticed in about half a minute instead of never.
-  std::string full = dsn;
-  for (const char* kv : {"keepalives=1", "keepalives_idle=10", "keepalives_interval=5", "keepalives_count=3",
-                         "tcp_user_timeout=30000"}) {
-    const std::string key = std::string(kv).substr(0, std::string(kv).find('='));
-    if (dsn.find(key + "=") == std::string::npos && dsn.find("://") == std::string::npos) full += std::string(" ") + kv;
-  }
-  c_->pg = PQconnectdb(full.c_str());
-  if (PQstatus(c_->pg) != CONNECTION_OK) c_->fail("cannot connect");
-  c_->session_setup();
+PgQueue::PgQueue(const std::string& dsn) : PgQueue(dsn, Limits{}) {}
+PgQueue::PgQueue(const std::string& dsn, Limits limits) : c_(std::make_unique<Conn>()) {
+  // Defaults that the DSN's own values override (they come before it): a bounded connect, and TCP
+  // keepalives with a user timeout, so that a database host that vanishes is noticed in about
+  // half a minute instead of never.
+  auto& C = *c_;
+  C.limits = limits;
+  const std::pair<const char*, std::string> defaults[] = {
+      {"connect_timeout", std::to_string(std::max(2, int(limits.connect_s + 0.5)))},
+      {"keepalives", "1"},
+      {"keepalives_idle", "10"},
+      {"keepalives_interval", "5"},
+      {"keepalives_count", "3"},
+      {"tcp_user_timeout", "30000"}};
+  for (auto& [k, v] : defaults) C.keys.push_back(k), C.values.push_back(v);
+  C.keys.push_back("dbname"), C.values.push_back(dsn);  // expanded: a key=value string or a URI
+  C.connect();
 }
 PgQueue::~PgQueue() = default;
 
@@ -228,6 +280,14 @@ int PgQueue::migrate() {
       c_->q("INSERT INTO cuzk_schema (version) VALUES (3)");
       version = 3;
     }
+    if (version < 4) {
+      // Expired leases counted (a partition whose proving kills its daemon fails its job in the
+      // end); what each host serves as "key:circuit" (a job no live host serves is unplaceable).
+      c_->q("ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS expiries integer NOT NULL DEFAULT 0");
+      c_->q("ALTER TABLE cuzk_hosts ADD COLUMN IF NOT EXISTS serves text[] NOT NULL DEFAULT '{}'");
+      c_->q("INSERT INTO cuzk_schema (version) VALUES (4)");
+      version = 4;
+    }
     return version;
   });
 }
@@ -238,11 +298,13 @@ PgQueue::Submitted PgQueue::submit(const NewJob& j) {
     if (!j.request_id.empty()) {
       // Serialises submissions of one request_id; the UNIQUE constraint backs it up.
       c_->q("SELECT pg_advisory_xact_lock(hashtext($1))", {text(j.request_id)});
-      Result e = c_->q("SELECT job_id, request_digest FROM cuzk_jobs WHERE request_id = $1", {text(j.request_id)});
+      Result e = c_->q("SELECT job_id, request_digest, circuit_key FROM cuzk_jobs WHERE request_id = $1",
+                       {text(j.request_id)});
       if (e.rows() > 0) {
         out.job_id = e.str(0, 0);
         out.existing = true;
         out.digest = uint64_t(e.i64(0, 1));
+        out.circuit_key = e.str(0, 2);
         return out;
       }
     }
@@ -288,6 +350,7 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
   if (circuits.empty() || max <= 0) return {};
   std::vector<std::string> ks = keys;
   if (ks.size() != circuits.size()) ks.assign(circuits.size(), "");
+  if (max_attempts_ > 0) fail_expired();
   return c_->tx([&] {
     Result r = c_->q(R"(
       WITH c AS (
@@ -300,7 +363,8 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
         FOR UPDATE OF p SKIP LOCKED)
       UPDATE cuzk_partitions p
         SET state = 'claimed', claim_token = nextval('cuzk_claim_tokens'), claimed_by = $3,
-            lease_until = clock_timestamp() + make_interval(secs => $4), attempts = p.attempts + 1
+            lease_until = clock_timestamp() + make_interval(secs => $4), attempts = p.attempts + 1,
+            expiries = p.expiries + (p.state = 'claimed')::int
       FROM c WHERE p.job_id = c.job_id AND p.idx = c.idx
       RETURNING p.job_id, p.idx, p.claim_token, p.attempts, p.witness, p.witness_oid)",
                      {text_array(circuits), integer(max), text(host), num(lease_s), text_array(ks)});
@@ -355,6 +419,43 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
   });
 }
 
+// Partitions whose lease expired once more than max_attempts allows (with their failures) fail
+// their jobs: whatever proves them may die with them. Each in a transaction of its own that locks
+// the job's row first, as every other.
+void PgQueue::fail_expired() {
+  Result r = c_->q(
+      "SELECT p.job_id, p.idx FROM cuzk_partitions p JOIN cuzk_jobs j USING (job_id) "
+      "WHERE j.state IN ('queued', 'running') AND p.state = 'claimed' AND p.lease_until < clock_timestamp() "
+      "AND p.failures + p.expiries + 1 >= $1",
+      {integer(max_attempts_)});
+  for (int i = 0; i < r.rows(); ++i) {
+    const std::string job_id = r.str(i, 0);
+    const int64_t idx = r.i64(i, 1);
+    c_->tx([&] {
+      c_->q("SELECT 1 FROM cuzk_jobs WHERE job_id = $1 FOR UPDATE", {text(job_id)});
+      Result f = c_->q(
+          "UPDATE cuzk_partitions SET state = 'failed', expiries = expiries + 1, claim_token = NULL, "
+          "lease_until = NULL WHERE job_id = $1 AND idx = $2 AND state = 'claimed' "
+          "AND lease_until < clock_timestamp() AND failures + expiries + 1 >= $3 "
+          "RETURNING coalesce(claimed_by, ''), expiries, failures",
+          {text(job_id), integer(idx), integer(max_attempts_)});
+      if (f.rows() == 0) return 0;  // renewed, claimed or ended meanwhile
+      const std::string error = "its lease expired " + std::to_string(f.i64(0, 1)) + " times (the last held by " +
+                                f.str(0, 0) + ") and it failed " + std::to_string(f.i64(0, 2)) +
+                                " times; max_attempts is " + std::to_string(max_attempts_) +
+                                " (proving it may kill the daemon that claims it)";
+      c_->q("UPDATE cuzk_partitions SET error = $3 WHERE job_id = $1 AND idx = $2",
+            {text(job_id), integer(idx), text(error)});
+      c_->q(
+          "UPDATE cuzk_jobs SET state = 'failed', error = $2, ended_at = clock_timestamp() WHERE job_id = $1 "
+          "AND state IN ('queued', 'running')",
+          {text(job_id), text("partition " + std::to_string(idx) + ": " + error)});
+      drop_witness_objects(job_id, -1);
+      return 0;
+    });
+  }
+}
+
 std::vector<int64_t> PgQueue::renew(const std::vector<int64_t>& tokens, double lease_s) {
   if (tokens.empty()) return {};
   Result r = c_->q(
@@ -400,7 +501,7 @@ bool PgQueue::release(const Claim& c, const std::string& error, int max_attempts
     c_->q("SELECT 1 FROM cuzk_jobs WHERE job_id = $1 FOR UPDATE", {text(c.job_id)});  // job row first, always
     Result r = c_->q(
         "UPDATE cuzk_partitions SET failures = failures + $4 WHERE job_id = $1 AND idx = $2 "
-        "AND claim_token = $3 AND state = 'claimed' RETURNING failures",
+        "AND claim_token = $3 AND state = 'claimed' RETURNING failures + expiries",
         {text(c.job_id), integer(c.index), integer(c.token), integer(failure ? 1 : 0)});
     if (r.rows() == 0) return false;
     if (failure && r.i64(0, 0) >= max_attempts) {
@@ -523,13 +624,19 @@ std::optional<PgQueue::JobView> PgQueue::job(const std::string& job_id, const st
 }
 
 void PgQueue::heartbeat(const std::string& host, const std::string& devices_json,
-                        const std::vector<std::string>& circuits) {
+                        const std::vector<std::string>& circuits, const std::vector<std::string>& keys) {
   std::string cs;
-  for (auto& c : circuits) cs += (cs.empty() ? "" : ",") + c;
+  std::vector<std::string> serves;  // "key:circuit" (a key digest has no colon)
+  for (size_t i = 0; i < circuits.size(); ++i) {
+    cs += (cs.empty() ? "" : ",") + circuits[i];
+    serves.push_back((i < keys.size() ? keys[i] : "") + ":" + circuits[i]);
+  }
   c_->q(
-      "INSERT INTO cuzk_hosts (host_id, devices, circuits, heartbeat_at) VALUES ($1, $2, $3, clock_timestamp()) "
-      "ON CONFLICT (host_id) DO UPDATE SET devices = $2, circuits = $3, heartbeat_at = clock_timestamp()",
-      {text(host), text(devices_json), text(cs)});
+      "INSERT INTO cuzk_hosts (host_id, devices, circuits, serves, heartbeat_at) "
+      "VALUES ($1, $2, $3, $4::text[], clock_timestamp()) "
+      "ON CONFLICT (host_id) DO UPDATE SET devices = $2, circuits = $3, serves = $4::text[], "
+      "heartbeat_at = clock_timestamp()",
+      {text(host), text(devices_json), text(cs), text_array(serves)});
 }
 
 std::vector<PgQueue::Host> PgQueue::hosts() {
@@ -542,7 +649,7 @@ std::vector<PgQueue::Host> PgQueue::hosts() {
   return out;
 }
 
-PgQueue::Depths PgQueue::depths() {
+PgQueue::Depths PgQueue::depths(double live_s) {
   Result r = c_->q(R"(SELECT
       (SELECT count(*) FROM cuzk_jobs WHERE state = 'queued'),
       (SELECT count(*) FROM cuzk_jobs WHERE state = 'running'),
@@ -551,7 +658,19 @@ PgQueue::Depths PgQueue::depths() {
       (SELECT count(*) FROM cuzk_partitions WHERE state = 'claimed' AND lease_until >= clock_timestamp()),
       (SELECT count(*) FROM cuzk_partitions p JOIN cuzk_jobs j USING (job_id)
          WHERE p.state = 'claimed' AND p.lease_until < clock_timestamp() AND j.state IN ('queued', 'running')))");
-  return {int(r.i64(0, 0)), int(r.i64(0, 1)), int(r.i64(0, 2)), int(r.i64(0, 3)), int(r.i64(0, 4))};
+  // Jobs with partitions to claim that no host heard from within live_s serves (circuit and key).
+  Result u = c_->q(R"(SELECT count(*), coalesce(max(extract(epoch FROM clock_timestamp() - j.submitted_at)), 0)
+      FROM cuzk_jobs j WHERE j.state IN ('queued', 'running')
+        AND EXISTS (SELECT 1 FROM cuzk_partitions p WHERE p.job_id = j.job_id
+          AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_until < clock_timestamp())))
+        AND NOT EXISTS (SELECT 1 FROM cuzk_hosts h
+          WHERE h.heartbeat_at > clock_timestamp() - make_interval(secs => $1)
+            AND j.circuit_key || ':' || j.circuit_id = ANY(h.serves)))",
+                   {num(live_s)});
+  Depths d{int(r.i64(0, 0)), int(r.i64(0, 1)), int(r.i64(0, 2)), int(r.i64(0, 3)), int(r.i64(0, 4))};
+  d.jobs_unplaceable = int(u.i64(0, 0));
+  d.unplaceable_oldest_s = u.f64(0, 1);
+  return d;
 }
 
 }  // namespace cuzk::daemon

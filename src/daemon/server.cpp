@@ -58,6 +58,8 @@ grpc::StatusCode code_of(Rejected::Code c) {
       return grpc::StatusCode::ALREADY_EXISTS;
     case Rejected::ResourceExhausted:
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case Rejected::FailedPrecondition:
+      return grpc::StatusCode::FAILED_PRECONDITION;
     default:
       return grpc::StatusCode::UNAVAILABLE;
   }

@@ -373,6 +373,11 @@ std::string Service::status_json(const v1::GetStatusResponse& s) {
     fj.add("completed_here", jint(f.completed_here()));
     fj.add("refused_here", jint(f.refused_here()));
     fj.add("released_here", jint(f.released_here()));
+    fj.add("failed_here", jint(f.failed_here()));
+    fj.add("stale", JsonValue::boolean(f.stale()));
+    fj.add("age_s", jnum(f.age_s()));
+    fj.add("jobs_unplaceable", jint(f.jobs_unplaceable()));
+    fj.add("unplaceable_oldest_s", jnum(f.unplaceable_oldest_s()));
     o.add("farm", fj);
   }
   return io::to_json(o);

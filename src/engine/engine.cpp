@@ -117,6 +117,7 @@ struct Job {
   JobState state = JobState::Queued;
   std::atomic<bool> stop{false};  // set when the job ends: its partitions stop between phases
   std::string error;
+  FailureKind failure = FailureKind::None;  // of the partition that failed it
   std::vector<std::optional<ProofData>> proofs;
   std::vector<PartitionRecord> records;
   size_t finished = 0;
@@ -244,12 +245,15 @@ struct Engine::Impl {
     return "no device can hold a partition of " + cid + ": " + why;
   }
 
-  void fail_partition(Part& p, const std::string& err, bool device_fault, const std::string& dev) {
+  // A device fault is retried once on another device; anything else (or a second fault) fails the
+  // job with `kind`.
+  void fail_partition(Part& p, const std::string& err, bool device_fault, FailureKind kind, const std::string& dev) {
     std::unique_lock lk(mu);
     Job& j = *p.job;
     PartitionRecord& rec = j.records[p.index];
     rec.ok = false;
     rec.error = err;
+    rec.failure = kind;
     if (j.ended()) return;
     if (device_fault && p.attempt < 2 && another_can_hold(j.circuit_id, dev)) {
       // Retry once on another device: back to synthesis (its work was consumed).
@@ -260,10 +264,12 @@ struct Engine::Impl {
       again->attempt = p.attempt + 1;
       again->excluded = dev;
       rec.error.clear();
+      rec.failure = FailureKind::None;
       synth_queue.push_back(std::move(again));
       cv.notify_all();
       return;
     }
+    j.failure = kind;
     end_job(j, JobState::Failed,
             "partition " + std::to_string(p.index) + (dev.empty() ? "" : " on " + dev) + ": " + err);
   }
@@ -292,18 +298,21 @@ struct Engine::Impl {
         wit = p->job->witnesses.at(p->index);
       }
       std::string err;
+      FailureKind kind = FailureKind::BadInput;
       try {
         fault(Phase::Synthesis, "", *p);
         p->work = p->job->circuit->synthesize(wit, cfg.use_pce, *synth_pool);
-      } catch (const std::exception& e) {
+      } catch (const Error& e) {  // the witness: unreadable, malformed, not a solution
         err = e.what();
+      } catch (const std::exception& e) {  // the host's (out of memory): not retried here, but transient
+        err = e.what(), kind = FailureKind::Transient;
       }
       std::unique_lock lk(mu);
       --synth_running;
       p->job->records[p->index].spans[Phase::Synthesis].end_ms = now();
       if (!err.empty()) {
         lk.unlock();
-        fail_partition(*p, err, false, "");
+        fail_partition(*p, err, false, kind, "");
         continue;
       }
       if (p->job->ended()) continue;
@@ -577,7 +586,7 @@ struct Engine::Impl {
     if (cancelled) return;  // the job has ended already (or the engine stops)
     if (!err.empty()) {
       lk.unlock();
-      fail_partition(p, err, device_fault, device);
+      fail_partition(p, err, device_fault, device_fault ? FailureKind::Transient : FailureKind::BadInput, device);
       return;
     }
     if (j.ended()) return;
@@ -725,6 +734,7 @@ JobResult Engine::await(uint64_t id, std::optional<double> timeout_ms) {
   r.id = j->id;
   r.state = j->state;
   r.error = j->error;
+  r.failure = j->failure;
   r.records = j->records;
   if (j->state == JobState::Done)
     for (auto& p : j->proofs) r.proofs.push_back(*p);

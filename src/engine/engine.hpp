@@ -13,7 +13,9 @@
 // can hold it, and a job whose circuit no device can hold fails at once, naming each device's
 // need and budget. A device's failure (out of memory, a device error, a proof that does not
 // verify) is retried once on another device; a bad witness fails the job; a cancelled job's
-// partitions stop between phases and give their device back.
+// partitions stop between phases and give their device back. A failed job's result says which
+// kind of failure ended it (FailureKind: bad input, or transient), so that a caller with other
+// hosts (the farm) retries only what another host may prove.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -132,9 +134,10 @@ struct JobResult {
   uint64_t id = 0;
   JobState state = JobState::Queued;
   std::string error;
-  std::vector<ProofData> proofs;         // in partition order (when Done)
-  std::vector<PartitionRecord> records;  // in partition order
-  double wall_ms = 0;                    // submit -> last partition finished
+  FailureKind failure = FailureKind::None;  // when Failed by a partition: what kind of failure
+  std::vector<ProofData> proofs;            // in partition order (when Done)
+  std::vector<PartitionRecord> records;     // in partition order
+  double wall_ms = 0;                       // submit -> last partition finished
 };
 
 struct ResidentKey {

@@ -14,6 +14,12 @@ namespace cuzk::engine {
 
 using cuzk::Span;
 
+// Why a partition failed: its input (a witness that cannot be read or does not satisfy the
+// circuit: another attempt anywhere fails the same way), or something transient (the device or
+// the host: out of memory, a device error, a proof that does not verify: another device may
+// prove it).
+enum class FailureKind { None, BadInput, Transient };
+
 struct PartitionRecord {
   uint64_t job = 0;
   uint32_t index = 0;  // partition index within its job
@@ -21,7 +27,8 @@ struct PartitionRecord {
   int worker = -1;     // worker number on that device
   int attempts = 0;    // 1, or 2 after a retry on another device
   bool ok = false;
-  std::string error;          // when !ok
+  std::string error;  // when !ok: the failure alone (the job's error names partition and device)
+  FailureKind failure = FailureKind::None;
   bool streamed = false;      // the key did not fit next to the working set: points streamed in chunks
   size_t reserved_bytes = 0;  // device memory reserved for this partition's working set
   PhaseSpans spans;           // every phase (groth16/phases.hpp) on the shared time axis

@@ -150,7 +150,12 @@ fi
 
 # 3. host-c comes back with three devices and takes work.
 daemon c "sim:3" || bad "3 host-c did not restart"
-devs=$(st a | jv "[h['devices'] for h in d['farm']['hosts'] if h['host_id'] == 'host-c'][0]")
+# The farm's view in status is read every second: until it shows host-c's new heartbeat.
+for _ in $(seq 50); do
+  devs=$(st a | jv "[h['devices'] for h in d['farm']['hosts'] if h['host_id'] == 'host-c'][0]")
+  [ "$devs" = '["sim:0","sim:1","sim:2"]' ] && break
+  sleep 0.2
+done
 rm -rf "$T/out"
 submit_jobs 6 s3
 r=$(await_all s3 c)

@@ -2,7 +2,8 @@
 # Runs a command against a PostgreSQL server of its own: a fresh cluster (Debian's postgresql
 # binaries) in a temporary directory, listening on a free loopback port, removed afterwards.
 # The command gets CUZK_PG_DSN (and CUZK_PG_CTL: "bash with-postgres.sh-ctl stop|start" restarts
-# the server for tests that need the database to go away and come back).
+# the server for tests that need the database to go away and come back; "freeze" stops every
+# process of the server with SIGSTOP, as a hung database host, and "thaw" resumes them).
 #   bash tests/pg/with-postgres.sh COMMAND [ARGS...]
 # Exits 77 (skipped) when no PostgreSQL server binaries are installed.
 set -uo pipefail
@@ -40,6 +41,10 @@ case "\$1" in
   stop) ${as_pg[*]} "$PGBIN/pg_ctl" -D "$dir/data" -w -m fast stop > /dev/null ;;
   kill) ${as_pg[*]} "$PGBIN/pg_ctl" -D "$dir/data" -w -m immediate stop > /dev/null ;;
   start) ${as_pg[*]} "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 -o "-c listen_addresses=127.0.0.1 -p $port -k $dir" start > /dev/null ;;
+  freeze | thaw)
+    pm=\$(head -n 1 "$dir/data/postmaster.pid" 2> /dev/null) || exit 0
+    sig=STOP; [ "\$1" = thaw ] && sig=CONT
+    kill -\$sig \$pm \$(ps -o pid= --ppid \$pm) 2> /dev/null ;;
 esac
 CTL
 chmod +x "$dir/ctl.sh"
