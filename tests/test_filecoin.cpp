@@ -179,6 +179,8 @@ CUZK_TEST(params_and_vk_round_trip) {
   CHECK(same_points(p, p.ic, d.ic) && same_points(p, p.h, d.h) && same_points(p, p.l, d.l));
   CHECK(same_points(p, p.a, d.a) && same_points(p, p.b_g1, d.b_g1) && same_points(p, p.b_g2, d.b_g2));
   CHECK_EQ(p.sections().size(), size_t(12));
+  CHECK(p.g1s(p.h, pool) == d.h && p.g1s(p.a, pool) == d.a && p.g2s(p.b_g2, pool) == d.b_g2);
+  CHECK_THROWS_WITH(p.g1s(p.b_g2, pool), InvalidArgument, "section b_g2 holds G2 points");
   ParamsFile v = read_params(dir + "/k.vk", pool);
   CHECK(v.is_vk);
   CHECK_EQ(v.ic.count, uint32_t(d.ic.size()));

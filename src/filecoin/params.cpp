@@ -219,6 +219,32 @@ G2 ParamsFile::g2(const PointSection& s, size_t i) const {
   return p;
 }
 
+namespace {
+template <class P>
+std::vector<P> decode_all(const ParamsFile& f, const PointSection& s, ThreadPool& pool) {
+  std::vector<P> out(s.count);
+  pool.parallel_for(
+      s.count,
+      [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i)
+          if (const char* err = decode_uncompressed(s.raw(i).data(), out[i], false))
+            throw FormatError(f.path(), std::string("section ") + s.name + ", point " + std::to_string(i) + " " + err);
+      },
+      1024);
+  return out;
+}
+}  // namespace
+
+std::vector<G1> ParamsFile::g1s(const PointSection& s, ThreadPool& pool) const {
+  if (s.g2) throw InvalidArgument(path() + ": section " + s.name + " holds G2 points");
+  return decode_all<G1>(*this, s, pool);
+}
+
+std::vector<G2> ParamsFile::g2s(const PointSection& s, ThreadPool& pool) const {
+  if (!s.g2) throw InvalidArgument(path() + ": section " + s.name + " holds G1 points");
+  return decode_all<G2>(*this, s, pool);
+}
+
 ParamsFile parse_params(std::shared_ptr<io::FileBytes> file, ThreadPool& pool, bool check) {
   ParamsFile f;
   f.file = std::move(file);

@@ -63,6 +63,9 @@ struct ParamsFile {
   // FormatError naming the file, section and index.
   G1 g1(const PointSection& s, size_t i) const;
   G2 g2(const PointSection& s, size_t i) const;
+  // A whole section decoded (cuzk's affine form, the identity as (0, 0)), spread over the pool.
+  std::vector<G1> g1s(const PointSection& s, ThreadPool& pool) const;
+  std::vector<G2> g2s(const PointSection& s, ThreadPool& pool) const;
 };
 
 // Reads a .params or a .vk (told apart by where the file ends). `check` adds the subgroup check
