@@ -23,6 +23,15 @@ using cli::UsageError;
 int params_inspect(const std::string& path, bool check) {
   ThreadPool pool;
   filecoin::ParamsFile f = filecoin::read_params(path, pool, check);
+  // The layout tells the two apart; a name that says otherwise is a file cut short or misnamed.
+  auto ends = [&](const std::string& ext) {
+    return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (f.is_vk && ends(".params"))
+    throw Error(path + ": ends after section ic (offset " + std::to_string(f.size()) +
+                "): a verifying key alone, so a .params file cut short");
+  if (!f.is_vk && ends(".vk"))
+    throw Error(path + ": goes on after section ic with h, l, a, b_g1, b_g2: a .params file, not a .vk");
   std::string s = std::string("{\"kind\": \"") + (f.is_vk ? "vk" : "params") +
                   "\", \"curve\": \"bls12-381\", \"ic\": " + std::to_string(f.ic.count);
   if (!f.is_vk)
