@@ -15,6 +15,8 @@ struct Command {
   std::function<int(const cli::Args&)> run;
 };
 
+std::vector<Command> filecoin_commands();  // apps/filecoin_cmd.cpp: params, filecoin
+
 #if defined(CUZK_WITH_DAEMON)
 Command daemon_command();                // apps/daemon_cmd.cpp
 std::vector<Command> client_commands();  // apps/client.cpp: submit, await, status, cancel, ...

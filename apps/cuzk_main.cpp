@@ -620,6 +620,7 @@ std::vector<app::Command> commands() {
          return kExitOk;
        }},
   };
+  for (auto& c : app::filecoin_commands()) all.insert(all.end() - 3, std::move(c));
 #if defined(CUZK_WITH_DAEMON)
   all.push_back(app::daemon_command());
   for (auto& c : app::client_commands()) all.push_back(std::move(c));

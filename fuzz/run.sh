@@ -10,7 +10,7 @@ OUT=${1:-build-fuzz}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SECS=${CUZK_FUZZ_SECONDS:-20}
-TARGETS=${CUZK_FUZZ_TARGETS:-"zkey wtns r1cs"}
+TARGETS=${CUZK_FUZZ_TARGETS:-"zkey wtns r1cs params proofs"}
 SEED_MAX_BYTES=${CUZK_FUZZ_SEED_MAX_BYTES:-262144}
 if [[ -z "${CXX:-}" ]]; then
   CXX=clang++-14
@@ -21,12 +21,13 @@ COMMON=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I"$ROOT/src" -I"$ROOT/include
         -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 
 # ---- build: the parser sources once (instrumented), then one binary per target
-LIB_SRCS=(src/util/error.cpp src/io/binfile.cpp src/ff/curve_id.cpp src/io/wtns.cpp src/io/zkey.cpp src/io/r1cs.cpp)
+LIB_SRCS=(src/util/error.cpp src/util/thread_pool.cpp src/util/files.cpp src/io/binfile.cpp src/ff/curve_id.cpp src/io/wtns.cpp
+          src/io/zkey.cpp src/io/r1cs.cpp src/filecoin/params.cpp src/filecoin/proof_bytes.cpp)
 OBJS=()
 for s in "${LIB_SRCS[@]}"; do
   o="$OUT/obj/${s//\//_}.o"
   mkdir -p "$OUT/obj"
-  if [[ ! -f "$o" || "$ROOT/$s" -nt "$o" || -n "$(find "$ROOT/src/io" "$ROOT/src/util" -name '*.hpp' -newer "$o" 2>/dev/null)" ]]; then
+  if [[ ! -f "$o" || "$ROOT/$s" -nt "$o" || -n "$(find "$ROOT/src/io" "$ROOT/src/util" "$ROOT/src/filecoin" "$ROOT/src/groth16" "$ROOT/src/ec" "$ROOT/src/ff" -name '*.hpp' -newer "$o" 2>/dev/null)" ]]; then
     echo "compile $s"
     "$CXX" "${COMMON[@]}" -fsanitize=fuzzer-no-link -c "$ROOT/$s" -o "$o"
   fi
@@ -40,7 +41,7 @@ done
 # ---- seeds: fixtures (small ones) and tiny valid files written here
 SEEDS="$OUT/seeds"
 rm -rf "$SEEDS"
-mkdir -p "$SEEDS"/{zkey,wtns,r1cs}
+mkdir -p "$SEEDS"/{zkey,wtns,r1cs,params,proofs}
 if [[ -d "$ROOT/tests/fixtures" ]]; then
   for ext in zkey wtns r1cs; do
     while IFS= read -r -d '' f; do
@@ -84,6 +85,25 @@ for curve in ("bn254", "bls12-381"):
                                 (6, bytes(nv * g1)), (7, bytes(nv * g2)), (10, bytes(68))])
     for ext, data in (("wtns", wt), ("r1cs", rc), ("zkey", zk)):
         open(f"{out}/{ext}/tiny-{curve}.{ext}", "wb").write(data)
+# bellperson .vk / .params (BLS12-381 generators, uncompressed big-endian; G2 c1 first); the first
+# byte of a params seed picks the subgroup check.
+be = lambda x: x.to_bytes(48, "big")
+G1 = be(0x17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb) + \
+     be(0x08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1)
+G2 = be(0x13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e) + \
+     be(0x024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8) + \
+     be(0x0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be) + \
+     be(0x0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801)
+vk = G1 + G1 + G2 + G2 + G1 + G2 + struct.pack(">I", 2) + G1 + G1
+params = vk + struct.pack(">I", 1) + G1 + struct.pack(">I", 0) + struct.pack(">I", 1) + G1 + \
+         struct.pack(">I", 1) + G1 + struct.pack(">I", 1) + G2
+for name, data in (("tiny.vk", b"\0" + vk), ("tiny.params", b"\1" + params), ("tiny-unchecked.params", b"\0" + params)):
+    open(f"{out}/params/{name}", "wb").write(data)
+# proofs: the generators compressed (a valid proof's encoding), one and two partitions.
+gc1 = bytes([G1[0] | 0x80]) + G1[1:48]
+gc2 = bytes([G2[0] | 0x80]) + G2[1:96]
+open(f"{out}/proofs/generators.bin", "wb").write(gc1 + gc2 + gc1)
+open(f"{out}/proofs/two.bin", "wb").write((gc1 + gc2 + gc1) * 2)
 PY
 else
   echo "python3 not found: no generated seeds (fixture seeds only)"

@@ -104,7 +104,7 @@ expect_nothing gen-too-small 1 "too small" gen-circuit --shape porep --log-n 6 -
 # Every command prints its usage on stdout with --help (exit 0), as `cuzk help CMD` does, and
 # `cuzk help` lists it. The daemon's commands are there only in a build with the daemon.
 "$CUZK" help > "$T/help" 2>&1 || { fail=$((fail+1)); echo "FAIL cuzk help exited non-zero"; }
-cmds="prove verify setup gen-circuit bench devices version help"
+cmds="prove verify setup gen-circuit bench params filecoin devices version help"
 if grep -q '^  daemon ' "$T/help"; then
   cmds="$cmds daemon submit await status cancel preload evict loadgen"
 else
@@ -144,5 +144,52 @@ if grep -q '^  daemon ' "$T/help"; then
   expect client-needs-daemon 2 "needs --daemon" status
   expect unknown-option-status 2 "unknown option --circuit" status --daemon unix:///nonexistent.sock --circuit c
 fi
+# Filecoin's parameter files and proofs: a tiny .vk / .params of BLS12-381 generators
+# (uncompressed, big-endian, G2 x.c1 first) and spoiled copies of them.
+bin() { local h=$1 i out=""; for ((i = 0; i < ${#h}; i += 2)); do out+="\\x${h:i:2}"; done; printf "$out"; }
+G1=17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1
+G2=13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb80606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801
+VK=$G1$G1$G2$G2$G1${G2}00000002$G1$G1
+bin "$VK" > "$T/tiny.vk"
+bin "${VK}00000001${G1}0000000000000001${G1}00000001${G1}00000001${G2}" > "$T/tiny.params"
+head -c 1500 "$T/tiny.params" > "$T/truncated.params"
+bin "${VK}00000001${G1%?}00000000000000001${G1}00000001${G1}00000001${G2}" > "$T/offcurve.params"
+bin "${VK}00000000" > "$T/short.params"
+# expect_out NAME EXIT_CODE EXACT_STDOUT_LAST_LINE -- cuzk args
+expect_out() {
+  local name=$1 code=$2 want=$3; shift 3
+  "$CUZK" "$@" > "$T/out" 2> "$T/err"; local rc=$?
+  if [ "$rc" = "$code" ] && [ "$(tail -n1 "$T/out")" = "$want" ]; then pass=$((pass+1)); echo "ok   $name: $want"
+  else fail=$((fail+1)); echo "FAIL $name (exit $rc, expected $code)"; sed 's/^/    /' "$T/out" "$T/err"; fi
+}
+expect_out params-inspect 0 '{"kind": "params", "curve": "bls12-381", "ic": 2, "h": 1, "l": 0, "a": 1, "b_g1": 1, "b_g2": 1, "bytes": 1560}' params inspect "$T/tiny.params"
+expect_out params-inspect-check 0 '{"kind": "params", "curve": "bls12-381", "ic": 2, "h": 1, "l": 0, "a": 1, "b_g1": 1, "b_g2": 1, "bytes": 1560}' params inspect "$T/tiny.params" --check
+expect_out params-inspect-vk 0 '{"kind": "vk", "curve": "bls12-381", "ic": 2, "bytes": 1060}' params inspect "$T/tiny.vk"
+expect params-truncated 1 "section b_g2: count 1 x 192 bytes = 192 bytes from offset" params inspect "$T/truncated.params"
+expect params-off-curve 1 "section h, point 0 (offset 1064) is not on the curve" params inspect "$T/offcurve.params"
+expect params-short 1 "section l: its u32 count at offset 1064 runs past the end" params inspect "$T/short.params"
+cp "$T/tiny.vk" "$T/cut.params"; cp "$T/tiny.params" "$T/long.vk"
+expect params-vk-named-params 1 "a .params file cut short" params inspect "$T/cut.params"
+expect params-params-named-vk 1 "a .params file, not a .vk" params inspect "$T/long.vk"
+expect params-missing 1 "no-such.params" params inspect "$T/no-such.params"
+expect params-bad-subcommand 2 "unknown subcommand 'frob'" params frob "$T/tiny.params"
+expect params-verify-no-manifest 2 "needs --manifest" params verify "$T"
+expect params-check-with-verify 2 "--check belongs to 'params inspect'" params verify "$T" --manifest "$T/m.json" --check
+echo '{"tiny.vk": {"cid": "Q", "digest": "00", "sector_size": 2048}, "gone.params": {"cid": "Q", "digest": "00", "sector_size": 2048}}' > "$T/m.json"
+expect params-verify-mismatch 1 "params verify:" params verify "$T" --manifest "$T/m.json"
+expect filecoin-bad-subcommand 2 "unknown subcommand 'frob'" filecoin frob
+expect filecoin-records-needs-file 2 "records needs a records file" filecoin records
+echo '{"porep_config": {"partitions": 1}, "proof": [' > "$T/bad.json"; echo '{]' >> "$T/bad.json"
+expect filecoin-records-bad-json 1 "bad.json: line 1: invalid JSON" filecoin records "$T/bad.json"
+A=$(bin "${G1:0:96}" | od -An -tu1 -v | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+B=$(bin "${G2:0:192}" | od -An -tu1 -v | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+# The generators, compressed (flag 0x80 on byte 0 of each point): a well-formed proof; then A's flag cleared.
+echo "{\"porep_config\": {\"partitions\": 1}, \"proof\": [$((0x80 | 0x17)),${A#*,},$((0x80 | 0x13)),${B#*,},$((0x80 | 0x17)),${A#*,}]}" > "$T/rec.json"
+echo "{\"porep_config\": {\"partitions\": 1}, \"proof\": [23,${A#*,},$((0x80 | 0x13)),${B#*,},$((0x80 | 0x17)),${A#*,}]}" >> "$T/rec.json"
+expect_out filecoin-records-flipped-bit 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json"
+expect_out filecoin-records-vk-dir 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json" --vk-dir "$T"
+expect filecoin-records-vk-dir-missing 1 "not a directory" filecoin records "$T/rec.json" --vk-dir "$T/nodir"
+if [ "$("$CUZK" filecoin param-names | wc -l)" = 22 ]; then pass=$((pass+1)); echo "ok   filecoin param-names: 22 lines"
+else fail=$((fail+1)); echo "FAIL filecoin param-names"; fi
 echo "cli_errors: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -7,12 +7,18 @@
 //   BN254 (gnark's encoding, 32 + 64 + 32 = 128 bytes): 0x80 compressed with the smaller y,
 //     0xC0 compressed with the larger y, 0x40 infinity.
 // For Fp2, "larger" compares c1, or c0 when c1 = 0.
+//
+// decompress_point inverts compress_point with every check of blstrs' from_compressed (and
+// gnark's decoder): flag bits consistent, the infinity encoding all zero beside its flags, x
+// canonical (< q), x the abscissa of a curve point, and the point in the prime-order subgroup.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ec/curves.hpp"
+#include "ec/pairing.hpp"
 #include "groth16/key.hpp"
 #include "io/json.hpp"
 
@@ -94,6 +100,24 @@ void put_x(const ff::Fp2<B>& x, uint8_t* out) {
   put_be(x.c1, out);
   put_be(x.c0, out + B::BYTES);
 }
+// x from big-endian bytes; false when x >= q.
+template <class F>
+bool get_be(const uint8_t* in, F& x) {
+  ff::Limbs<F::N> v{};
+  for (int i = 0; i < F::N; ++i)
+    for (int b = 0; b < 8; ++b) v.v[i] |= uint64_t(in[F::BYTES - 1 - (i * 8 + b)]) << (8 * b);
+  if (ff::limbs_geq(v, F::K.p)) return false;
+  x = F::from_std(v);
+  return true;
+}
+template <class F>
+bool get_x(const uint8_t* in, F& x) {
+  return get_be(in, x);
+}
+template <class B>
+bool get_x(const uint8_t* in, ff::Fp2<B>& x) {
+  return get_be(in, x.c1) && get_be(in + B::BYTES, x.c0);
+}
 template <class F>
 constexpr size_t x_bytes(const F*) {
   return F::BYTES;
@@ -121,6 +145,51 @@ void compress_point(const ec::Affine<F>& p, std::vector<uint8_t>& out) {
     o[0] |= uint8_t(0x80 | (larger ? 0x20 : 0));
   else
     o[0] |= uint8_t(larger ? 0xC0 : 0x80);
+}
+
+// The compressed point at `in` (x_bytes of its field) into p. Returns nullptr on success, else
+// what is wrong with the encoding; identity is a valid encoding (callers that refuse it check).
+template <class E, class F>
+const char* decompress_point(const uint8_t* in, ec::Affine<F>& p) {
+  constexpr bool bls = E::id == CurveId::bls12_381;
+  const size_t n = detail::x_bytes(static_cast<const F*>(nullptr));
+  const uint8_t flags = in[0] & 0xE0;
+  bool infinity, larger;
+  if (bls) {
+    if (!(flags & 0x80)) return "the compression flag (bit 7 of byte 0) is not set";
+    infinity = flags & 0x40;
+    larger = flags & 0x20;
+    if (infinity && larger) return "the point at infinity has its sign flag (bit 5) set";
+  } else {
+    if ((flags & 0xC0) == 0) return "no compression flag (bits 7, 6 of byte 0 are both 0)";
+    if (flags & 0x20) return "bit 5 of byte 0 is set (not part of the encoding)";
+    infinity = (flags & 0xC0) == 0x40;
+    larger = (flags & 0xC0) == 0xC0;
+  }
+  if (infinity) {
+    if (in[0] & 0x1F) return "the point at infinity has non-zero bits beside its flags";
+    for (size_t i = 1; i < n; ++i)
+      if (in[i]) return "the point at infinity has non-zero bits beside its flags";
+    p = ec::Affine<F>::infinity();
+    return nullptr;
+  }
+  std::vector<uint8_t> x(in, in + n);
+  x[0] &= uint8_t(bls ? 0x1F : 0x3F);
+  F xv;
+  if (!detail::get_x(x.data(), xv)) return "x is not canonical (not less than q)";
+  using Curve = std::conditional_t<std::is_same_v<F, typename E::Fq>, typename E::G1, typename E::G2>;
+  F rhs = xv.sqr() * xv + ec::CurveCfgOf<Curve>::type::b();
+  F y;
+  if (!rhs.sqrt(y)) return "x is not the abscissa of a point on the curve";
+  if (detail::is_larger(y) != larger) y = -y;
+  p = {xv, y};
+  bool in_group;
+  if constexpr (std::is_same_v<F, typename E::Fq>)
+    in_group = ec::Pairing<E>::g1_in_subgroup(p);
+  else
+    in_group = ec::Pairing<E>::g2_in_subgroup(p);
+  if (!in_group) return "the point is on the curve but not in the prime-order subgroup";
+  return nullptr;
 }
 
 template <class E>

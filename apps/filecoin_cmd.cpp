@@ -1,0 +1,148 @@
+// `cuzk params` (bellperson's .params / .vk files, parameters.json digests) and `cuzk filecoin`
+// (the published parameter names, regression records' proofs).
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "filecoin/manifest.hpp"
+#include "filecoin/param_names.hpp"
+#include "filecoin/params.hpp"
+#include "filecoin/records.hpp"
+#include "util/error.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::app {
+
+namespace {
+
+using cli::Args;
+using cli::UsageError;
+
+int params_inspect(const std::string& path, bool check) {
+  ThreadPool pool;
+  filecoin::ParamsFile f = filecoin::read_params(path, pool, check);
+  // The layout tells the two apart; a name that says otherwise is a file cut short or misnamed.
+  auto ends = [&](const std::string& ext) {
+    return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  if (f.is_vk && ends(".params"))
+    throw Error(path + ": ends after section ic (offset " + std::to_string(f.size()) +
+                "): a verifying key alone, so a .params file cut short");
+  if (!f.is_vk && ends(".vk"))
+    throw Error(path + ": goes on after section ic with h, l, a, b_g1, b_g2: a .params file, not a .vk");
+  std::string s = std::string("{\"kind\": \"") + (f.is_vk ? "vk" : "params") +
+                  "\", \"curve\": \"bls12-381\", \"ic\": " + std::to_string(f.ic.count);
+  if (!f.is_vk)
+    for (const filecoin::PointSection* p : {&f.h, &f.l, &f.a, &f.b_g1, &f.b_g2})
+      s += std::string(", \"") + p->name + "\": " + std::to_string(p->count);
+  s += ", \"bytes\": " + std::to_string(f.size()) + "}\n";
+  std::fputs(s.c_str(), stdout);
+  return kExitOk;
+}
+
+int params_verify(const std::string& dir, const std::string& manifest) {
+  if (!filecoin::have_blake2b())
+    throw Error(
+        "params verify: this cuzk was built without OpenSSL's libcrypto (Debian: libssl-dev), where "
+        "it takes BLAKE2b-512 from; rebuild with it to check parameters.json digests");
+  if (!std::filesystem::is_directory(dir)) throw Error(dir + ": not a directory");
+  auto entries = filecoin::read_manifest(manifest);
+  size_t bad = 0;
+  for (const auto& c : filecoin::verify_digests(dir, entries)) {
+    using S = filecoin::DigestCheck::Status;
+    if (c.status == S::ok) {
+      std::printf("ok        %s %s\n", c.name.c_str(), c.got.c_str());
+    } else if (c.status == S::missing) {
+      std::printf("missing   %s\n", c.name.c_str());
+      ++bad;
+    } else {
+      std::printf("mismatch  %s expected %s, got %s\n", c.name.c_str(), c.expected.c_str(), c.got.c_str());
+      ++bad;
+    }
+    std::fflush(stdout);
+  }
+  if (bad) std::fprintf(stderr, "cuzk: params verify: %zu of %zu files missing or mismatched\n", bad, entries.size());
+  return bad ? kExitError : kExitOk;
+}
+
+int cmd_params(const Args& a) {
+  const std::string& sub = a.pos[0];
+  if (sub == "inspect") {
+    if (a.get("--manifest")) throw UsageError("--manifest belongs to 'params verify'");
+    return params_inspect(a.pos[1], a.flag("--check"));
+  }
+  if (sub == "verify") {
+    if (a.flag("--check")) throw UsageError("--check belongs to 'params inspect'");
+    auto m = a.get("--manifest");
+    if (!m) throw UsageError("params verify needs --manifest parameters.json");
+    return params_verify(a.pos[1], *m);
+  }
+  throw UsageError("unknown subcommand '" + sub + "' (expected inspect or verify)");
+}
+
+int filecoin_records(const std::string& path, const std::optional<std::string>& vk_dir) {
+  if (vk_dir && !std::filesystem::is_directory(*vk_dir)) throw Error(*vk_dir + ": not a directory (--vk-dir)");
+  filecoin::RecordsSummary s = filecoin::decode_records(path);
+  for (const std::string& p : s.problems) std::printf("invalid: %s\n", p.c_str());
+  if (vk_dir)
+    std::printf(
+        "not verified: a PoRep proof's verification needs its public inputs (replica_id, comm_d, comm_r and "
+        "the challenges), which cuzk does not build yet; the proofs were decoded and checked only\n");
+  std::printf("%zu records: %zu proofs decoded, %zu invalid, %zu aggregated\n", s.records, s.proofs_decoded, s.invalid,
+              s.aggregated);
+  return s.invalid ? kExitError : kExitOk;
+}
+
+int cmd_filecoin(const Args& a) {
+  const std::string& sub = a.pos[0];
+  if (sub == "param-names") {
+    if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
+    if (a.get("--vk-dir")) throw UsageError("--vk-dir belongs to 'filecoin records'");
+    for (const auto& c : filecoin::published_circuits())
+      std::printf("%s %s %s\n", filecoin::proof_kind_name(c.kind), filecoin::sector_size_name(c.sector_size).c_str(),
+                  c.stem().c_str());
+    return kExitOk;
+  }
+  if (sub == "records") {
+    if (a.pos.size() < 2) throw UsageError("records needs a records file (FILE.json)");
+    return filecoin_records(a.pos[1], a.get("--vk-dir"));
+  }
+  throw UsageError("unknown subcommand '" + sub + "' (expected param-names or records)");
+}
+
+}  // namespace
+
+std::vector<Command> filecoin_commands() {
+  cli::Command params("params", "inspect or verify Filecoin's parameter files (bellperson .params, .vk)");
+  params.synopsis("inspect <FILE> [--check]")
+      .synopsis("verify <DIR> --manifest <parameters.json>")
+      .describe(
+          "inspect: checks a .params or .vk file of BLS12-381 (its layout against its size, then every point: "
+          "canonical, on the curve, never the identity where bellperson refuses it, the verifying key in its "
+          "subgroup) and prints one JSON object: kind, curve, the count of each section, bytes. Exit 1 on a "
+          "malformed file, naming the section and index of the first bad point.\n"
+          "verify: checks the BLAKE2b-512 digest of each file that parameters.json lists (its digest field is a "
+          "prefix of the hex digest) in DIR, one line per file; exit 1 on any mismatch or missing file.")
+      .positional("<inspect|verify>", "what to do")
+      .positional("<FILE|DIR>", "the file to inspect, or the directory of the files to verify")
+      .flag("--check", "inspect: also check every point of h, l, a, b_g1 and b_g2 in its subgroup (all cores)")
+      .option("--manifest", "FILE", "verify: rust-fil-proofs' parameters.json");
+  cli::Command fil("filecoin", "Filecoin: published parameter names, the proofs of regression records");
+  fil.synopsis("param-names")
+      .synopsis("records <FILE.json> [--vk-dir DIR]")
+      .describe(
+          "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
+          ".params, .vk and .meta files, from the SHA-256 of the circuit's identifier).\n"
+          "records: decodes every proof of a seal regression records file (rust-fil-proofs' "
+          "seal_regression_records-*.json: 192 bytes per partition, compressed, every check) and ends with "
+          "'N records: M proofs decoded, K invalid, A aggregated'; SnarkPack aggregates are counted, not decoded. "
+          "Exit 1 when K > 0.")
+      .positional("<param-names|records>", "what to do")
+      .optional_positional("<FILE.json>", "records: the records file")
+      .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)");
+  return {{params, cmd_params}, {fil, cmd_filecoin}};
+}
+
+}  // namespace cuzk::app

@@ -1,0 +1,417 @@
+// Filecoin's formats: bellperson's .params / .vk (writer and reader, every refusal naming its
+// section and index), the 192-byte proofs of the regression records, the published parameter
+// names against rust-fil-proofs' parameters.json, and the hashes behind them.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "filecoin/manifest.hpp"
+#include "filecoin/param_names.hpp"
+#include "filecoin/params.hpp"
+#include "filecoin/proof_bytes.hpp"
+#include "filecoin/records.hpp"
+#include "filecoin/sha256.hpp"
+#include "groth16/encode.hpp"
+#include "io/json_parse.hpp"
+#include "setup/setup.hpp"
+#include "setup/synthetic.hpp"
+#include "testing.hpp"
+#include "util/rng.hpp"
+
+namespace cuzk::test {
+namespace {
+
+using namespace cuzk::filecoin;
+
+// Real records of rust-fil-proofs (not in the tree: CUZK_FILECOIN_VECTORS names their directory);
+// the tests that need them are skipped where they are absent.
+const std::string kVectors = [] {
+  const char* d = std::getenv("CUZK_FILECOIN_VECTORS");
+  return std::string(d ? d : "/work/shared/filecoin-vectors");
+}();
+
+std::string tests_dir() { return std::filesystem::path(fixtures_dir()).parent_path().string(); }
+
+CUZK_TEST(sha256_known_answers) {
+  auto h = [](const std::string& s) {
+    auto d = sha256(s);
+    return to_hex(d);
+  };
+  CHECK_EQ(h(""), std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+  CHECK_EQ(h("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+  CHECK_EQ(h("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+           std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+  // 1,000,000 'a' fed in uneven pieces (FIPS 180-2 appendix B.3).
+  Sha256 s;
+  std::string piece(997, 'a');
+  size_t left = 1000000;
+  while (left) {
+    size_t n = std::min(left, piece.size());
+    s.update({reinterpret_cast<const uint8_t*>(piece.data()), n});
+    left -= n;
+  }
+  CHECK_EQ(to_hex(s.finish()), std::string("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+}
+
+CUZK_TEST(blake2b_512_known_answer) {
+  if (!have_blake2b()) SKIP("built without libcrypto");
+  CHECK_EQ(blake2b_512_hex("abc"), std::string("ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
+                                               "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"));
+}
+
+// The 22 stems computed from the identifiers are exactly the published ones (parameters.json of
+// rust-fil-proofs 87348a74, tests/filecoin/parameters.json), each with its .params and .vk.
+CUZK_TEST(param_names_match_parameters_json) {
+  auto manifest = read_manifest(tests_dir() + "/filecoin/parameters.json");
+  std::set<std::string> published;
+  for (const auto& e : manifest) {
+    CHECK_EQ(e.digest.size(), size_t(32));
+    published.insert(e.name.substr(0, e.name.rfind('.')));
+  }
+  CHECK_EQ(published.size(), size_t(22));
+  auto circuits = published_circuits();
+  CHECK_EQ(circuits.size(), size_t(22));
+  std::set<std::string> ours;
+  for (const auto& c : circuits) {
+    std::string stem = c.stem();
+    CHECK_MSG(published.count(stem), proof_kind_name(c.kind) << " " << sector_size_name(c.sector_size) << " " << stem);
+    for (const char* ext : {".params", ".vk"}) {
+      bool found = false;
+      for (const auto& e : manifest) found |= e.name == stem + ext && e.sector_size == c.sector_size;
+      CHECK_MSG(found, stem << ext);
+    }
+    ours.insert(stem);
+  }
+  CHECK_EQ(ours.size(), size_t(22));
+  // The 32GiB PoRep identifier as rust-fil-proofs prints it.
+  CHECK_EQ(circuits[12].stem(),
+           std::string("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-"
+                       "82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820"));
+}
+
+CUZK_TEST(params_verify_checks_digest_prefixes) {
+  if (!have_blake2b()) SKIP("built without libcrypto");
+  const std::string dir = temp_dir() + "/manifest";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/x.vk") << "abc";
+  std::ofstream(dir + "/m.json") << R"({"x.vk": {"cid": "Q", "digest": "ba80a53f981c4d0d6a2797b69f12f6e9",
+    "sector_size": 2048}, "y.vk": {"cid": "Q", "digest": "00", "sector_size": 2048}})";
+  auto r = verify_digests(dir, read_manifest(dir + "/m.json"));
+  CHECK_EQ(r.size(), size_t(2));
+  CHECK(r[0].status == DigestCheck::Status::ok);
+  CHECK(r[1].status == DigestCheck::Status::missing);
+  std::ofstream(dir + "/x.vk") << "abd";
+  r = verify_digests(dir, read_manifest(dir + "/m.json"));
+  CHECK(r[0].status == DigestCheck::Status::mismatch);
+}
+
+// ------------------------------------------------------------------ .params and .vk
+
+// A small BLS12-381 key from the insecure setup, in bellperson's sections: h has n - 1 points,
+// l is the key's C, and a, b_g1, b_g2 keep the non-identity points (the density compaction of
+// bellperson's generator is the prover's; here the sections are taken as given).
+ParamsData small_key(int log_n) {
+  using E = ec::Bls12381;
+  using Fr = E::Fr;
+  ThreadPool pool(2);
+  setup::SyntheticSpec spec;
+  spec.log_n = log_n;
+  spec.seed = seed();
+  spec.n_public = 3;
+  spec.n_inputs = 16;
+  setup::SyntheticCircuit<Fr> c(spec);
+  RandomSource rs(seed() + 7);
+  auto pk = setup::setup<E>(c.source(), setup::ToxicWaste<Fr>::draw(rs), setup::cpu_fixed_base<E>(pool), pool);
+  ParamsData d;
+  d.alpha_g1 = pk.alpha1, d.beta_g1 = pk.beta1, d.delta_g1 = pk.delta1;
+  d.beta_g2 = pk.beta2, d.gamma_g2 = pk.gamma2, d.delta_g2 = pk.delta2;
+  d.ic = pk.ic;
+  d.h.assign(pk.h.begin(), pk.h.end() - 1);
+  d.l = pk.c;
+  for (size_t i = 0; i < pk.a.size(); ++i) {
+    if (!pk.a[i].is_inf()) d.a.push_back(pk.a[i]);
+    if (!pk.b1[i].is_inf()) d.b_g1.push_back(pk.b1[i]);
+    if (!pk.b2[i].is_inf()) d.b_g2.push_back(pk.b2[i]);
+  }
+  return d;
+}
+
+const ParamsData& key() {
+  static ParamsData d = small_key(8);
+  return d;
+}
+
+std::shared_ptr<io::FileBytes> buffer(std::vector<uint8_t> b) {
+  return io::FileBytes::from_buffer("k.params", std::move(b));
+}
+
+template <class P>
+bool same_points(const ParamsFile& f, const PointSection& s, const std::vector<P>& v) {
+  if (s.count != v.size()) return false;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if constexpr (std::is_same_v<P, G1>) {
+      if (f.g1(s, i) != v[i]) return false;
+    } else {
+      if (f.g2(s, i) != v[i]) return false;
+    }
+  }
+  return true;
+}
+
+CUZK_TEST(params_and_vk_round_trip) {
+  const ParamsData& d = key();
+  const std::string dir = temp_dir() + "/params";
+  std::filesystem::create_directories(dir);
+  write_params(dir + "/k.params", d);
+  write_vk(dir + "/k.vk", d);
+  ThreadPool pool(2);
+  ParamsFile p = read_params(dir + "/k.params", pool, true);
+  CHECK(!p.is_vk);
+  CHECK_EQ(p.size(), uint64_t(std::filesystem::file_size(dir + "/k.params")));
+  CHECK_EQ(p.size(), uint64_t(kVkFixedBytes + d.ic.size() * 96 + 20 +
+                              (d.h.size() + d.l.size() + d.a.size() + d.b_g1.size()) * 96 + d.b_g2.size() * 192));
+  CHECK(p.g1(p.alpha_g1, 0) == d.alpha_g1 && p.g1(p.beta_g1, 0) == d.beta_g1 && p.g1(p.delta_g1, 0) == d.delta_g1);
+  CHECK(p.g2(p.beta_g2, 0) == d.beta_g2 && p.g2(p.gamma_g2, 0) == d.gamma_g2 && p.g2(p.delta_g2, 0) == d.delta_g2);
+  CHECK(same_points(p, p.ic, d.ic) && same_points(p, p.h, d.h) && same_points(p, p.l, d.l));
+  CHECK(same_points(p, p.a, d.a) && same_points(p, p.b_g1, d.b_g1) && same_points(p, p.b_g2, d.b_g2));
+  CHECK_EQ(p.sections().size(), size_t(12));
+  CHECK(p.g1s(p.h, pool) == d.h && p.g1s(p.a, pool) == d.a && p.g2s(p.b_g2, pool) == d.b_g2);
+  CHECK_THROWS_WITH(p.g1s(p.b_g2, pool), InvalidArgument, "section b_g2 holds G2 points");
+  ParamsFile v = read_params(dir + "/k.vk", pool);
+  CHECK(v.is_vk);
+  CHECK_EQ(v.ic.count, uint32_t(d.ic.size()));
+  CHECK_EQ(v.h.count, 0u);
+  CHECK(same_points(v, v.ic, d.ic));
+  // The .vk is the .params' prefix, byte for byte.
+  auto pb = p.file->bytes(), vb = v.file->bytes();
+  CHECK(std::memcmp(pb.data(), vb.data(), vb.size()) == 0);
+  // The first point is the zcash encoding of alpha: x big-endian, no flags.
+  uint8_t enc[96];
+  encode_uncompressed(d.alpha_g1, enc);
+  CHECK((enc[0] & 0xE0) == 0 && std::memcmp(enc, pb.data(), 96) == 0);
+  uint8_t inf[192];
+  encode_uncompressed(G2::infinity(), inf);
+  CHECK(inf[0] == 0x40 && std::all_of(inf + 1, inf + 192, [](uint8_t b) { return b == 0; }));
+}
+
+// Parsing `bytes` must throw naming `needle`.
+void refused(std::vector<uint8_t> bytes, const std::string& needle, bool check = false) {
+  ThreadPool pool(2);
+  CHECK_THROWS_WITH(parse_params(buffer(std::move(bytes)), pool, check), FormatError, needle);
+}
+
+// Offsets of the first point of each counted section in an encoded key (its count is the 4 bytes
+// before).
+struct Offsets {
+  size_t ic, h, l, a, b_g1, b_g2;
+  explicit Offsets(const ParamsData& d) {
+    ic = kVkFixedBytes;
+    h = ic + d.ic.size() * 96 + 4;
+    l = h + d.h.size() * 96 + 4;
+    a = l + d.l.size() * 96 + 4;
+    b_g1 = a + d.a.size() * 96 + 4;
+    b_g2 = b_g1 + d.b_g1.size() * 96 + 4;
+  }
+};
+
+CUZK_TEST(params_refuses_bad_layouts) {
+  const ParamsData& d = key();
+  const auto good = encode_params(d);
+  const Offsets o(d);
+  // Truncated: in the last section, and inside the fixed part.
+  refused({good.begin(), good.end() - 1}, "section b_g2: count");
+  refused({good.begin(), good.begin() + 500}, "shorter than a verifying key's fixed part");
+  refused({good.begin(), good.begin() + o.h - 2}, "section h: its u32 count");
+  // Trailing bytes.
+  auto t = good;
+  t.push_back(0);
+  refused(t, "1 bytes after section b_g2");
+  // Wrong counts: one more h point than there is room for (every later section then misreads).
+  auto w = good;
+  w[o.h - 1] += 1;
+  refused(w, "section");
+  w = good;
+  w[o.l - 4] = 0xff;  // l's count ~ 4e9: needs far more than the file
+  refused(w, "section l: count");
+  w = good;
+  w[o.ic - 1] = 0;
+  w[o.ic - 2] = 0;
+  w[o.ic - 3] = 0;
+  w[o.ic - 4] = 0;
+  refused(w, "section");
+  ParamsData no_ic = d;
+  no_ic.ic.clear();
+  refused(encode_vk(no_ic), "section ic is empty");
+}
+
+CUZK_TEST(params_refuses_bad_points_naming_section_and_index) {
+  const ParamsData& d = key();
+  const auto good = encode_params(d);
+  const Offsets o(d);
+  // A point off the curve: h[3] with its last byte changed.
+  auto w = good;
+  w[o.h + 4 * 96 - 1] ^= 1;
+  refused(w, "section h, point 3");
+  refused(w, "not on the curve");
+  // A G2 point's bytes in G1's place: l[1] takes the first 96 bytes of b_g2[0].
+  w = good;
+  std::memcpy(&w[o.l + 96], &good[o.b_g2], 96);
+  refused(w, "section l, point 1");
+  // The identity: a[2] (bellperson refuses it in a), ic[0].
+  w = good;
+  std::memset(&w[o.a + 2 * 96], 0, 96);
+  w[o.a + 2 * 96] = 0x40;
+  refused(w, "section a, point 2 (offset " + std::to_string(o.a + 2 * 96) + ") is the point at infinity");
+  w = good;
+  std::memset(&w[o.ic], 0, 96);
+  w[o.ic] = 0x40;
+  refused(w, "section ic, point 0");
+  // The identity with a stray bit, the compression flag, the sort flag.
+  w = good;
+  std::memset(&w[o.b_g1], 0, 96);
+  w[o.b_g1] = 0x40;
+  w[o.b_g1 + 95] = 1;
+  refused(w, "section b_g1, point 0 (offset " + std::to_string(o.b_g1) + ") is the point at infinity with non-zero");
+  w = good;
+  w[o.b_g2 + 192] |= 0x80;
+  refused(w, "section b_g2, point 1");
+  refused(w, "compression flag");
+  w = good;
+  w[0] |= 0x20;
+  refused(w, "section alpha_g1, point 0");
+  // A coordinate not below q: x of delta_g1 all ones.
+  w = good;
+  const size_t delta_g1 = 2 * 96 + 2 * 192;
+  w[delta_g1] = 0x1f;
+  std::memset(&w[delta_g1 + 1], 0xff, 47);
+  refused(w, "section delta_g1, point 0");
+  refused(w, "not canonical");
+  // The first bad point is named, whatever the number of threads.
+  w = good;
+  w[o.h + 20 * 96 - 1] ^= 1;
+  w[o.h + 7 * 96 - 1] ^= 1;
+  refused(w, "section h, point 6 ");
+}
+
+// A point on E(Fp) outside the prime-order subgroup: found with --check (and always in the vk).
+CUZK_TEST(params_check_finds_points_outside_the_subgroup) {
+  using Fq = ec::Bls12381::Fq;
+  G1 p;
+  for (uint64_t x = 1;; ++x) {
+    Fq xv = Fq::from_u64(x), y;
+    if ((xv.sqr() * xv + Fq::from_u64(4)).sqrt(y)) {
+      p = {xv, y};
+      if (!ec::Pairing<ec::Bls12381>::g1_in_subgroup(p)) break;
+    }
+  }
+  ParamsData d = key();
+  d.l[5] = p;
+  auto bytes = encode_params(d);
+  ThreadPool pool(2);
+  auto f = parse_params(buffer(bytes), pool, false);  // unchecked: on the curve is enough
+  CHECK_EQ(f.l.count, uint32_t(d.l.size()));
+  refused(bytes, "section l, point 5", true);
+  refused(bytes, "not in the prime-order subgroup", true);
+  d = key();
+  d.ic[1] = p;
+  refused(encode_params(d), "section ic, point 1");  // the verifying key is always checked
+}
+
+// ------------------------------------------------------------------ proofs
+
+CUZK_TEST(regression_records_proofs_all_decode) {
+  if (!std::filesystem::exists(kVectors)) SKIP("no " + kVectors);
+  struct Want {
+    const char* file;
+    size_t records, proofs, aggregated;
+  };
+  for (Want w :
+       {Want{"seal_regression_records-v16.json", 448, 502, 0}, Want{"seal_regression_records-v18.json", 113, 98, 24}}) {
+    auto s = decode_records(kVectors + "/" + w.file);
+    std::printf("  %s: %zu records: %zu proofs decoded, %zu invalid, %zu aggregated\n", w.file, s.records,
+                s.proofs_decoded, s.invalid, s.aggregated);
+    CHECK_MSG(s.invalid == 0, (s.problems.empty() ? "" : s.problems[0]));
+    CHECK_EQ(s.records, w.records);
+    CHECK_EQ(s.proofs_decoded, w.proofs);
+    CHECK_EQ(s.aggregated, w.aggregated);
+  }
+}
+
+// The first record's proof: decodes, re-encodes to the same bytes; every single flipped bit of
+// it is refused or decodes to another point (never the same proof), and the flags bits refused.
+CUZK_TEST(proof_bytes_round_trip_and_flipped_bits) {
+  if (!std::filesystem::exists(kVectors)) SKIP("no " + kVectors);
+  std::ifstream in(kVectors + "/seal_regression_records-v16.json");
+  std::string line;
+  std::getline(in, line);
+  io::Json rec = io::parse_json(line);
+  std::vector<uint8_t> bytes;
+  for (const auto& x : rec.find("proof")->items) bytes.push_back(uint8_t(*x.as_u64()));
+  CHECK_EQ(bytes.size(), size_t(192));
+  auto proofs = decode_proofs(bytes);
+  CHECK(encode_proofs(proofs) == bytes);
+  size_t refused_bits = 0;
+  for (size_t bit = 0; bit < 192 * 8; ++bit) {
+    auto w = bytes;
+    w[bit / 8] ^= uint8_t(1 << (bit % 8));
+    BlsProof p;
+    std::string e = decode_proof(std::span<const uint8_t, 192>(w.data(), 192), p);
+    if (!e.empty()) {
+      ++refused_bits;
+      continue;
+    }
+    CHECK(encode_proofs({p}) == w);  // a different valid proof, then: canonical either way
+  }
+  std::printf("  %zu of 1536 single-bit flips refused\n", refused_bits);
+  CHECK(refused_bits > 1400);
+  // The compression flag of A, the infinity flag of B, a non-canonical C.
+  auto w = bytes;
+  w[0] &= 0x7f;
+  CHECK_THROWS_WITH(decode_proofs(w), Error, "partition 0, A: the compression flag");
+  w = bytes;
+  w[48] |= 0x40;
+  CHECK_THROWS_WITH(decode_proofs(w), Error, "B: the point at infinity has");
+  w = bytes;
+  w[144] = 0x9f;
+  std::memset(&w[145], 0xff, 47);
+  CHECK_THROWS_WITH(decode_proofs(w), Error, "C: x is not canonical");
+  // The identity is a valid encoding, which a proof may not hold.
+  w = bytes;
+  w[0] = 0xc0;
+  std::memset(&w[1], 0, 47);
+  CHECK_THROWS_WITH(decode_proofs(w), Error, "A: the point at infinity (bellperson refuses it)");
+  CHECK_THROWS_WITH(decode_proofs({bytes.data(), 191}), Error, "not a multiple of 192");
+}
+
+CUZK_TEST(records_with_a_flipped_bit_count_invalid) {
+  if (!std::filesystem::exists(kVectors)) SKIP("no " + kVectors);
+  std::ifstream in(kVectors + "/seal_regression_records-v16.json");
+  std::string first, second;
+  std::getline(in, first);
+  std::getline(in, second);
+  io::Json rec = io::parse_json(first);
+  // One flipped bit: A's compression flag (bit 7 of byte 0).
+  const auto& items = rec.find("proof")->items;
+  std::string text = "{\"porep_config\":{\"partitions\":1},\"proof\":[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    uint64_t b = *items[i].as_u64();
+    if (i == 0) b &= 0x7f;  // the compression flag cleared
+    text += (i ? "," : "") + std::to_string(b);
+  }
+  text += "]}\n";
+  auto s = decode_records_text("r.json", second + "\n" + text);
+  CHECK_EQ(s.records, size_t(2));
+  CHECK_EQ(s.proofs_decoded, size_t(1));
+  CHECK_EQ(s.invalid, size_t(1));
+  CHECK_EQ(s.problems.size(), size_t(1));
+  CHECK_MSG(s.problems[0].find("line 2: partition 0: A:") != std::string::npos, s.problems[0]);
+  CHECK_THROWS_WITH(decode_records_text("r.json", "{\"proof\": []}\n"), FormatError, "r.json: line 1: no member");
+  CHECK_THROWS_WITH(decode_records_text("r.json", "\n{]\n"), FormatError, "line 2: invalid JSON");
+}
+
+}  // namespace
+}  // namespace cuzk::test
