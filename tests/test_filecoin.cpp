@@ -27,14 +27,14 @@ namespace {
 
 using namespace cuzk::filecoin;
 
-// Real records of rust-fil-proofs (not in the tree: CUZK_FILECOIN_VECTORS names their directory);
-// the tests that need them are skipped where they are absent.
-const std::string kVectors = [] {
-  const char* d = std::getenv("CUZK_FILECOIN_VECTORS");
-  return std::string(d ? d : "/work/shared/filecoin-vectors");
-}();
-
 std::string tests_dir() { return std::filesystem::path(fixtures_dir()).parent_path().string(); }
+
+// Real records of rust-fil-proofs, in tests/filecoin/vectors (CUZK_FILECOIN_VECTORS may name
+// another directory of the same files).
+std::string vectors_dir() {
+  const char* d = std::getenv("CUZK_FILECOIN_VECTORS");
+  return d ? std::string(d) : tests_dir() + "/filecoin/vectors";
+}
 
 CUZK_TEST(sha256_known_answers) {
   auto h = [](const std::string& s) {
@@ -324,7 +324,8 @@ CUZK_TEST(params_check_finds_points_outside_the_subgroup) {
 // ------------------------------------------------------------------ proofs
 
 CUZK_TEST(regression_records_proofs_all_decode) {
-  if (!std::filesystem::exists(kVectors)) SKIP("no " + kVectors);
+  const std::string kVectors = vectors_dir();
+  CHECK_MSG(std::filesystem::exists(kVectors), "no " << kVectors);
   struct Want {
     const char* file;
     size_t records, proofs, aggregated;
@@ -344,7 +345,8 @@ CUZK_TEST(regression_records_proofs_all_decode) {
 // The first record's proof: decodes, re-encodes to the same bytes; every single flipped bit of
 // it is refused or decodes to another point (never the same proof), and the flags bits refused.
 CUZK_TEST(proof_bytes_round_trip_and_flipped_bits) {
-  if (!std::filesystem::exists(kVectors)) SKIP("no " + kVectors);
+  const std::string kVectors = vectors_dir();
+  CHECK_MSG(std::filesystem::exists(kVectors), "no " << kVectors);
   std::ifstream in(kVectors + "/seal_regression_records-v16.json");
   std::string line;
   std::getline(in, line);
@@ -388,7 +390,8 @@ CUZK_TEST(proof_bytes_round_trip_and_flipped_bits) {
 }
 
 CUZK_TEST(records_with_a_flipped_bit_count_invalid) {
-  if (!std::filesystem::exists(kVectors)) SKIP("no " + kVectors);
+  const std::string kVectors = vectors_dir();
+  CHECK_MSG(std::filesystem::exists(kVectors), "no " << kVectors);
   std::ifstream in(kVectors + "/seal_regression_records-v16.json");
   std::string first, second;
   std::getline(in, first);
