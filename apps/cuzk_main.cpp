@@ -25,6 +25,7 @@
 #include "cuzk/verify.hpp"
 #include "engine/engine.hpp"
 #include "engine/report.hpp"
+#include "filecoin/setup_params.hpp"
 #include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
@@ -388,7 +389,11 @@ int cmd_setup(const Args& a) {
   const bool quiet = a.flag("--quiet");
   cuzk::setup::Log log;
   if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
-  auto st = cuzk::setup::setup_files(a.pos[0], a.pos[1], seed, target.dev, pool, log);
+  const std::string format = a.get("--format").value_or("zkey");
+  if (format != "zkey" && format != "bellperson")
+    throw UsageError("--format: unknown format '" + format + "' (zkey, bellperson)");
+  auto st = format == "zkey" ? cuzk::setup::setup_files(a.pos[0], a.pos[1], seed, target.dev, pool, log)
+                             : cuzk::filecoin::setup_params_files(a.pos[0], a.pos[1], seed, target.dev, pool, log);
   if (!quiet) print_setup_stats(st, true);
   return kExitOk;
 }
@@ -484,14 +489,18 @@ cli::Command verify_spec() {
 }
 
 cli::Command setup_spec() {
-  cli::Command c("setup", "an insecure Groth16 key (snarkjs's .zkey) for tests and benchmarks");
-  c.synopsis("<circuit.r1cs> <circuit.zkey> --insecure [options]")
+  cli::Command c("setup",
+                 "an insecure Groth16 key (snarkjs's .zkey, or bellperson's .params) for tests and benchmarks");
+  c.synopsis("<circuit.r1cs> <circuit.zkey | OUT> --insecure [--format zkey|bellperson] [options]")
       .describe(
           "A Groth16 key in snarkjs's .zkey format from known random toxic waste, for tests and benchmarks only (the "
           "key records that it is insecure). Refuses to run without --insecure.")
       .positional("<circuit.r1cs>", "the constraint system (circom's .r1cs)")
-      .positional("<circuit.zkey>", "the key written")
+      .positional("<circuit.zkey>", "the key written (with --format bellperson: OUT.params and OUT.vk)")
       .flag("--insecure", "confirm that the key is for tests and benchmarks only (required)")
+      .option("--format", "F",
+              "zkey (snarkjs's .zkey, default) or bellperson (OUT.params and OUT.vk in bellperson's layout and "
+              "convention, BLS12-381 only)")
       .option("--seed", "N", "derive the toxic waste from N (default: OS CSPRNG)")
       .option("--device", "D",
               "where the fixed-base multiplications run: gpu:N, cpu or auto (default auto = gpu:0 if visible, else "

@@ -95,6 +95,8 @@ expect_nothing() {
 expect_nothing setup-needs-insecure 2 "--insecure" setup "$BN/circuit.r1cs" "$T/k.zkey"
 expect_nothing setup-missing-r1cs 1 "nope.r1cs" setup "$T/nope.r1cs" "$T/k.zkey" --insecure --device cpu
 expect_nothing setup-not-an-r1cs 1 "circuit.zkey" setup "$BN/circuit.zkey" "$T/k.zkey" --insecure --device cpu
+expect_nothing setup-bad-format 2 "unknown format 'foo'" setup "$BN/circuit.r1cs" "$T/k.zkey" --insecure --device cpu --format foo
+expect_nothing setup-bellperson-needs-bls 1 "this key is for bls12-381" setup "$BN/circuit.r1cs" "$T/k.zkey" --insecure --device cpu --format bellperson
 expect_nothing gen-needs-shape 2 "needs --shape" gen-circuit --log-n 10 --curve bn254 --out "$T/gen"
 expect_nothing gen-bad-shape 2 "unknown circuit shape" gen-circuit --shape sha --log-n 10 --curve bn254 --out "$T/gen"
 expect_nothing gen-bad-curve 2 "unknown curve" gen-circuit --shape porep --log-n 10 --curve p256 --out "$T/gen"

@@ -9,16 +9,19 @@
 #include <fstream>
 #include <set>
 
+#include "engine/engine.hpp"
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
 #include "filecoin/proof_bytes.hpp"
 #include "filecoin/records.hpp"
+#include "filecoin/setup_params.hpp"
 #include "filecoin/sha256.hpp"
 #include "groth16/encode.hpp"
 #include "io/json_parse.hpp"
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
+#include "setup/write.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
 
@@ -160,6 +163,38 @@ bool same_points(const ParamsFile& f, const PointSection& s, const std::vector<P
     }
   }
   return true;
+}
+
+// `cuzk setup --format bellperson`: a key of bellperson's convention written in its layout, with
+// the counts its generator gives (h = domain - 1, A and B compacted), equal to the key in memory.
+CUZK_TEST(setup_writes_bellperson_params) {
+  ThreadPool pool(2);
+  setup::SyntheticSpec spec;
+  spec.log_n = 9;
+  spec.seed = seed();
+  spec.n_public = 2;
+  setup::SyntheticCircuit<Bls::Fr> c(spec);
+  const std::string dir = temp_dir() + "/setup_params";
+  std::filesystem::create_directories(dir);
+  setup::write_r1cs<Bls::Fr>(dir + "/c.r1cs", c.source());
+  auto eng = engine::tool_engine("cpu", 2);
+  const setup::SetupDevice cpu{eng.get(), "cpu"};
+  auto st = setup_params_files(dir + "/c.r1cs", dir + "/k", 7, cpu, pool, {});
+  CHECK_EQ(st.log_n, 9);
+  ParamsFile p = read_params(dir + "/k.params", pool, true);
+  setup::SetupStats st2;
+  auto pk =
+      setup::setup_key_bls12_381(io::read_r1cs(dir + "/c.r1cs"), 7, cpu, pool, {}, backend::HForm::Coefficients, st2);
+  CHECK_EQ(p.h.count, (1u << 9) - 1);
+  CHECK_EQ(p.ic.count, spec.n_public + 1);
+  CHECK_EQ(p.l.count, pk.n_vars - spec.n_public - 1);
+  CHECK(p.a.count == pk.a_wires.size() && p.b_g2.count == pk.b_wires.size() && p.b_g1.count == p.b_g2.count);
+  CHECK(p.b_g1.count < pk.n_vars);  // compacted: not every wire is in B
+  CHECK(p.g1s(p.h, pool) == pk.h && p.g1s(p.a, pool) == pk.a && p.g2s(p.b_g2, pool) == pk.b2);
+  CHECK(read_params(dir + "/k.vk", pool).is_vk);
+  CHECK_THROWS_WITH(params_data_of(setup::setup_key_bls12_381(io::read_r1cs(dir + "/c.r1cs"), 7, cpu, pool, {},
+                                                              backend::HForm::OddCoset, st2)),
+                    InvalidArgument, "not in bellperson's convention");
 }
 
 CUZK_TEST(params_and_vk_round_trip) {

@@ -41,18 +41,25 @@ void fill_setup_stats(SetupStats& st, const groth16::ProvingKey<E>& pk, const Se
 }
 
 template <class E>
-SetupStats setup_files_t(const io::R1cs& cs, const std::string& zkey_path, std::optional<uint64_t> seed,
-                         SetupDevice dev, ThreadPool& pool, const Log& log) {
+groth16::ProvingKey<E> key_of(const io::R1cs& cs, std::optional<uint64_t> seed, SetupDevice dev, ThreadPool& pool,
+                              const Log& log, backend::HForm form, SetupStats& st) {
   using Fr = typename E::Fr;
-  SetupStats st;
   st.curve = curve_name(E::id);
   st.device = dev.name;
   st.n_rows = cs.n_constraints;
   RandomSource rs(seed);
   auto tw = ToxicWaste<Fr>::draw(rs);
   SetupTimings t;
-  auto pk = setup<E>(r1cs::rows_of<Fr>(cs), tw, fixed_base_on<E>(dev), pool, &t, log);
+  auto pk = setup<E>(r1cs::rows_of<Fr>(cs), tw, fixed_base_on<E>(dev), pool, &t, log, form);
   fill_setup_stats(st, pk, t);
+  return pk;
+}
+
+template <class E>
+SetupStats setup_files_t(const io::R1cs& cs, const std::string& zkey_path, std::optional<uint64_t> seed,
+                         SetupDevice dev, ThreadPool& pool, const Log& log) {
+  SetupStats st;
+  auto pk = key_of<E>(cs, seed, dev, pool, log, backend::HForm::OddCoset, st);
   auto t0 = std::chrono::steady_clock::now();
   write_zkey<E>(zkey_path, pk, insecure_note(seed));
   st.write_ms = ms_since(t0);
@@ -131,6 +138,14 @@ SetupStats gen_circuit_t(const GenOptions& opt, ThreadPool& pool, const Log& log
 }
 
 }  // namespace
+
+groth16::ProvingKey<ec::Bls12381> setup_key_bls12_381(const io::R1cs& cs, std::optional<uint64_t> seed, SetupDevice dev,
+                                                      ThreadPool& pool, const Log& log, backend::HForm form,
+                                                      SetupStats& st) {
+  if (cs.curve != CurveId::bls12_381)
+    throw InvalidArgument("the circuit is over " + std::string(curve_name(cs.curve)) + "; this key is for bls12-381");
+  return key_of<ec::Bls12381>(cs, seed, dev, pool, log, form, st);
+}
 
 SetupStats setup_files(const std::string& r1cs_path, const std::string& zkey_path, std::optional<uint64_t> seed,
                        SetupDevice dev, ThreadPool& pool, const Log& log) {

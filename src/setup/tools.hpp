@@ -5,7 +5,10 @@
 #include <optional>
 #include <string>
 
+#include "ec/curves.hpp"
 #include "ff/curve_id.hpp"
+#include "groth16/key.hpp"
+#include "io/r1cs.hpp"
 #include "setup/synthetic.hpp"
 
 namespace cuzk {
@@ -42,6 +45,12 @@ struct SetupStats {
 // from `seed` (reproducible) or the OS CSPRNG.
 SetupStats setup_files(const std::string& r1cs_path, const std::string& zkey_path, std::optional<uint64_t> seed,
                        SetupDevice dev, ThreadPool& pool, const Log& log);
+
+// The insecure key of `cs` (BLS12-381) in `form`, for writers above this layer (bellperson's
+// .params: HForm::Coefficients); `st` gets the sizes and timings.
+groth16::ProvingKey<ec::Bls12381> setup_key_bls12_381(const io::R1cs& cs, std::optional<uint64_t> seed, SetupDevice dev,
+                                                      ThreadPool& pool, const Log& log, backend::HForm form,
+                                                      SetupStats& st);
 
 struct GenOptions {
   SyntheticSpec spec;
