@@ -50,7 +50,6 @@ struct ProvingKey {
   backend::HForm h_form = backend::HForm::OddCoset;
   bool compact = false;
   std::vector<uint32_t> a_wires, b_wires;
-  bool compacted() const { return compact; }
 };
 
 // The key's sections agree with each other (sizes only, constant time; the points were checked
@@ -74,18 +73,6 @@ void check_key_shape(const ProvingKey<E>& pk) {
   need(pk.b1.size() == nb && pk.b2.size() == nb, "B1/B2 have " + std::to_string(pk.b1.size()) + "/" +
                                                      std::to_string(pk.b2.size()) + " points for " +
                                                      std::to_string(nb) + " wires");
-}
-
-// The density lists hold ascending wires of the circuit (a pass over them: for readers of keys).
-template <class E>
-void check_density_lists(const ProvingKey<E>& pk) {
-  const size_t m = pk.n_vars;
-  for (const auto* list : {&pk.a_wires, &pk.b_wires})
-    for (size_t i = 0; i < list->size(); ++i)
-      if ((*list)[i] >= m || (i > 0 && (*list)[i - 1] >= (*list)[i]))
-        throw InvalidArgument(std::string("proving key: the ") + (list == &pk.a_wires ? "A" : "B") +
-                              " density list is not ascending wires < " + std::to_string(m) + " at entry " +
-                              std::to_string(i));
 }
 
 template <class E>

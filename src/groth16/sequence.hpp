@@ -131,7 +131,7 @@ struct WorkingSet {
     for (auto& cfg : msm_configs(pk, chunk)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
     const size_t h = d.h_workspace_bytes(E::id, pk.log_n, pk.h_form), bc = 2 * Carver::round(n * sizeof(Fr));
     w = cv.take<Scalar>(m, "witness scalars");
-    if (pk.compacted()) {
+    if (pk.compact) {
       gathered = cv.take<Scalar>(std::max(pk.a_wires.size(), pk.b_wires.size()), "gathered scalars");
       if (chunk) {
         a_wires = cv.take<uint32_t>(pk.a_wires.size(), "A density");
