@@ -350,14 +350,18 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
   if (circuits.empty() || max <= 0) return {};
   std::vector<std::string> ks = keys;
   if (ks.size() != circuits.size()) ks.assign(circuits.size(), "");
+  // An expired lease that would reach max_attempts is never claimed again (the claim below skips
+  // it by the same clock), so a lease that runs out between these two steps cannot buy one more.
   if (max_attempts_ > 0) fail_expired();
   return c_->tx([&] {
-    Result r = c_->q(R"(
+    Result r =
+        c_->q(R"(
       WITH c AS (
         SELECT p.job_id, p.idx FROM cuzk_partitions p JOIN cuzk_jobs j ON j.job_id = p.job_id
         WHERE j.state IN ('queued', 'running')
           AND (j.circuit_id, j.circuit_key) IN (SELECT * FROM unnest($1::text[], $5::text[]))
-          AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_until < clock_timestamp()))
+          AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_until < clock_timestamp()
+                                       AND ($6 = 0 OR p.failures + p.expiries + 1 < $6)))
         ORDER BY j.priority DESC, j.submitted_at, j.job_id, p.idx
         LIMIT $2
         FOR UPDATE OF p SKIP LOCKED)
@@ -367,7 +371,7 @@ std::vector<PgQueue::Claim> PgQueue::claim(const std::string& host, const std::v
             expiries = p.expiries + (p.state = 'claimed')::int
       FROM c WHERE p.job_id = c.job_id AND p.idx = c.idx
       RETURNING p.job_id, p.idx, p.claim_token, p.attempts, p.witness, p.witness_oid)",
-                     {text_array(circuits), integer(max), text(host), num(lease_s), text_array(ks)});
+              {text_array(circuits), integer(max), text(host), num(lease_s), text_array(ks), integer(max_attempts_)});
     std::vector<Claim> out;
     std::vector<std::string> jobs;
     for (int i = 0; i < r.rows(); ++i) {
