@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/keys.hpp"
 #include "backend/cuda/probe.hpp"
 #include "backend/spec.hpp"
 #include "bench/gpu_bench.hpp"
@@ -249,7 +250,7 @@ int cmd_prove_partitions(const Args& a) {
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
-  auto circuit = eng::load_circuit(a.pos[0], a.get("--r1cs").value_or(""), load_pool);
+  auto circuit = cuzk::api::load_key(a.pos[0], a.get("--r1cs").value_or(""), load_pool, log);
   log("key loaded: " + a.pos[0] + " (" + std::to_string(circuit->n_vars()) + " variables, domain 2^" +
       std::to_string(circuit->log_n()) + ")");
   eng::Engine engine(cfg);
@@ -443,10 +444,13 @@ cli::Command prove_spec() {
       .describe(
           "The first form: a Groth16 proof of a snarkjs key and witness (BN254 or BLS12-381), written as snarkjs "
           "writes proof.json and public.json. Nothing is written on error.\n\n"
+          "The key may also be a bellperson .params (BLS12-381, Filecoin's layout; told apart by its name) with the "
+          "circuit's --r1cs, which gives the rows and densities the file does not carry; the proof is bellperson's "
+          "(Filecoin's 192-byte encoding in --proof-bin and proofs.bin) and `cuzk verify KEY.vk` checks it.\n\n"
           "The second form: one job of many partitions on the engine, every device at once. Writes "
           "DIR/proof_<i>.json, DIR/public_<i>.json (i in --partitions order), DIR/proofs.bin (compressed proofs in "
           "order), DIR/summary.json (device, worker and phase timings of each partition) and DIR/timeline.svg.")
-      .positional("<circuit.zkey>", "the proving key (snarkjs's .zkey)")
+      .positional("<circuit.zkey>", "the proving key: snarkjs's .zkey, or bellperson's .params (needs --r1cs)")
       .optional_positional("<witness.wtns>", "the witness (first form)")
       .optional_positional("<proof.json>", "the proof written (first form)")
       .optional_positional("<public.json>", "the public signals written (first form)")
@@ -455,7 +459,9 @@ cli::Command prove_spec() {
               "gpu:0,gpu:1 | all | sim:K | cpu (default: all GPUs, else cpu). A named device that is absent is an "
               "error, never a fallback")
       .alias("--devices")
-      .option("--r1cs", "FILE", "check the witness against every constraint first")
+      .option("--r1cs", "FILE",
+              "check the witness against every constraint first; with a .params, the circuit's constraints "
+              "(required)")
       .flag("--no-verify",
             "skip the check of the proof against the key (by default a proof is verified before it is written, "
             "and one that fails is never written)")
@@ -480,7 +486,8 @@ cli::Command verify_spec() {
       .describe(
           "Exit 0 only if every proof is valid; each invalid one is named. Several proofs are checked together (one "
           "final exponentiation). Stricter than snarkjs: points must also be in the prime-order subgroups.")
-      .positional("<verification_key.json>", "the key (snarkjs's verification_key.json)")
+      .positional("<verification_key.json>",
+                  "the key: snarkjs's verification_key.json, or bellperson's .vk (or the .params itself)")
       .positional("<public.json>", "the public signals of the first proof")
       .positional("<proof.json>", "the first proof")
       .variadic("<public2.json> <proof2.json>", "more pairs of public signals and proof")

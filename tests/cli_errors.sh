@@ -191,6 +191,33 @@ echo "{\"porep_config\": {\"partitions\": 1}, \"proof\": [23,${A#*,},$((0x80 | 0
 expect_out filecoin-records-flipped-bit 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json"
 expect_out filecoin-records-vk-dir 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json" --vk-dir "$T"
 expect filecoin-records-vk-dir-missing 1 "not a directory" filecoin records "$T/rec.json" --vk-dir "$T/nodir"
+# Proving from a .params and verifying with a .vk: the key of BLS mulchain in bellperson's layout.
+"$CUZK" setup "$BLS/circuit.r1cs" "$T/m" --insecure --format bellperson --seed 3 --device cpu --quiet
+expect params-prove-needs-r1cs 1 "carries no constraint rows" prove "$T/m.params" "$BLS/witness.wtns" "${OUT[@]}"
+expect params-prove-other-circuit 1 "not this circuit's key" prove "$T/m.params" "$FIX/bls12-381/poseidon/witness.wtns" "${OUT[@]}" --r1cs "$FIX/bls12-381/poseidon/circuit.r1cs"
+expect params-prove-bn254-r1cs 1 "is for bn254" prove "$T/m.params" "$BN/witness.wtns" "${OUT[@]}" --r1cs "$BN/circuit.r1cs"
+cp "$T/m.vk" "$T/vk-as.params"
+expect params-prove-with-vk 1 "has no proving sections" prove "$T/vk-as.params" "$BLS/witness.wtns" "${OUT[@]}" --r1cs "$BLS/circuit.r1cs"
+head -c $(( $(stat -c %s "$T/m.params") - 7 )) "$T/m.params" > "$T/m-cut.params"
+expect params-prove-truncated 1 "section b_g2: count" prove "$T/m-cut.params" "$BLS/witness.wtns" "${OUT[@]}" --r1cs "$BLS/circuit.r1cs"
+# Point 1 of h moved off the curve (the last byte of its y): refused when the key is loaded.
+cp "$T/m.params" "$T/m-bad.params"
+hoff=$(python3 -c "import sys; b = open(sys.argv[1], 'rb').read(868); print(868 + int.from_bytes(b[864:868], 'big') * 96 + 4 + 2 * 96 - 1)" "$T/m.params")
+printf '\x01' | dd of="$T/m-bad.params" bs=1 seek=$hoff conv=notrunc status=none
+expect params-prove-bad-point 1 "section h, point 1 " prove "$T/m-bad.params" "$BLS/witness.wtns" "${OUT[@]}" --r1cs "$BLS/circuit.r1cs"
+# A proof from the .params is accepted by the .vk; a changed proof or public input is refused.
+if "$CUZK" prove "$T/m.params" "$BLS/witness.wtns" "$T/mp.json" "$T/mpub.json" --r1cs "$BLS/circuit.r1cs" --device cpu --quiet &&
+   "$CUZK" verify "$T/m.vk" "$T/mpub.json" "$T/mp.json" > "$T/out"; then pass=$((pass+1)); echo "ok   params-prove-verify: $(cat "$T/out")"
+else fail=$((fail+1)); echo "FAIL params-prove-verify"; fi
+python3 - "$T/mp.json" "$T/mp-bad.json" "$T/mpub.json" "$T/mpub-bad.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p["pi_c"], p["pi_a"] = p["pi_a"], p["pi_c"]; json.dump(p, open(sys.argv[2], "w"))
+q = json.load(open(sys.argv[3])); q[0] = str(int(q[0]) + 1); json.dump(q, open(sys.argv[4], "w"))
+PY
+expect_out params-vk-refuses-changed-proof 1 "INVALID $T/mpub.json $T/mp-bad.json: pairing check failed: the proof does not verify against this key and these public inputs" verify "$T/m.vk" "$T/mpub.json" "$T/mp-bad.json"
+expect_out params-vk-refuses-changed-input 1 "INVALID $T/mpub-bad.json $T/mp.json: pairing check failed: the proof does not verify against this key and these public inputs" verify "$T/m.vk" "$T/mpub-bad.json" "$T/mp.json"
+head -c 500 "$T/m.vk" > "$T/m-cut.vk"
+expect_out params-vk-truncated 1 "INVALID $T/mpub.json $T/mp.json: $T/m-cut.vk: shorter than a verifying key's fixed part (868 bytes: six points and ic's count) (file of 500 bytes)" verify "$T/m-cut.vk" "$T/mpub.json" "$T/mp.json"
 if [ "$("$CUZK" filecoin param-names | wc -l)" = 22 ]; then pass=$((pass+1)); echo "ok   filecoin param-names: 22 lines"
 else fail=$((fail+1)); echo "FAIL filecoin param-names"; fi
 echo "cli_errors: $pass passed, $fail failed"

@@ -9,15 +9,19 @@
 #include <fstream>
 #include <set>
 
+#include "backend/cpu/device.hpp"
 #include "engine/engine.hpp"
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
+#include "filecoin/params_key.hpp"
 #include "filecoin/proof_bytes.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/setup_params.hpp"
 #include "filecoin/sha256.hpp"
 #include "groth16/encode.hpp"
+#include "groth16/self_verify.hpp"
+#include "groth16/sequence.hpp"
 #include "io/json_parse.hpp"
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
@@ -195,6 +199,123 @@ CUZK_TEST(setup_writes_bellperson_params) {
   CHECK_THROWS_WITH(params_data_of(setup::setup_key_bls12_381(io::read_r1cs(dir + "/c.r1cs"), 7, cpu, pool, {},
                                                               backend::HForm::OddCoset, st2)),
                     InvalidArgument, "not in bellperson's convention");
+}
+
+// The wires bellperson's generator keeps in a compacted query, from the .r1cs matrix itself
+// (not from cuzk's rows): every input for A (its input rows), else the columns with a non-zero
+// coefficient.
+size_t dense_columns(const io::R1cs& cs, const io::SparseMatrix& M, bool inputs) {
+  std::vector<uint8_t> used(cs.n_wires, 0);
+  if (inputs) std::fill(used.begin(), used.begin() + cs.n_public() + 1, 1);
+  for (size_t k = 0; k < M.n_terms(); ++k)
+    if (std::any_of(M.coef.begin() + k * cs.n8, M.coef.begin() + (k + 1) * cs.n8, [](uint8_t b) { return b != 0; }))
+      used[M.wire[k]] = 1;
+  return size_t(std::count(used.begin(), used.end(), 1));
+}
+
+// A .params read back with its circuit's .r1cs is the key the setup made, field by field (the
+// rows and densities rebuilt from the .r1cs included), its counts are what bellperson's
+// generator writes, and its proofs are the same bytes for the same r, s; the .vk verifies them.
+CUZK_TEST(params_key_is_the_setup_key) {
+  ThreadPool pool(2);
+  setup::SyntheticSpec spec;
+  spec.log_n = 9;
+  spec.seed = seed() ^ 0x5a;
+  spec.n_inputs = 16;
+  spec.n_public = 3;
+  setup::SyntheticCircuit<Bls::Fr> c(spec);
+  const std::string dir = temp_dir() + "/params_key";
+  std::filesystem::create_directories(dir);
+  setup::write_r1cs<Bls::Fr>(dir + "/c.r1cs", c.source());
+  auto eng = engine::tool_engine("cpu", 2);
+  const setup::SetupDevice cpu{eng.get(), "cpu"};
+  setup_params_files(dir + "/c.r1cs", dir + "/k", 11, cpu, pool, {});
+  const io::R1cs cs = io::read_r1cs(dir + "/c.r1cs");
+  setup::SetupStats st;
+  const auto want = setup::setup_key_bls12_381(cs, 11, cpu, pool, {}, backend::HForm::Coefficients, st);
+
+  ParamsLoadStats ls;
+  const ParamsFile p = read_params(dir + "/k.params", pool, false, /*defer=*/true);
+  const auto pk = proving_key_of(p, cs, pool, /*subgroup=*/true, &ls);
+  CHECK_EQ(ls.point_bytes, p.size() - kVkFixedBytes);
+  CHECK(pk.n_vars == want.n_vars && pk.n_public == want.n_public && pk.domain_size == want.domain_size &&
+        pk.log_n == want.log_n);
+  CHECK(pk.h_form == backend::HForm::Coefficients && pk.compact);
+  CHECK(pk.alpha1 == want.alpha1 && pk.beta1 == want.beta1 && pk.delta1 == want.delta1);
+  CHECK(pk.beta2 == want.beta2 && pk.gamma2 == want.gamma2 && pk.delta2 == want.delta2);
+  CHECK(pk.ic == want.ic && pk.c == want.c && pk.h == want.h);
+  CHECK(pk.a == want.a && pk.b1 == want.b1 && pk.b2 == want.b2);
+  CHECK(pk.a_wires == want.a_wires && pk.b_wires == want.b_wires);
+  for (auto [m, w] : {std::pair{&pk.A, &want.A}, std::pair{&pk.B, &want.B}}) {
+    CHECK(m->row_ptr == w->row_ptr && m->col == w->col);
+    CHECK(m->val.size() == w->val.size() && std::memcmp(m->val.data(), w->val.data(), m->val.size() * 32) == 0);
+  }
+  // What bellperson's generator writes: h = domain - 1, a and b compacted by their columns.
+  CHECK_EQ(p.h.count, (1u << 9) - 1);
+  CHECK_EQ(size_t(p.a.count), dense_columns(cs, cs.A, true));
+  CHECK_EQ(size_t(p.b_g1.count), dense_columns(cs, cs.B, false));
+  CHECK(p.a.count < cs.n_wires && p.b_g2.count == p.b_g1.count);
+
+  cpu::CpuDeviceOptions co;
+  co.threads = pool.size();
+  cpu::CpuDevice dev(co);
+  RandomSource rs(seed());
+  const auto vk = verifying_key_of(read_params(dir + "/k.vk", pool));
+  CHECK_EQ(vk.n_public, spec.n_public);
+  for (uint64_t part : {0ull, 3ull}) {
+    const auto w = c.witness(part, pool);
+    const auto r = random_field<Bls::Fr>(rs), s = random_field<Bls::Fr>(rs);
+    const auto proof = groth16::prove_on<Bls>(dev, pk, w, r, s);
+    const auto same = groth16::prove_on<Bls>(dev, want, w, r, s);
+    CHECK(proof.a == same.a && proof.b == same.b && proof.c == same.c);
+    CHECK_MSG(groth16::self_verify<Bls>(vk, w, proof), "partition " << part);
+    auto w2 = w;
+    w2[2].v[0] ^= 1;  // another public input
+    CHECK(!groth16::self_verify<Bls>(vk, w2, proof));
+    auto bad = proof;
+    bad.c = bad.a;  // another proof
+    CHECK(!groth16::self_verify<Bls>(vk, w, bad));
+  }
+}
+
+// A .params proves only with its own circuit: every count is checked against the .r1cs before a
+// point is decoded, naming the section; a .vk has nothing to prove with.
+CUZK_TEST(params_key_refuses_another_circuit) {
+  ThreadPool pool(2);
+  const std::string dir = temp_dir() + "/params_other";
+  std::filesystem::create_directories(dir);
+  auto circuit = [&](int log_n, uint32_t n_public, const std::string& name) {
+    setup::SyntheticSpec spec;
+    spec.log_n = log_n;
+    spec.seed = seed() ^ uint64_t(log_n);
+    spec.n_public = n_public;
+    spec.n_inputs = 16;
+    setup::SyntheticCircuit<Bls::Fr> c(spec);
+    setup::write_r1cs<Bls::Fr>(dir + "/" + name + ".r1cs", c.source());
+    return io::read_r1cs(dir + "/" + name + ".r1cs");
+  };
+  const io::R1cs mine = circuit(8, 2, "mine"), more_public = circuit(8, 3, "pub3"), bigger = circuit(9, 2, "big");
+  auto eng = engine::tool_engine("cpu", 2);
+  setup_params_files(dir + "/mine.r1cs", dir + "/k", 3, {eng.get(), "cpu"}, pool, {});
+  const ParamsFile p = read_params(dir + "/k.params", pool, false, true);
+  CHECK(proving_key_of(p, mine, pool).a.size() == p.a.count);
+  CHECK_THROWS_WITH(proving_key_of(p, more_public, pool), InvalidArgument, "section ic has 3 points");
+  CHECK_THROWS_WITH(proving_key_of(p, bigger, pool), InvalidArgument, "section l has 253 points");
+  CHECK_THROWS_WITH(proving_key_of(p, bigger, pool), InvalidArgument, "not this circuit's key");
+  CHECK_THROWS_WITH(proving_key_of(read_params(dir + "/k.vk", pool), mine, pool), InvalidArgument,
+                    "has no proving sections");
+  io::R1cs bn = mine;
+  bn.curve = CurveId::bn254;
+  CHECK_THROWS_WITH(proving_key_of(p, bn, pool), InvalidArgument, "is for bn254");
+  // A deferred read checks the points as they are decoded: an identity in h is refused there.
+  auto bytes = p.file->bytes();
+  std::vector<uint8_t> w(bytes.begin(), bytes.end());
+  uint8_t* h4 = w.data() + p.h.offset + 4 * 96;
+  std::memset(h4, 0, 96);
+  h4[0] = 0x40;
+  const ParamsFile q = parse_params(buffer(w), pool, false, true);
+  CHECK_THROWS_WITH(proving_key_of(q, mine, pool), FormatError, "section h, point 4 ");
+  CHECK_THROWS_WITH(parse_params(buffer(w), pool), FormatError, "section h, point 4 ");
 }
 
 CUZK_TEST(params_and_vk_round_trip) {

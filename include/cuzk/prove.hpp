@@ -1,5 +1,6 @@
-// cuzk's file-level prover: a snarkjs .zkey and .wtns in, snarkjs proof.json/public.json and the
-// compressed binary proof out. No CUDA types here.
+// cuzk's file-level prover: a snarkjs .zkey (or a bellperson .params with its circuit's .r1cs)
+// and a .wtns in, snarkjs proof.json/public.json and the compressed binary proof out (on
+// BLS12-381 the 192 bytes of Filecoin's encoding). No CUDA types here.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -20,7 +21,9 @@ struct ProveOptions {
   // Where the proof runs: "cpu", "gpu:N", or "auto" (the first visible GPU, else the CPU). The
   // library never picks a device on its own; a named device that is absent is an error.
   std::string device = "cpu";
-  std::string r1cs_path;                        // when set, the witness is checked against every constraint
+  // When set, the witness is checked against every constraint; a .params needs it (the file
+  // carries no constraint rows).
+  std::string r1cs_path;
   std::optional<uint64_t> seed;                 // deterministic r, s (tests); otherwise the OS CSPRNG
   bool verify = true;                           // check the proof against the key before returning it
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
@@ -46,7 +49,7 @@ struct ProveOutput {
 // Reads, checks and proves, through an engine of the one device named (its lock, budget and
 // self-verification, as for every partition). `pool` reads the key; the device's kernels use
 // as many threads. Throws cuzk::Error (FormatError names the file) on any problem.
-ProveOutput prove_files(const std::string& zkey_path, const std::string& wtns_path, const ProveOptions& opt,
+ProveOutput prove_files(const std::string& key_path, const std::string& wtns_path, const ProveOptions& opt,
                         ThreadPool& pool);
 
 // Writes all files or none: each goes to a temporary beside its target and is renamed into

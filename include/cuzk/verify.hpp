@@ -1,5 +1,6 @@
-// cuzk's Groth16 verifier for snarkjs files: verification_key.json, public.json, proof.json,
-// on BN254 ("curve": "bn128") and BLS12-381 ("bls12381"). No CUDA types here.
+// cuzk's Groth16 verifier for snarkjs files: verification_key.json (or, on BLS12-381, a
+// bellperson .vk / .params: its verifying part), public.json, proof.json, on BN254 ("curve":
+// "bn128") and BLS12-381 ("bls12381"). No CUDA types here.
 //
 // Stricter than `snarkjs groth16 verify`: every point must be on its curve and in the
 // prime-order subgroup (snarkjs checks the curve equation only), coordinates must be canonical

@@ -1,8 +1,11 @@
-// The file-level verifier (include/cuzk/verify.hpp): snarkjs JSON files in, one result per proof.
+// The file-level verifier (include/cuzk/verify.hpp): snarkjs JSON files (the key may be a
+// bellperson .vk) in, one result per proof.
 #include <chrono>
 
+#include "api/keys.hpp"
 #include "cuzk/verify.hpp"
 #include "ec/curves.hpp"
+#include "filecoin/params_key.hpp"
 #include "groth16/verifier.hpp"
 #include "io/json_parse.hpp"
 #include "util/time.hpp"
@@ -41,11 +44,8 @@ struct Item {
 };
 
 template <class E>
-void verify_batch_on(const io::Json& vkj, const std::string& vk_path,
-                     const std::vector<std::pair<std::string, std::string>>& pairs, std::vector<VerifyResult>& out,
-                     BatchInfo& info) {
-  auto t0 = std::chrono::steady_clock::now();
-  groth16::VerifyingKey<E> vk = groth16::vk_from_json<E>(vkj, vk_path);
+void verify_batch_on(const groth16::VerifyingKey<E>& vk, const std::vector<std::pair<std::string, std::string>>& pairs,
+                     std::vector<VerifyResult>& out, BatchInfo& info, std::chrono::steady_clock::time_point t0) {
   std::vector<Item<E>> items;
   for (size_t i = 0; i < pairs.size(); ++i) {
     capture(out[i], [&] {
@@ -104,12 +104,19 @@ std::vector<VerifyResult> verify_batch(const std::string& vk_path,
   inf = BatchInfo{};
   VerifyResult key_error;
   capture(key_error, [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (api::is_bellperson_vk(vk_path)) {
+      ThreadPool one(1);
+      const filecoin::ParamsFile p = filecoin::read_params(vk_path, one, false, /*defer=*/true);
+      verify_batch_on<ec::Bls12381>(filecoin::verifying_key_of(p), public_and_proof, out, inf, t0);
+      return;
+    }
     io::Json vkj = io::parse_json_file(vk_path);
     CurveId c = groth16::vk_curve(vkj, vk_path);
     if (c == CurveId::bn254)
-      verify_batch_on<ec::Bn254>(vkj, vk_path, public_and_proof, out, inf);
+      verify_batch_on<ec::Bn254>(groth16::vk_from_json<ec::Bn254>(vkj, vk_path), public_and_proof, out, inf, t0);
     else
-      verify_batch_on<ec::Bls12381>(vkj, vk_path, public_and_proof, out, inf);
+      verify_batch_on<ec::Bls12381>(groth16::vk_from_json<ec::Bls12381>(vkj, vk_path), public_and_proof, out, inf, t0);
   });
   if (!key_error.error.empty()) {
     // The key itself is unusable: every proof fails with its error.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "api/keys.hpp"
 #include "cuzk/prove.hpp"
 #include "daemon/service_util.hpp"
 #include "io/binfile.hpp"
@@ -51,7 +52,7 @@ Service::Service(Config cfg, Log log)
   for (auto& c : cfg_.circuits) {
     auto t0 = std::chrono::steady_clock::now();
     try {
-      circuits_[c.id] = engine::load_circuit(c.zkey, c.r1cs, pool);
+      circuits_[c.id] = api::load_key(c.zkey, c.r1cs, pool);
     } catch (const std::exception& e) {
       throw InvalidArgument("circuit '" + c.id + "': " + e.what());
     }

@@ -76,23 +76,18 @@ Witness Witness::bytes(std::string name, std::vector<uint8_t> b) {
                  }};
 }
 
-std::shared_ptr<Circuit> load_circuit(const std::string& zkey_path, const std::string& r1cs_path, ThreadPool& pool) {
-  io::ZkeyGroth16 z = io::read_zkey(zkey_path);
-  std::optional<io::R1cs> cs;
-  if (!r1cs_path.empty()) {
-    cs = io::read_r1cs(r1cs_path);
-    if (cs->curve != z.curve || cs->n_wires != z.n_vars || cs->n_public() != z.n_public)
-      throw InvalidArgument(r1cs_path + " does not match " + zkey_path + " (curve, wires or public inputs differ)");
-  }
-  return make_circuit(zkey_path, z, std::move(cs), pool);
-}
-
 std::shared_ptr<Circuit> make_circuit(const std::string& name, const io::ZkeyGroth16& z, std::optional<io::R1cs> cs,
                                       ThreadPool& pool) {
   if (z.curve == CurveId::bn254)
     return std::make_shared<CircuitT<ec::Bn254>>(name, groth16::load_proving_key<ec::Bn254>(z, pool), std::move(cs));
   return std::make_shared<CircuitT<ec::Bls12381>>(name, groth16::load_proving_key<ec::Bls12381>(z, pool),
                                                   std::move(cs));
+}
+
+std::shared_ptr<Circuit> make_circuit(const std::string& name, groth16::ProvingKey<ec::Bls12381> pk,
+                                      std::optional<io::R1cs> cs) {
+  groth16::check_key_shape(pk);
+  return std::make_shared<CircuitT<ec::Bls12381>>(name, std::move(pk), std::move(cs));
 }
 
 // ------------------------------------------------------------------ the engine's state

@@ -30,6 +30,7 @@
 #include "backend/spec.hpp"
 #include "engine/record.hpp"
 #include "ff/curve_id.hpp"
+#include "groth16/key.hpp"
 #include "groth16/phases.hpp"
 #include "util/error.hpp"
 
@@ -110,11 +111,14 @@ class Circuit {
   virtual std::string key_digest() const = 0;
 };
 
-// A .zkey (and .r1cs for checks / CUZK_DISABLE_PCE) read into memory once.
-std::shared_ptr<Circuit> load_circuit(const std::string& zkey_path, const std::string& r1cs_path, ThreadPool& pool);
-// The same from a key (and constraint system) already read and checked against each other.
+// A .zkey (and .r1cs for checks / CUZK_DISABLE_PCE) already read and checked against each other
+// (api/keys.hpp reads any key file).
 std::shared_ptr<Circuit> make_circuit(const std::string& name, const io::ZkeyGroth16& z, std::optional<io::R1cs> cs,
                                       ThreadPool& pool);
+// A BLS12-381 key already in the prover's layout (bellperson's convention, read from a .params
+// with its circuit's rows), with the constraint system it was checked against.
+std::shared_ptr<Circuit> make_circuit(const std::string& name, groth16::ProvingKey<ec::Bls12381> pk,
+                                      std::optional<io::R1cs> cs);
 
 struct ProofData {
   std::string proof_json, public_json;

@@ -64,6 +64,7 @@ class Layout {
     s.g2 = g2;
     s.offset = at_;
     s.count = n;
+    s.counted = counted;
     const uint64_t need = uint64_t(n) * s.point_bytes();
     if (need > bytes_.size() - at_) {
       std::string what = std::string("section ") + name + ": ";
@@ -88,8 +89,10 @@ struct PointCheck {
   bool refuse_identity;
 };
 
-// The first bad point of a section (lowest index), checked in parallel chunks.
-void check_section(const ParamsFile& f, const PointSection& s, PointCheck c, ThreadPool& pool) {
+// A section's points decoded (into `out` when given) and checked in parallel chunks; throws for
+// the first bad point (lowest index), naming the section, the index and the offset.
+template <class P>
+void decode_section(const ParamsFile& f, const PointSection& s, PointCheck c, P* out, ThreadPool& pool) {
   if (s.count == 0) return;
   const size_t chunks = std::min<size_t>(s.count, size_t(pool.size()) * 8);
   std::vector<size_t> bad(chunks, SIZE_MAX);
@@ -98,22 +101,14 @@ void check_section(const ParamsFile& f, const PointSection& s, PointCheck c, Thr
     for (size_t ch = cb; ch < ce; ++ch) {
       const size_t b = s.count * ch / chunks, e = s.count * (ch + 1) / chunks;
       for (size_t i = b; i < e && !why[ch]; ++i) {
-        const uint8_t* p = s.bytes.data() + i * s.point_bytes();
-        const char* err;
-        bool inf;
-        if (s.g2) {
-          G2 q;
-          err = decode_uncompressed(p, q, c.subgroup);
-          inf = !err && q.is_inf();
-        } else {
-          G1 q;
-          err = decode_uncompressed(p, q, c.subgroup);
-          inf = !err && q.is_inf();
-        }
-        if (!err && inf && c.refuse_identity) err = "is the point at infinity, which bellperson refuses here";
+        P q;
+        const char* err = decode_uncompressed(s.bytes.data() + i * s.point_bytes(), q, c.subgroup);
+        if (!err && c.refuse_identity && q.is_inf()) err = "is the point at infinity, which bellperson refuses here";
         if (err) {
           bad[ch] = i;
           why[ch] = err;
+        } else if (out) {
+          out[i] = q;
         }
       }
     }
@@ -123,6 +118,13 @@ void check_section(const ParamsFile& f, const PointSection& s, PointCheck c, Thr
       throw FormatError(f.path(), std::string("section ") + s.name + ", point " + std::to_string(bad[ch]) +
                                       " (offset " + std::to_string(s.offset + bad[ch] * s.point_bytes()) + ") " +
                                       why[ch]);
+}
+
+void check_section(const ParamsFile& f, const PointSection& s, PointCheck c, ThreadPool& pool) {
+  if (s.g2)
+    decode_section<G2>(f, s, c, nullptr, pool);
+  else
+    decode_section<G1>(f, s, c, nullptr, pool);
 }
 
 template <class P>
@@ -219,33 +221,21 @@ G2 ParamsFile::g2(const PointSection& s, size_t i) const {
   return p;
 }
 
-namespace {
-template <class P>
-std::vector<P> decode_all(const ParamsFile& f, const PointSection& s, ThreadPool& pool) {
-  std::vector<P> out(s.count);
-  pool.parallel_for(
-      s.count,
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i)
-          if (const char* err = decode_uncompressed(s.raw(i).data(), out[i], false))
-            throw FormatError(f.path(), std::string("section ") + s.name + ", point " + std::to_string(i) + " " + err);
-      },
-      1024);
+std::vector<G1> ParamsFile::g1s(const PointSection& s, ThreadPool& pool, bool subgroup) const {
+  if (s.g2) throw InvalidArgument(path() + ": section " + s.name + " holds G2 points");
+  std::vector<G1> out(s.count);
+  decode_section<G1>(*this, s, {subgroup, s.counted}, out.data(), pool);
   return out;
 }
-}  // namespace
 
-std::vector<G1> ParamsFile::g1s(const PointSection& s, ThreadPool& pool) const {
-  if (s.g2) throw InvalidArgument(path() + ": section " + s.name + " holds G2 points");
-  return decode_all<G1>(*this, s, pool);
-}
-
-std::vector<G2> ParamsFile::g2s(const PointSection& s, ThreadPool& pool) const {
+std::vector<G2> ParamsFile::g2s(const PointSection& s, ThreadPool& pool, bool subgroup) const {
   if (!s.g2) throw InvalidArgument(path() + ": section " + s.name + " holds G1 points");
-  return decode_all<G2>(*this, s, pool);
+  std::vector<G2> out(s.count);
+  decode_section<G2>(*this, s, {subgroup, s.counted}, out.data(), pool);
+  return out;
 }
 
-ParamsFile parse_params(std::shared_ptr<io::FileBytes> file, ThreadPool& pool, bool check) {
+ParamsFile parse_params(std::shared_ptr<io::FileBytes> file, ThreadPool& pool, bool check, bool defer) {
   ParamsFile f;
   f.file = std::move(file);
   Layout lay(f);
@@ -275,13 +265,13 @@ ParamsFile parse_params(std::shared_ptr<io::FileBytes> file, ThreadPool& pool, b
   for (const PointSection* s : {&f.alpha_g1, &f.beta_g1, &f.beta_g2, &f.gamma_g2, &f.delta_g1, &f.delta_g2})
     check_section(f, *s, {true, false}, pool);
   check_section(f, f.ic, {true, true}, pool);
-  if (!f.is_vk)
+  if (!f.is_vk && !defer)
     for (const PointSection* s : {&f.h, &f.l, &f.a, &f.b_g1, &f.b_g2}) check_section(f, *s, {check, true}, pool);
   return f;
 }
 
-ParamsFile read_params(const std::string& path, ThreadPool& pool, bool check) {
-  return parse_params(io::FileBytes::map(path), pool, check);
+ParamsFile read_params(const std::string& path, ThreadPool& pool, bool check, bool defer) {
+  return parse_params(io::FileBytes::map(path), pool, check, defer);
 }
 
 std::vector<uint8_t> encode_vk(const ParamsData& d) {

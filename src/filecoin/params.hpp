@@ -42,6 +42,7 @@ struct PointSection {
   bool g2 = false;
   uint64_t offset = 0;
   uint32_t count = 0;
+  bool counted = false;            // a section with a count (ic .. b_g2), where the identity is refused
   std::span<const uint8_t> bytes;  // count * point_bytes()
 
   size_t point_bytes() const { return g2 ? kG2Bytes : kG1Bytes; }
@@ -63,16 +64,19 @@ struct ParamsFile {
   // FormatError naming the file, section and index.
   G1 g1(const PointSection& s, size_t i) const;
   G2 g2(const PointSection& s, size_t i) const;
-  // A whole section decoded (cuzk's affine form, the identity as (0, 0)), spread over the pool.
-  std::vector<G1> g1s(const PointSection& s, ThreadPool& pool) const;
-  std::vector<G2> g2s(const PointSection& s, ThreadPool& pool) const;
+  // A whole section decoded (cuzk's affine form) and checked as the reader checks it (the
+  // identity refused in a counted section; the subgroup too with `subgroup`), spread over the
+  // pool; FormatError names the first bad point.
+  std::vector<G1> g1s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
+  std::vector<G2> g2s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
 };
 
 // Reads a .params or a .vk (told apart by where the file ends). `check` adds the subgroup check
 // of h, l, a, b_g1 and b_g2, spread over the pool. Throws FormatError naming the file, and for a
-// point its section and index.
-ParamsFile read_params(const std::string& path, ThreadPool& pool, bool check = false);
-ParamsFile parse_params(std::shared_ptr<io::FileBytes> file, ThreadPool& pool, bool check = false);
+// point its section and index. `defer` checks the layout and the verifying key alone, leaving
+// the points of h .. b_g2 to be checked as g1s / g2s decode them (a key loaded once, not twice).
+ParamsFile read_params(const std::string& path, ThreadPool& pool, bool check = false, bool defer = false);
+ParamsFile parse_params(std::shared_ptr<io::FileBytes> file, ThreadPool& pool, bool check = false, bool defer = false);
 
 // One uncompressed point: nullptr when it decodes (identity included), else what is wrong.
 const char* decode_uncompressed(const uint8_t* in, G1& out, bool subgroup);

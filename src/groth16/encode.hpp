@@ -13,6 +13,7 @@
 // canonical (< q), x the abscissa of a curve point, and the point in the prime-order subgroup.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -103,9 +104,12 @@ void put_x(const ff::Fp2<B>& x, uint8_t* out) {
 // x from big-endian bytes; false when x >= q.
 template <class F>
 bool get_be(const uint8_t* in, F& x) {
-  ff::Limbs<F::N> v{};
-  for (int i = 0; i < F::N; ++i)
-    for (int b = 0; b < 8; ++b) v.v[i] |= uint64_t(in[F::BYTES - 1 - (i * 8 + b)]) << (8 * b);
+  ff::Limbs<F::N> v;
+  for (int i = 0; i < F::N; ++i) {  // limb i is the big-endian word ending i words from the end
+    uint64_t w;
+    std::memcpy(&w, in + F::BYTES - 8 * (i + 1), 8);
+    v.v[i] = __builtin_bswap64(w);
+  }
   if (ff::limbs_geq(v, F::K.p)) return false;
   x = F::from_std(v);
   return true;

@@ -185,8 +185,9 @@ struct MatrixTerms {
 };
 
 // Matrix `mat` (0: A, 1: B, 2: C) row chunk by row chunk; rows are generated once per matrix.
+// Without L (a key read from a file, no toxic waste), the CSR rows alone.
 template <class Fr>
-void emit_terms(const r1cs::RowSource<Fr>& src, int mat, const std::vector<Fr>& L, const ColumnCut& cut, bool csr,
+void emit_terms(const r1cs::RowSource<Fr>& src, int mat, const std::vector<Fr>* L, const ColumnCut& cut, bool csr,
                 const Fr& rscale, MatrixTerms<Fr>& t, std::vector<std::string>& bad, ThreadPool& pool) {
   const uint32_t m = cut.m;
   pool.parallel_for(cut.row_chunks, [&](size_t cb, size_t ce) {
@@ -204,7 +205,7 @@ void emit_terms(const r1cs::RowSource<Fr>& src, int mat, const std::vector<Fr>& 
                   "constraint " + std::to_string(i) + " uses wire " + std::to_string(j) + " of " + std::to_string(m);
             continue;
           }
-          t.buckets[ch][cut.range_of(j)].push_back({j, lc.coef[k] * L[i]});
+          if (L) t.buckets[ch][cut.range_of(j)].push_back({j, lc.coef[k] * (*L)[i]});
           if (csr) {
             t.cols[ch].push_back(j);
             t.vals[ch].push_back(lc.coef[k] * rscale);
@@ -276,7 +277,7 @@ Columns<Fr> columns_at_tau(const r1cs::RowSource<Fr>& src, const std::vector<Fr>
     std::vector<Fr>& acc = mat == 0 ? cols.u : mat == 1 ? cols.v : cols.w;
     groth16::Csr<Fr>* csr = mat == 0 ? &A : mat == 1 ? &B : nullptr;
     MatrixTerms<Fr> t(cut, csr != nullptr);
-    emit_terms(src, mat, L, cut, csr != nullptr, rscale, t, bad, pool);
+    emit_terms(src, mat, &L, cut, csr != nullptr, rscale, t, bad, pool);
     for (auto& b : bad)
       if (!b.empty()) throw InvalidArgument(b);
     sum_terms(t, cut, acc, pool);
@@ -285,6 +286,23 @@ Columns<Fr> columns_at_tau(const r1cs::RowSource<Fr>& src, const std::vector<Fr>
     if (csr) join_csr(t, cut, mat == 0, src.n_rows, n_pub, sh.n, rscale, *csr);
   }
   return cols;
+}
+
+// The prover's CSR of A and B alone, exactly as columns_at_tau compiles them: for a key whose
+// file carries no constraint rows (bellperson's .params), from the circuit's rows.
+template <class Fr>
+void prover_rows(const r1cs::RowSource<Fr>& src, groth16::Csr<Fr>& A, groth16::Csr<Fr>& B, ThreadPool& pool) {
+  const Sizes sh = sizes_of(src);
+  const Fr rscale = montgomery_r<Fr>();
+  const ColumnCut cut(src.n_rows, sh.m);
+  std::vector<std::string> bad(cut.row_chunks);
+  for (int mat = 0; mat < 2; ++mat) {
+    MatrixTerms<Fr> t(cut, true);
+    emit_terms<Fr>(src, mat, nullptr, cut, true, rscale, t, bad, pool);
+    for (auto& b : bad)
+      if (!b.empty()) throw InvalidArgument(b);
+    join_csr(t, cut, mat == 0, src.n_rows, sh.n_pub, sh.n, rscale, mat == 0 ? A : B);
+  }
 }
 
 // The scalars of the key's points, standard form: a_j = u_j, b_j = v_j, l_j (IC then C), h_i.
@@ -441,6 +459,20 @@ struct KeyPoints {
 };
 
 }  // namespace detail
+
+// ------------------------------------------------------------------ a key from a file
+
+// What a bellperson-convention key's file does not carry, from the circuit's rows, exactly as
+// setup() derives it: the prover's A and B rows (the input rows appended to A) and the wires
+// whose A / B columns are not empty (the order of the compacted a, b_g1 and b_g2 points).
+template <class E>
+void bellperson_rows(const r1cs::RowSource<typename E::Fr>& src, groth16::ProvingKey<E>& pk, ThreadPool& pool) {
+  detail::prover_rows(src, pk.A, pk.B, pool);
+  pk.a_wires = detail::dense_wires(pk.A, src.n_wires);
+  pk.b_wires = detail::dense_wires(pk.B, src.n_wires);
+  pk.compact = true;
+  pk.h_form = backend::HForm::Coefficients;
+}
 
 // ------------------------------------------------------------------ the setup
 

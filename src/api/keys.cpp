@@ -1,0 +1,84 @@
+#include "api/keys.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "filecoin/params_key.hpp"
+#include "io/r1cs.hpp"
+#include "io/zkey.hpp"
+#include "util/error.hpp"
+#include "util/time.hpp"
+
+namespace cuzk::api {
+
+namespace {
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool has_zkey_magic(const std::string& path) {
+  char m[4] = {};
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;  // the reader names the problem
+  const bool ok = std::fread(m, 1, 4, f) == 4 && std::memcmp(m, "zkey", 4) == 0;
+  std::fclose(f);
+  return ok;
+}
+
+io::R1cs read_r1cs_for(const std::string& r1cs_path, CurveId curve, uint32_t n_vars, uint32_t n_public,
+                       const std::string& key_path) {
+  io::R1cs cs = io::read_r1cs(r1cs_path);
+  if (cs.curve != curve)
+    throw InvalidArgument(r1cs_path + ": constraint system is for " + curve_name(cs.curve) + " but " + key_path +
+                          " is for " + curve_name(curve));
+  if (cs.n_wires != n_vars || cs.n_public() != n_public)
+    throw InvalidArgument(r1cs_path + ": " + std::to_string(cs.n_wires) + " wires / " + std::to_string(cs.n_public()) +
+                          " public do not match " + key_path + " (" + std::to_string(n_vars) + " / " +
+                          std::to_string(n_public) + ")");
+  return cs;
+}
+
+}  // namespace
+
+KeyFormat proving_key_format(const std::string& path) {
+  if (!has_zkey_magic(path) && ends_with(path, ".params")) return KeyFormat::Params;
+  return KeyFormat::Zkey;
+}
+
+bool is_bellperson_vk(const std::string& path) { return ends_with(path, ".vk") || ends_with(path, ".params"); }
+
+std::shared_ptr<engine::Circuit> load_key(const std::string& key_path, const std::string& r1cs_path, ThreadPool& pool,
+                                          const std::function<void(const std::string&)>& log) {
+  auto say = [&](const std::string& s) {
+    if (log) log(s);
+  };
+  if (proving_key_format(key_path) == KeyFormat::Params) {
+    if (r1cs_path.empty())
+      throw InvalidArgument(key_path +
+                            ": a bellperson .params carries no constraint rows; give the circuit's .r1cs (--r1cs, or "
+                            "r1cs in the daemon's circuit)");
+    const auto t0 = SteadyClock::now();
+    filecoin::ParamsFile p = filecoin::read_params(key_path, pool, false, /*defer=*/true);
+    io::R1cs cs = io::read_r1cs(r1cs_path);
+    filecoin::ParamsLoadStats st;
+    groth16::ProvingKey<ec::Bls12381> pk = filecoin::proving_key_of(p, cs, pool, false, &st);
+    const double ms = ms_since(t0);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  ": %.2f GB of points decoded and checked in %.0f ms (%.2f GB/s), rows and densities in %.0f ms, "
+                  "%.0f ms in all",
+                  st.point_bytes / 1e9, st.points_ms, st.points_ms > 0 ? st.point_bytes / st.points_ms / 1e6 : 0.0,
+                  st.rows_ms, ms);
+    say(key_path + line);
+    return engine::make_circuit(key_path, std::move(pk), std::move(cs));
+  }
+  io::ZkeyGroth16 z = io::read_zkey(key_path);
+  std::optional<io::R1cs> cs;
+  if (!r1cs_path.empty()) cs = read_r1cs_for(r1cs_path, z.curve, z.n_vars, z.n_public, key_path);
+  if (!z.insecure_note.empty()) say("warning: " + key_path + " is from an insecure setup: " + z.insecure_note);
+  return engine::make_circuit(key_path, z, std::move(cs), pool);
+}
+
+}  // namespace cuzk::api

@@ -1,0 +1,25 @@
+// The key files the prover and the verifier take, told apart once: snarkjs's .zkey (its magic)
+// or bellperson's .params (by name: the format has no magic), and verification_key.json or a
+// bellperson .vk. The CLI's single and partitioned forms and the library share this.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::api {
+
+enum class KeyFormat { Zkey, Params };
+KeyFormat proving_key_format(const std::string& path);
+// A .vk or .params (bellperson's binary verifying key), else snarkjs's JSON.
+bool is_bellperson_vk(const std::string& path);
+
+// A proving key and, when given (required for a .params, which carries no constraint rows),
+// the circuit's .r1cs checked against it, as a circuit the engine proves. `log` gets the
+// insecure-key warning and, for a .params, the load's figures.
+std::shared_ptr<engine::Circuit> load_key(const std::string& key_path, const std::string& r1cs_path, ThreadPool& pool,
+                                          const std::function<void(const std::string&)>& log = {});
+
+}  // namespace cuzk::api

@@ -1,0 +1,32 @@
+// A bellperson .params as the prover's key, and a .vk (or the prefix of a .params) as the
+// verifier's. The file carries points alone; what the prover also needs comes from the
+// circuit's .r1cs, exactly as `cuzk setup --format bellperson` derived it: A and B rows (an
+// input row per input appended to A), the density of A and B (the wires of the compacted a,
+// b_g1, b_g2 points) and the domain. Every count of the file is checked against the circuit
+// before a point is decoded, so a .params of another circuit is refused naming the section.
+#pragma once
+#include <string>
+
+#include "filecoin/params.hpp"
+#include "groth16/key.hpp"
+#include "groth16/verifier.hpp"
+#include "io/r1cs.hpp"
+
+namespace cuzk::filecoin {
+
+struct ParamsLoadStats {
+  double rows_ms = 0;    // the A and B rows and the densities from the .r1cs
+  double points_ms = 0;  // every point decoded and checked into the key
+  uint64_t point_bytes = 0;
+};
+
+// `subgroup` adds the subgroup check of every point (bellperson's `checked` read). Throws
+// InvalidArgument when the file does not fit the circuit, FormatError for a bad point.
+groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs, ThreadPool& pool,
+                                        bool subgroup = false, ParamsLoadStats* stats = nullptr);
+
+// The verifying key of a .vk or a .params (its points were checked, subgroup included, when the
+// file was read); n_public = ic - 1.
+groth16::VerifyingKey<Bls> verifying_key_of(const ParamsFile& p);
+
+}  // namespace cuzk::filecoin
