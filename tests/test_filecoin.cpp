@@ -156,8 +156,8 @@ std::shared_ptr<io::FileBytes> buffer(std::vector<uint8_t> b) {
   return io::FileBytes::from_buffer("k.params", std::move(b));
 }
 
-template <class P>
-bool same_points(const ParamsFile& f, const PointSection& s, const std::vector<P>& v) {
+template <class P, class A>
+bool same_points(const ParamsFile& f, const PointSection& s, const std::vector<P, A>& v) {
   if (s.count != v.size()) return false;
   for (size_t i = 0; i < v.size(); ++i) {
     if constexpr (std::is_same_v<P, G1>) {

@@ -127,12 +127,12 @@ void check_section(const ParamsFile& f, const PointSection& s, PointCheck c, Thr
     decode_section<G1>(f, s, c, nullptr, pool);
 }
 
-template <class P>
-void put_points(std::vector<uint8_t>& out, const std::vector<P>& pts, size_t size) {
+template <class Points>
+void put_points(std::vector<uint8_t>& out, const Points& pts, size_t size) {
   const uint32_t n = uint32_t(pts.size());
   if (pts.size() != n) throw InvalidArgument("a section of more than 2^32 - 1 points");
   for (int i = 3; i >= 0; --i) out.push_back(uint8_t(n >> (8 * i)));
-  for (const P& p : pts) {
+  for (const auto& p : pts) {
     size_t at = out.size();
     out.resize(at + size);
     encode_uncompressed(p, out.data() + at);
@@ -221,16 +221,16 @@ G2 ParamsFile::g2(const PointSection& s, size_t i) const {
   return p;
 }
 
-std::vector<G1> ParamsFile::g1s(const PointSection& s, ThreadPool& pool, bool subgroup) const {
+FillVector<G1> ParamsFile::g1s(const PointSection& s, ThreadPool& pool, bool subgroup) const {
   if (s.g2) throw InvalidArgument(path() + ": section " + s.name + " holds G2 points");
-  std::vector<G1> out(s.count);
+  FillVector<G1> out(s.count);
   decode_section<G1>(*this, s, {subgroup, s.counted}, out.data(), pool);
   return out;
 }
 
-std::vector<G2> ParamsFile::g2s(const PointSection& s, ThreadPool& pool, bool subgroup) const {
+FillVector<G2> ParamsFile::g2s(const PointSection& s, ThreadPool& pool, bool subgroup) const {
   if (!s.g2) throw InvalidArgument(path() + ": section " + s.name + " holds G1 points");
-  std::vector<G2> out(s.count);
+  FillVector<G2> out(s.count);
   decode_section<G2>(*this, s, {subgroup, s.counted}, out.data(), pool);
   return out;
 }

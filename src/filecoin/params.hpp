@@ -24,6 +24,7 @@
 
 #include "ec/curves.hpp"
 #include "io/binfile.hpp"
+#include "util/fill_vector.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::filecoin {
@@ -67,8 +68,8 @@ struct ParamsFile {
   // A whole section decoded (cuzk's affine form) and checked as the reader checks it (the
   // identity refused in a counted section; the subgroup too with `subgroup`), spread over the
   // pool; FormatError names the first bad point.
-  std::vector<G1> g1s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
-  std::vector<G2> g2s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
+  FillVector<G1> g1s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
+  FillVector<G2> g2s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
 };
 
 // Reads a .params or a .vk (told apart by where the file ends). `check` adds the subgroup check
@@ -89,8 +90,9 @@ void encode_uncompressed(const G2& p, uint8_t* out);
 struct ParamsData {
   G1 alpha_g1, beta_g1, delta_g1;
   G2 beta_g2, gamma_g2, delta_g2;
-  std::vector<G1> ic, h, l, a, b_g1;
-  std::vector<G2> b_g2;
+  std::vector<G1> ic;
+  FillVector<G1> h, l, a, b_g1;
+  FillVector<G2> b_g2;
 };
 
 std::vector<uint8_t> encode_vk(const ParamsData& d);

@@ -51,7 +51,8 @@ groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs,
 
   pk.alpha1 = p.g1(p.alpha_g1, 0), pk.beta1 = p.g1(p.beta_g1, 0), pk.delta1 = p.g1(p.delta_g1, 0);
   pk.beta2 = p.g2(p.beta_g2, 0), pk.gamma2 = p.g2(p.gamma_g2, 0), pk.delta2 = p.g2(p.delta_g2, 0);
-  pk.ic = p.g1s(p.ic, pool, true);
+  const auto ic = p.g1s(p.ic, pool, true);
+  pk.ic.assign(ic.begin(), ic.end());
   pk.c = p.g1s(p.l, pool, subgroup);
   pk.h = p.g1s(p.h, pool, subgroup);
   pk.a = p.g1s(p.a, pool, subgroup);
@@ -75,7 +76,8 @@ groth16::VerifyingKey<Bls> verifying_key_of(const ParamsFile& p) {
                           std::pair{pk.gamma2.is_inf(), "gamma_g2"}, std::pair{pk.delta2.is_inf(), "delta_g2"}})
     if (pt) throw FormatError(p.path(), std::string("section ") + name + " is the point at infinity");
   ThreadPool one(1);
-  pk.ic = p.g1s(p.ic, one, true);
+  const auto ic = p.g1s(p.ic, one, true);
+  pk.ic.assign(ic.begin(), ic.end());
   return groth16::verifying_key_of(pk);
 }
 

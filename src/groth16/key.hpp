@@ -15,6 +15,7 @@
 #include "ec/curves.hpp"
 #include "io/zkey.hpp"
 #include "util/error.hpp"
+#include "util/fill_vector.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::groth16 {
@@ -40,8 +41,10 @@ struct ProvingKey {
   int log_n = 0;
   typename E::G1Affine alpha1, beta1, delta1;
   typename E::G2Affine beta2, gamma2, delta2;
-  std::vector<typename E::G1Affine> ic, a, b1, c, h;
-  std::vector<typename E::G2Affine> b2;
+  std::vector<typename E::G1Affine> ic;
+  // The large sections are filled in parallel (util/fill_vector.hpp: no zeroing first).
+  FillVector<typename E::G1Affine> a, b1, c, h;
+  FillVector<typename E::G2Affine> b2;
   Csr<Fr> A, B;
   // The convention (backend::HForm): snarkjs's (the default), or bellperson's, whose h has
   // domain_size - 1 points on the coefficient basis and whose A, B1 and B2 points are density-
@@ -94,11 +97,11 @@ F read_fq(const uint8_t* p) {
 // Affine points from .zkey bytes (x, y little-endian Montgomery; all-zero = infinity). Each
 // coordinate must be reduced and each point on the curve; the error names section and index.
 template <class Curve, class Aff>
-std::vector<Aff> load_points(const std::string& path, const char* what, std::span<const uint8_t> bytes, size_t count,
-                             ThreadPool& pool) {
+FillVector<Aff> load_points(const std::string& path, const char* what, std::span<const uint8_t> bytes, size_t count,
+                            ThreadPool& pool) {
   using F = typename Curve::F;
   constexpr size_t fb = sizeof(F);
-  std::vector<Aff> out(count);
+  FillVector<Aff> out(count);
   std::vector<size_t> bad(pool.size() * 4 + 1, SIZE_MAX);
   std::vector<std::string> why(bad.size());
   const size_t chunks = bad.size();
@@ -158,7 +161,8 @@ ProvingKey<E> load_proving_key(const io::ZkeyGroth16& z, ThreadPool& pool) {
   pk.beta2 = one2("beta2", z.beta2);
   pk.gamma2 = one2("gamma2", z.gamma2);
   pk.delta2 = one2("delta2", z.delta2);
-  pk.ic = detail::load_points<G1, A1>(path, "IC (section 3)", z.ic, z.n_public + 1, pool);
+  const auto ic = detail::load_points<G1, A1>(path, "IC (section 3)", z.ic, z.n_public + 1, pool);
+  pk.ic.assign(ic.begin(), ic.end());
   pk.a = detail::load_points<G1, A1>(path, "A (section 5)", z.a, z.n_vars, pool);
   pk.b1 = detail::load_points<G1, A1>(path, "B1 (section 6)", z.b1, z.n_vars, pool);
   pk.b2 = detail::load_points<G2, A2>(path, "B2 (section 7)", z.b2, z.n_vars, pool);

@@ -414,8 +414,8 @@ struct KeyPoints {
   groth16::ProvingKey<E>& pk;
   size_t g1_points = 0;
 
-  std::vector<typename E::G1Affine> g1(const cpu::Scalar* k, size_t cnt) {
-    std::vector<typename E::G1Affine> out(cnt);
+  FillVector<typename E::G1Affine> g1(const cpu::Scalar* k, size_t cnt) {
+    FillVector<typename E::G1Affine> out(cnt);
     fixed(FixedGroup::G1, k, cnt, out.data());
     g1_points += cnt;
     return out;
@@ -439,7 +439,8 @@ struct KeyPoints {
     pk.a = g1(ks.a.data(), ks.a.size());
     std::vector<cpu::Scalar>().swap(ks.a);
     pk.b1 = g1(ks.b.data(), ks.b.size());
-    pk.ic = g1(ks.l.data(), sh.n_pub + 1);
+    const auto ic = g1(ks.l.data(), sh.n_pub + 1);
+    pk.ic.assign(ic.begin(), ic.end());
     pk.c = g1(ks.l.data() + sh.n_pub + 1, sh.m - sh.n_pub - 1);
     std::vector<cpu::Scalar>().swap(ks.l);
     pk.h = g1(ks.h.data(), ks.h.size());

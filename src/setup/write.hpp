@@ -29,8 +29,8 @@ class SectionWriter {
   void bytes(const void* p, size_t n);
   void u32(uint32_t v) { bytes(&v, 4); }
   void u64(uint64_t v) { bytes(&v, 8); }
-  template <class T>
-  void vec(const std::vector<T>& v) {
+  template <class T, class A>
+  void vec(const std::vector<T, A>& v) {
     if (!v.empty()) bytes(v.data(), v.size() * sizeof(T));
   }
   // Flushes, syncs and renames the temporary into place.
