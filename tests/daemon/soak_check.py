@@ -152,8 +152,8 @@ if a.pairs:
 stats["delivered"] = done
 stats["quarantined"] = quarantined
 stats["lost"] = lost
-check("awaited by request id: %d DONE with the public inputs of their witness, %d FAILED as quarantined, %d lost" %
-      (done, quarantined, lost), problems)
+check("awaited by request id: %d DONE with the public inputs of their witness%s, %d lost" %
+      (done, ", %d FAILED as quarantined" % quarantined if a.quarantined else "", lost), problems)
 
 # 3. One job per request id in the journal (or the farm's table): no duplicate made by a retry.
 if a.journal_ids:
@@ -239,9 +239,10 @@ if a.probes:
     stats["probes_frozen"] = in_freeze
     stats["idle_min"] = idle_min if idle_min is not None else 0
     stats["idle_mean"] = "%.1f" % (idle_sum / counted if counted else 0)
-    check("%d fetches while up (%d in a restart window not counted, %d while the database was frozen): all 200 within "
-          "1 s, max %.3f s; idle connections held at each: min %s, mean %s" %
-          (counted, skipped, in_freeze, worst, stats["idle_min"], stats["idle_mean"]), problems)
+    check("%d fetches while up (%d in a restart window not counted%s): all 200 within 1 s, max %.3f s%s" %
+          (counted, skipped, ", %d while the database was frozen" % in_freeze if freeze else "", worst,
+           "; idle connections held at each: min %s, mean %s" % (stats["idle_min"], stats["idle_mean"]) if a.idle else ""),
+          problems)
 
 print("stats " + " ".join("%s=%s" % kv for kv in stats.items()))
 sys.exit(1 if failed else 0)
