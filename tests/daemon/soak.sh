@@ -165,8 +165,15 @@ wait_submitters() {
   done
 }
 any_running() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
-# job_of REQUEST_ID: its acknowledged job id
-job_of() { cat "$T"/*.ack 2>/dev/null | awk -v r="$1" '$1 == "ack" && $2 == r {print $3; exit}'; }
+# need_daemon WHEN: the daemon must still run; if it does not, nothing after can be checked: the
+# run stops here (instead of waiting on a daemon that is gone).
+need_daemon() {
+  kill -0 "$DPID" 2>/dev/null && return 0
+  wait "$DPID"; note "the daemon is gone ($1; exit status $?)"
+  verdict "the daemon runs $1" daemon
+  echo "soak: stopped early: the daemon is gone ($1); $pass passed, $fail failed"
+  exit 1
+}
 record() { find "$JD/jobs" -name "$1" 2>/dev/null | head -n 1; }
 
 # Reference public inputs of the two witnesses (job k gets witness k mod 2), proved without the daemon.
@@ -244,6 +251,7 @@ wait_submitters p1
 [ -n "$corrupt_rid" ] || note "no acknowledged job without a result was found to corrupt"
 [ $kills -ge 5 ] || note "only $kills kill -9"
 verdict "phase 1: $(( JOBS - LAST )) jobs submitted in $(( $(date +%s) - t_p1 )) s through $kills kill -9 (every 2-4 s); record of $corrupt_rid ($corrupt_job) corrupted while down; RSS before each kill (KiB): ${rss_lines[*]}" daemon
+need_daemon "after phase 1"
 
 # The last incarnation: its RSS now, then a SIGHUP, LAST new jobs, every job awaited and submitted again.
 sleep 1
@@ -255,6 +263,7 @@ kill -0 "$DPID" 2>/dev/null || note "SIGHUP stopped the daemon"
 has "$T/daemon.log" "SIGHUP" "the log after SIGHUP"
 timeout 10 "$CUZK" status --daemon "$ADDR" --token "$TOK" > "$T/status-hup.json" 2>&1 || note "no status after SIGHUP"
 verdict "SIGHUP: logged ($(grep -m 1 -o 'SIGHUP.*' "$T/daemon.log" | cut -c 1-80)), the daemon keeps serving" daemon
+need_daemon "after SIGHUP"
 
 # The corrupted job: FAILED by job id and by request id, naming the quarantine; counted.
 timeout 30 "$CUZK" await --daemon "$ADDR" --token "$TOK" --request-id "$corrupt_rid" --out "$T/corrupt" \
@@ -270,6 +279,7 @@ t_p2=$(date +%s)
 submitters p2 $(( JOBS - LAST )) "$JOBS" 0
 wait_submitters p2
 verdict "phase 2: $LAST jobs submitted to the last incarnation in $(( $(date +%s) - t_p2 )) s" daemon
+need_daemon "after phase 2"
 
 t_aw=$(date +%s)
 cat "$T"/p1.*.ack "$T"/p2.*.ack | awk '$1 == "ack" {print $2}' | sort > "$T/acked.rids"

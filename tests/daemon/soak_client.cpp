@@ -7,12 +7,13 @@
 //     request ids PREFIX-<i> for FROM <= i < TO, over CLIENTS connections (a thread each), witness
 //     W<i mod n> (one partition), PACE_MS between one thread's submissions; a request the daemon
 //     could not answer (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN: a restart) is sent
-//     again, to the next address of ADDRS (comma-separated), until it is answered (120 s at most).
+//     again, to the next address of ADDRS (comma-separated), until it is answered (120 s at most,
+//     30 s when no request of the process has been answered for that long).
 //     Prints "ack <request_id> <job_id> <existing 0|1> <attempts>" per acknowledged job, or
 //     "err <request_id> <CODE>: <message>" per refusal; exits 0 if every request was acknowledged.
 //   soak_client await ADDRS TOKEN OUTDIR CLIENTS < REQUEST_IDS
 //     AwaitProof by request_id (one per line of stdin) until the job ends, retrying while no daemon
-//     answers; prints "<request_id> <job_id> <STATE> <results> <error>" and, for a DONE job, writes
+//     answers (as long as submit does); prints "<request_id> <job_id> <STATE> <results> <error>" and, for a DONE job, writes
 //     OUTDIR/<request_id>.proof.json and .public.json (its partition 0). NOT_FOUND and other
 //     refusals are printed as the state. Exits 0 once every request id has a line.
 //
@@ -134,6 +135,19 @@ bool write_file(const std::string& path, const std::string& bytes) {
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+// When an RPC of this process last got an answer: a request is given up after 120 s, or after 30 s
+// without any answer at all (no daemon is coming back), so that a dead daemon fails the run in
+// seconds instead of hours.
+std::atomic<int64_t> last_answer_ms{0};
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+}
+void answered() { last_answer_ms = now_ms(); }
+bool give_up(Clock::time_point t0) {
+  const int64_t t0_ms = std::chrono::duration_cast<std::chrono::milliseconds>(t0.time_since_epoch()).count();
+  return seconds_since(t0) > 120 || now_ms() - std::max(t0_ms, last_answer_ms.load()) > 30000;
+}
+
 int submit(int argc, char** argv) {
   if (argc < 11) return 2;
   const auto addrs = split(argv[2]);
@@ -164,12 +178,13 @@ int submit(int argc, char** argv) {
           c.prepare(ctx, 10000);
           v1::SubmitProofResponse r;
           const grpc::Status st = c.stubs[at]->SubmitProof(&ctx, q, &r);
+          if (st.ok() || !transient(st.error_code())) answered();
           if (st.ok()) {
             emit("ack " + std::string(rid) + " " + r.job_id() + " " + (r.existing() ? "1" : "0") + " " +
                  std::to_string(attempt));
             break;
           }
-          if (!transient(st.error_code()) || seconds_since(t0) > 120) {
+          if (!transient(st.error_code()) || give_up(t0)) {
             emit("err " + std::string(rid) + " " + code_name(st.error_code()) + ": " + one_line(st.error_message()));
             ++refused;
             break;
@@ -213,7 +228,8 @@ int await_all(int argc, char** argv) {
           c.prepare(ctx, 10000);
           v1::JobResult r;
           const grpc::Status st = c.stubs[at]->AwaitProof(&ctx, q, &r);
-          if (!st.ok() && (!transient(st.error_code()) || seconds_since(t0) > 120)) {
+          if (st.ok() || !transient(st.error_code())) answered();
+          if (!st.ok() && (!transient(st.error_code()) || give_up(t0))) {
             emit(rid + " - " + code_name(st.error_code()) + " 0 " + one_line(st.error_message()));
             break;
           }

@@ -174,6 +174,13 @@ done
 [ -z "$slow" ] && [[ $stale_seen == *a* && $stale_seen == *b* ]] && [ $kills -ge 4 ] &&
   ok "$JOBS jobs submitted in $(( $(date +%s) - t0 )) s through $kills kill -9 and the database frozen $frozen_s s (lease $LEASE): status answered within 2 s, stale"
 
+for h in a b; do
+  if ! kill -0 "${PID[$h]}" 2> /dev/null; then
+    bad "daemon $h is gone after the kills: nothing more can be checked"
+    echo "farm soak: stopped early; $passed passed, $failed failed"
+    exit 1
+  fi
+done
 t_aw=$(date +%s)
 cat "$T"/sub.*.ack | awk '$1 == "ack" {print $2}' | sort > "$T/acked.rids"
 mkdir -p "$T/out"
