@@ -213,11 +213,11 @@ while :; do
     # other ports: each refused, naming what is taken, while the first keeps serving.
     mkdir -p "$T/journal2"
     conf "$T/second-ports.toml" "$PG" "$PS" "$T/journal2"
-    refused second-ports "$T/second-ports.toml" "127.0.0.1:$PG"
+    refused second-ports "$T/second-ports.toml" "cuzk: error: cannot listen on 127.0.0.1:$PG"
     conf "$T/second-journal.toml" "$(free_port)" "$(free_port)" "$JD"
-    refused second-journal "$T/second-journal.toml" "journal $JD is in use by another cuzk daemon"
+    refused second-journal "$T/second-journal.toml" "cuzk: error: journal $JD is in use by another cuzk daemon"
     timeout 10 "$CUZK" status --daemon "$ADDR" --token "$TOK" > /dev/null 2>&1 || note "the first daemon does not answer"
-    verdict "a second daemon on the same ports, and one on the same journal, exit non-zero naming them ($(grep -m 1 -o 'error.*' "$T/second-ports.log" | cut -c 1-90) | $(grep -m 1 -o 'error.*' "$T/second-journal.log" | cut -c 1-90))" second-ports second-journal
+    verdict "a second daemon on the same ports, and one on the same journal, exit non-zero naming them ($(grep -m 1 -o 'cuzk: error: .*' "$T/second-ports.log" | cut -c 13-90) | $(grep -m 1 -o 'cuzk: error: .*' "$T/second-journal.log" | cut -c 13-90))" second-ports second-journal
   fi
   if ! kill -0 "$DPID" 2>/dev/null; then
     wait "$DPID"; note "the daemon died by itself (exit $?) in round $round"
