@@ -304,17 +304,25 @@ class LogFile {
 // connections each hold a worker until a timeout: many workers and short timeouts keep a scrape
 // from waiting behind them (50 idle connections leave 14 workers free).
 constexpr size_t kHttpWorkers = 64;
+// httplib (Debian's is a compiled library: CPPHTTPLIB_LISTEN_BACKLOG cannot be changed here)
+// listens with a backlog of 5: connections opened together (clients reconnecting after a restart,
+// a scraper's burst) overflow it, the kernel drops their handshakes, and a scrape among them waits
+// for a 1 s retransmit. The socket listens again with this backlog once bound (the kernel caps it
+// at net.core.somaxconn).
+constexpr int kHttpBacklog = 1024;
 
-void configure_http(httplib::Server& http, const Config& cfg, std::unique_ptr<Service>& svc) {
+// `listen_fd`: the status socket, once http.bind_to_port has made it.
+void configure_http(httplib::Server& http, const Config& cfg, std::unique_ptr<Service>& svc, int& listen_fd) {
   http.new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
   http.set_read_timeout(2, 0);
   http.set_write_timeout(5, 0);
   http.set_keep_alive_timeout(2);
   // SO_REUSEADDR (a restarted daemon binds at once) without httplib's SO_REUSEPORT, which would
   // let a second daemon bind the same address and take half the scrapes.
-  http.set_socket_options([](socket_t sock) {
+  http.set_socket_options([&listen_fd](socket_t sock) {
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = sock;  // the last one made is the one bound
   });
   if (cfg.status_auth) {
     const std::string want = "Bearer " + cfg.token;
@@ -422,16 +430,18 @@ int serve(const std::string& config_path) {
   if (!upath.empty()) ::chmod(upath.c_str(), 0600);
 
   std::unique_ptr<Service> svc;
+  int listen_fd = -1;  // declared before http, whose socket option callback sets it: outlives it
   httplib::Server http;
   std::thread http_thread;
   if (!cfg.status_listen.empty()) {
-    configure_http(http, cfg, svc);
+    configure_http(http, cfg, svc, listen_fd);
     const auto colon = cfg.status_listen.rfind(':');
     const std::string host = cfg.status_listen.substr(0, colon);
     const int hport = std::stoi(cfg.status_listen.substr(colon + 1));
     if (!http.bind_to_port(host, hport))
       return give_up(server, "cannot listen on http://" + cfg.status_listen +
                                  " (status_listen: in use by another process, or not an address of this host)");
+    if (listen_fd >= 0) ::listen(listen_fd, kHttpBacklog);  // a longer queue than httplib's 5
   }
   // Then the circuits, the engine and the job store (the journal is locked before anything in it
   // is read or written).
