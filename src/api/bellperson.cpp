@@ -100,6 +100,23 @@ struct Shape {
   bool operator==(const Shape&) const = default;
 };
 
+// What differs between two shapes, for a message: "n_aux is 7, not 6, which differs".
+std::string shape_difference(const Shape& s, const Shape& was) {
+  auto count = [](const char* what, size_t n, size_t m) {
+    return std::string(what) + " is " + std::to_string(n) + ", not " + std::to_string(m) + ", which differs";
+  };
+  if (s.n_rows != was.n_rows) return count("n_rows", s.n_rows, was.n_rows);
+  if (s.n_inputs != was.n_inputs) return count("n_inputs", s.n_inputs, was.n_inputs);
+  if (s.n_aux != was.n_aux) return count("n_aux", s.n_aux, was.n_aux);
+  auto bits = [](const char* what, const std::vector<uint64_t>& v, const std::vector<uint64_t>& w) {
+    return std::string(what) + " (" + std::to_string(popcount(v)) + " bits set, " + std::to_string(popcount(w)) +
+           " before) differs";
+  };
+  if (s.a_aux != was.a_aux) return bits("a_aux_density", s.a_aux, was.a_aux);
+  if (s.b_inp != was.b_inp) return bits("b_input_density", s.b_inp, was.b_inp);
+  return bits("b_aux_density", s.b_aux, was.b_aux);
+}
+
 Shape shape_of(const cuzk_bp_circuit& c) {
   Shape s;
   s.n_rows = c.n_rows, s.n_inputs = c.n_inputs, s.n_aux = c.n_aux;
@@ -134,11 +151,8 @@ struct cuzk_bp_prover {
     std::lock_guard lk(mu);
     if (shape) {
       if (!(s == *shape))
-        throw Failure(CUZK_ERR_INPUT,
-                      "the circuit's shape (" + std::to_string(s.n_rows) + " rows, " + std::to_string(s.n_inputs) +
-                          " inputs, " + std::to_string(s.n_aux) + " aux, densities) differs from the first call's (" +
-                          std::to_string(shape->n_rows) + " rows, " + std::to_string(shape->n_inputs) + " inputs, " +
-                          std::to_string(shape->n_aux) + " aux): one prover proves one circuit");
+        throw Failure(CUZK_ERR_INPUT, "the circuit's " + shape_difference(s, *shape) +
+                                          " from the first call's: one prover proves one circuit");
       return;
     }
     auto need = [&](const char* section, size_t have, size_t want, const std::string& why) {
