@@ -61,7 +61,8 @@ class CircuitT final : public CircuitOps {
 
   struct Work : PartitionWork {
     std::vector<cpu::Scalar> w;
-    std::vector<Fr> a, b, c;  // empty unless evaluated on the host (no PCE, or the key streamed)
+    std::vector<Fr> a, b, c;  // empty unless evaluated on the host (no PCE, the key streamed, or given)
+    std::optional<std::array<cpu::Scalar, 2>> blinding;  // r, s as given, else drawn at finish
     std::optional<groth16::Staged<E>> staged;
     groth16::MsmResults<E> msm;
   };
@@ -123,7 +124,17 @@ class CircuitT final : public CircuitOps {
                             name_ + " expects " + std::to_string(pk_.n_vars));
     if (work->w[0].v[0] != 1 || (work->w[0].v[1] | work->w[0].v[2] | work->w[0].v[3]))
       throw InvalidArgument(wit.name + ": witness value 0 must be 1 (the constant wire)");
-    if (pce) {
+    work->blinding = wit.blinding;
+    if (wit.abc) {  // evaluated by the caller: proved as given
+      static_assert(sizeof(Fr) == sizeof(cpu::Scalar));
+      const size_t n = pk_.domain_size;
+      work->a.assign(n, Fr::zero()), work->b.assign(n, Fr::zero()), work->c.assign(n, Fr::zero());
+      wit.abc(n, reinterpret_cast<cpu::Scalar*>(work->a.data()), reinterpret_cast<cpu::Scalar*>(work->b.data()),
+              reinterpret_cast<cpu::Scalar*>(work->c.data()));
+    } else if (pk_.A.row_ptr.empty()) {
+      throw InvalidArgument(wit.name + ": the key of " + name_ +
+                            " has no constraint rows; a, b, c must come with the witness");
+    } else if (pce) {
       if (rows_.row && check_witnesses_) {  // with the r1cs at hand, every constraint is checked
         std::vector<Fr> a, b, c;
         evaluate_rows(work->w, a, b, c, pool);
@@ -166,7 +177,11 @@ class CircuitT final : public CircuitOps {
 
   ProofData finish(PartitionWork& pw, bool verify, RandomSource& rs, const PhaseTimer& timer) const override {
     auto& wk = static_cast<Work&>(pw);
-    Fr r = random_field<Fr>(rs), s = random_field<Fr>(rs);
+    Fr r, s;
+    if (wk.blinding)
+      r = Fr::from_raw((*wk.blinding)[0].v), s = Fr::from_raw((*wk.blinding)[1].v);
+    else
+      r = random_field<Fr>(rs), s = random_field<Fr>(rs);
     const auto& m = wk.msm;
     auto proof = groth16::finish_proof<E>(pk_, m.a, m.b1, m.b2, m.c, m.h, r, s);
     if (verify) {

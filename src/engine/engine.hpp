@@ -17,6 +17,7 @@
 // kind of failure ended it (FailureKind: bad input, or transient), so that a caller with other
 // hosts (the farm) retries only what another host may prove.
 #pragma once
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -90,6 +91,14 @@ struct EngineConfig {
 struct Witness {
   std::string name;  // for errors: a path, or "partition 3"
   std::function<std::vector<cpu::Scalar>()> load;
+  // For a caller that evaluated the constraint rows itself (a synthesis outside cuzk): fills the
+  // domain's n values of a, b and c (Fr in Montgomery form, the rows after the last one zero),
+  // which are then proved as given instead of being evaluated from the key's rows (a key with
+  // no rows needs them). Nothing checks them against the witness; a proof made of wrong ones
+  // does not verify.
+  std::function<void(size_t n, cpu::Scalar* a, cpu::Scalar* b, cpu::Scalar* c)> abc = {};
+  // The blinding r, s (Fr in Montgomery form) instead of the engine's draw.
+  std::optional<std::array<cpu::Scalar, 2>> blinding = {};
   static Witness file(const std::string& path);
   static Witness values(std::string name, std::vector<cpu::Scalar> v);
   static Witness bytes(std::string name, std::vector<uint8_t> wtns_file_bytes);

@@ -20,6 +20,20 @@ void need_count(const ParamsFile& p, const PointSection& s, size_t want, const s
 
 }  // namespace
 
+void load_points(const ParamsFile& p, groth16::ProvingKey<Bls>& pk, ThreadPool& pool, bool subgroup) {
+  if (p.is_vk)
+    throw InvalidArgument(p.path() + ": a verifying key (.vk) has no proving sections; prove with the .params");
+  pk.alpha1 = p.g1(p.alpha_g1, 0), pk.beta1 = p.g1(p.beta_g1, 0), pk.delta1 = p.g1(p.delta_g1, 0);
+  pk.beta2 = p.g2(p.beta_g2, 0), pk.gamma2 = p.g2(p.gamma_g2, 0), pk.delta2 = p.g2(p.delta_g2, 0);
+  const auto ic = p.g1s(p.ic, pool, true);
+  pk.ic.assign(ic.begin(), ic.end());
+  pk.c = p.g1s(p.l, pool, subgroup);
+  pk.h = p.g1s(p.h, pool, subgroup);
+  pk.a = p.g1s(p.a, pool, subgroup);
+  pk.b1 = p.g1s(p.b_g1, pool, subgroup);
+  pk.b2 = p.g2s(p.b_g2, pool, subgroup);
+}
+
 groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs, ThreadPool& pool, bool subgroup,
                                         ParamsLoadStats* stats) {
   using Fr = Bls::Fr;
@@ -49,15 +63,7 @@ groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs,
   need_count(p, p.b_g2, pk.b_wires.size(), circuit + "wires with a non-empty B column number");
   auto t1 = std::chrono::steady_clock::now();
 
-  pk.alpha1 = p.g1(p.alpha_g1, 0), pk.beta1 = p.g1(p.beta_g1, 0), pk.delta1 = p.g1(p.delta_g1, 0);
-  pk.beta2 = p.g2(p.beta_g2, 0), pk.gamma2 = p.g2(p.gamma_g2, 0), pk.delta2 = p.g2(p.delta_g2, 0);
-  const auto ic = p.g1s(p.ic, pool, true);
-  pk.ic.assign(ic.begin(), ic.end());
-  pk.c = p.g1s(p.l, pool, subgroup);
-  pk.h = p.g1s(p.h, pool, subgroup);
-  pk.a = p.g1s(p.a, pool, subgroup);
-  pk.b1 = p.g1s(p.b_g1, pool, subgroup);
-  pk.b2 = p.g2s(p.b_g2, pool, subgroup);
+  load_points(p, pk, pool, subgroup);
   groth16::check_key_shape(pk);
   if (stats) {
     stats->rows_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();

@@ -25,6 +25,11 @@ struct ParamsLoadStats {
 groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs, ThreadPool& pool,
                                         bool subgroup = false, ParamsLoadStats* stats = nullptr);
 
+// The points of a .params alone, decoded and checked as proving_key_of checks them, into pk's
+// sections (alpha1 .. delta2, ic, h, c = l, a, b1, b2); the sizes, rows and densities are the
+// caller's to set (a caller that has the densities from elsewhere than an .r1cs).
+void load_points(const ParamsFile& p, groth16::ProvingKey<Bls>& pk, ThreadPool& pool, bool subgroup = false);
+
 // The verifying key of a .vk or a .params (its points were checked, subgroup included, when the
 // file was read); n_public = ic - 1.
 groth16::VerifyingKey<Bls> verifying_key_of(const ParamsFile& p);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tree follows .clang-format: every C++/CUDA source under src/, apps/, include/, tests/,
+# The tree follows .clang-format: every C/C++/CUDA source under src/, apps/, include/, tests/,
 # fuzz/ and bench/ is as clang-format writes it. Exits 77 (skipped) without clang-format.
 #   bash tests/format/check.sh [ROOT]        (fix: the same list through clang-format -i)
 set -uo pipefail
@@ -8,7 +8,7 @@ CF=$(command -v clang-format || command -v clang-format-14 || true)
 [ -n "$CF" ] || { echo "format: no clang-format (apt-get install clang-format): skipped"; exit 77; }
 cd "$ROOT"
 mapfile -t files < <(git ls-files 'src/*' 'apps/*' 'include/*' 'tests/*' 'fuzz/*' 'bench/*' 2> /dev/null |
-  grep -E '\.(cpp|hpp|cu|cuh|h)$' | grep -v '^tests/fixtures/')
+  grep -E '\.(c|cpp|hpp|cu|cuh|h)$' | grep -v '^tests/fixtures/')
 [ "${#files[@]}" -gt 50 ] || { echo "format: only ${#files[@]} sources found under $ROOT"; exit 1; }
 bad=()
 for f in "${files[@]}"; do
