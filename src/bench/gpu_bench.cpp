@@ -255,8 +255,8 @@ class CurveBench {
     pk.a.assign(g1.points.begin(), g1.points.begin() + m);
     pk.b1.assign(g1.points.begin() + 1, g1.points.begin() + 1 + m);
     pk.c.assign(g1.points.begin() + 2, g1.points.begin() + 2 + (m - n_public - 1));
-    pk.h = std::move(g1.points);
-    pk.b2 = std::move(g2.points);
+    pk.h.assign(g1.points.begin(), g1.points.end());
+    pk.b2.assign(g2.points.begin(), g2.points.end());
     const size_t rows = n - n_public - 1;
     auto coef = random_fr(5 * rows);
     for (int mat = 0; mat < 2; ++mat) {
