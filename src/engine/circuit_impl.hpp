@@ -205,6 +205,14 @@ class CircuitT final : public CircuitOps {
     b.assign(n, Fr::zero());
     c.assign(n, Fr::zero());
     const size_t rows = rows_.n_rows;
+    // The witness in Montgomery form once, not once per term that reads it.
+    std::vector<Fr> wm(w.size());
+    pool.parallel_for(
+        w.size(),
+        [&](size_t lo, size_t hi) {
+          for (size_t j = lo; j < hi; ++j) wm[j] = Fr::from_std(w[j]);
+        },
+        4096);
     const size_t chunks = std::max<size_t>(1, rows / 2048);
     pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
       r1cs::Row<Fr> row;
@@ -213,13 +221,13 @@ class CircuitT final : public CircuitOps {
           rows_.row(i, row);
           auto dot = [&](const r1cs::LinComb<Fr>& lc) {
             Fr s = Fr::zero();
-            for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * Fr::from_std(w[lc.wire[k]]);
+            for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * wm[lc.wire[k]];
             return s;
           };
           a[i] = dot(row.a), b[i] = dot(row.b), c[i] = dot(row.c);
         }
     });
-    for (uint32_t j = 0; j <= pk_.n_public; ++j) a[rows + j] = Fr::from_std(w[j]);
+    for (uint32_t j = 0; j <= pk_.n_public; ++j) a[rows + j] = wm[j];
   }
 
  private:
