@@ -183,11 +183,10 @@ struct cuzk_bp_prover {
     for (size_t j = 0; j < s.n_inputs; ++j) pk.a_wires.push_back(uint32_t(j));
     for (size_t j = 0; j < s.n_inputs; ++j)
       if (bit(s.b_inp.data(), j)) pk.b_wires.push_back(uint32_t(j));
-    for (size_t i = 0; i < s.n_aux; ++i) {
+    for (size_t i = 0; i < s.n_aux; ++i) {  // aux after the inputs: both lists stay ascending
       if (bit(s.a_aux.data(), i)) pk.a_wires.push_back(uint32_t(s.n_inputs + i));
       if (bit(s.b_aux.data(), i)) pk.b_wires.push_back(uint32_t(s.n_inputs + i));
     }
-    std::sort(pk.b_wires.begin(), pk.b_wires.end());
     try {
       groth16::check_key_shape(pk);
     } catch (const InvalidArgument& e) {  // the counts were checked above: not expected
@@ -226,23 +225,29 @@ void check_lengths(const cuzk_bp_circuit& c, size_t i) {
   bits(c.b_aux_bits, c.n_aux, "b_aux_density", "aux values");
 }
 
+// The lowest i < n for which bad(i), spread over the pool; SIZE_MAX when there is none.
+template <class Bad>
+size_t first_bad(size_t n, ThreadPool& pool, Bad&& bad) {
+  std::atomic<size_t> first{SIZE_MAX};
+  pool.parallel_for((n + 4095) / 4096, [&](size_t b, size_t e) {
+    for (size_t i = b * 4096, hi = std::min(n, e * 4096); i < hi; ++i)
+      if (bad(i)) {
+        size_t cur = first.load();
+        while (i < cur && !first.compare_exchange_weak(cur, i)) {
+        }
+        break;
+      }
+  });
+  return first.load();
+}
+
 // The values of one circuit: each < r, inputs[0] == 1, a[i] * b[i] == c[i]. The first failure
 // (lowest index) is reported.
 void check_values(const cuzk_bp_circuit& c, size_t ci, bool canonical, ThreadPool& pool) {
   const std::string at = "circuit " + std::to_string(ci) + ": ";
   auto all_reduced = [&](const uint8_t* p, size_t n, const char* what) {
-    std::atomic<size_t> first{SIZE_MAX};
-    pool.parallel_for((n + 4095) / 4096, [&](size_t b, size_t e) {
-      for (size_t i = b * 4096, hi = std::min(n, e * 4096); i < hi; ++i)
-        if (!reduced(limbs_at(p, i))) {
-          size_t cur = first.load();
-          while (i < cur && !first.compare_exchange_weak(cur, i)) {
-          }
-          break;
-        }
-    });
-    if (first.load() != SIZE_MAX)
-      throw Failure(CUZK_ERR_INPUT, at + what + "[" + std::to_string(first.load()) + "] is not < r");
+    const size_t i = first_bad(n, pool, [&](size_t k) { return !reduced(limbs_at(p, k)); });
+    if (i != SIZE_MAX) throw Failure(CUZK_ERR_INPUT, at + what + "[" + std::to_string(i) + "] is not < r");
   };
   all_reduced(c.inputs, c.n_inputs, "inputs");
   all_reduced(c.aux, c.n_aux, "aux");
@@ -252,20 +257,12 @@ void check_values(const cuzk_bp_circuit& c, size_t ci, bool canonical, ThreadPoo
   if (c.r) all_reduced(c.r, 1, "r"), all_reduced(c.s, 1, "s");
   if (!(to_fr(limbs_at(c.inputs, 0), canonical) == Fr::one()))
     throw Failure(CUZK_ERR_INPUT, at + "inputs[0] is not 1 (bellperson's ONE)");
-  std::atomic<size_t> first{SIZE_MAX};
-  const size_t n = c.n_rows;
-  pool.parallel_for((n + 4095) / 4096, [&](size_t b, size_t e) {
-    for (size_t i = b * 4096, hi = std::min(n, e * 4096); i < hi; ++i)
-      if (!(to_fr(limbs_at(c.a, i), canonical) * to_fr(limbs_at(c.b, i), canonical) ==
-            to_fr(limbs_at(c.c, i), canonical))) {
-        size_t cur = first.load();
-        while (i < cur && !first.compare_exchange_weak(cur, i)) {
-        }
-        break;
-      }
+  const size_t row = first_bad(c.n_rows, pool, [&](size_t i) {
+    return !(to_fr(limbs_at(c.a, i), canonical) * to_fr(limbs_at(c.b, i), canonical) ==
+             to_fr(limbs_at(c.c, i), canonical));
   });
-  if (first.load() != SIZE_MAX)
-    throw Failure(CUZK_ERR_INPUT, at + "row " + std::to_string(first.load()) +
+  if (row != SIZE_MAX)
+    throw Failure(CUZK_ERR_INPUT, at + "row " + std::to_string(row) +
                                       " is not satisfied: a * b != c (the assignment is not a solution)");
 }
 
