@@ -250,7 +250,7 @@ int cmd_prove_partitions(const Args& a) {
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
-  auto circuit = cuzk::api::load_key(a.pos[0], a.get("--r1cs").value_or(""), load_pool, log);
+  auto circuit = cuzk::api::load_key(a.pos[0], a.get("--r1cs").value_or(""), load_pool, log, cfg.devices);
   log("key loaded: " + a.pos[0] + " (" + std::to_string(circuit->n_vars()) + " variables, domain 2^" +
       std::to_string(circuit->log_n()) + ", " + std::to_string(int(cuzk::ms_since(t0))) + " ms)");
   eng::Engine engine(cfg);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "api/keys.hpp"
 #include "engine/engine.hpp"
 #include "filecoin/params.hpp"
 #include "filecoin/params_key.hpp"
@@ -316,8 +317,10 @@ int cuzk_bp_prover_create(const char* params_path, const char* devices, uint32_t
     p->path = params_path;
     p->canonical = flags & CUZK_BP_CANONICAL;
     engine::EngineConfig cfg;
+    std::unique_ptr<backend::Device> decoder;
     try {
       cfg.devices = engine::parse_device_specs(devices ? devices : "auto", "devices");
+      decoder = api::params_decoder(cfg.devices);
     } catch (const backend::BadDeviceSpec& e) {
       throw Failure(CUZK_ERR_ARGUMENT, e.what());
     } catch (const InvalidArgument& e) {  // a device that is not there
@@ -327,7 +330,7 @@ int cuzk_bp_prover_create(const char* params_path, const char* devices, uint32_t
       filecoin::ParamsFile f = filecoin::read_params(p->path, p->pool, false, true);
       if (f.is_vk) throw Failure(CUZK_ERR_KEY, p->path + ": a verifying key (.vk) has no proving sections");
       p->key.emplace();
-      filecoin::load_points(f, *p->key, p->pool);
+      filecoin::load_points(f, *p->key, p->pool, false, decoder.get());
       p->n_ic = f.ic.count, p->n_h = f.h.count, p->n_l = f.l.count, p->n_a = f.a.count, p->n_b = f.b_g1.count;
       if (f.b_g2.count != f.b_g1.count)
         throw Failure(CUZK_ERR_KEY, p->path + ": section b_g2 has " + std::to_string(f.b_g2.count) + " points, b_g1 " +
@@ -335,6 +338,7 @@ int cuzk_bp_prover_create(const char* params_path, const char* devices, uint32_t
     } catch (const Error& e) {  // unreadable, malformed, a point off the curve
       throw Failure(CUZK_ERR_KEY, e.what());
     }
+    decoder.reset();
     try {
       p->engine = std::make_unique<engine::Engine>(std::move(cfg));
     } catch (const Error& e) {

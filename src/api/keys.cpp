@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "backend/open.hpp"
 #include "filecoin/params_key.hpp"
 #include "io/r1cs.hpp"
 #include "io/zkey.hpp"
@@ -49,8 +50,15 @@ KeyFormat proving_key_format(const std::string& path) {
 
 bool is_bellperson_vk(const std::string& path) { return ends_with(path, ".vk") || ends_with(path, ".params"); }
 
+std::unique_ptr<backend::Device> params_decoder(const std::vector<backend::DeviceSpec>& devices) {
+  for (const auto& d : devices)
+    if (d.kind == backend::DeviceSpec::Kind::Gpu) return backend::open_device(d);
+  return nullptr;
+}
+
 std::shared_ptr<engine::Circuit> load_key(const std::string& key_path, const std::string& r1cs_path, ThreadPool& pool,
-                                          const std::function<void(const std::string&)>& log) {
+                                          const std::function<void(const std::string&)>& log,
+                                          const std::vector<backend::DeviceSpec>& devices) {
   auto say = [&](const std::string& s) {
     if (log) log(s);
   };
@@ -62,15 +70,17 @@ std::shared_ptr<engine::Circuit> load_key(const std::string& key_path, const std
     const auto t0 = SteadyClock::now();
     filecoin::ParamsFile p = filecoin::read_params(key_path, pool, false, /*defer=*/true);
     io::R1cs cs = io::read_r1cs(r1cs_path);
+    std::unique_ptr<backend::Device> decoder = params_decoder(devices);
     filecoin::ParamsLoadStats st;
-    groth16::ProvingKey<ec::Bls12381> pk = filecoin::proving_key_of(p, cs, pool, false, &st);
+    groth16::ProvingKey<ec::Bls12381> pk = filecoin::proving_key_of(p, cs, pool, false, &st, decoder.get());
+    decoder.reset();
     const double ms = ms_since(t0);
-    char line[256];
+    char line[320];
     std::snprintf(line, sizeof line,
-                  ": %.2f GB of points decoded and checked in %.0f ms (%.2f GB/s), rows and densities in %.0f ms, "
-                  "%.0f ms in all",
-                  st.point_bytes / 1e9, st.points_ms, st.points_ms > 0 ? st.point_bytes / st.points_ms / 1e6 : 0.0,
-                  st.rows_ms, ms);
+                  ": %.2f GB of points decoded and checked on %s in %.0f ms (%.2f GB/s), rows and densities in %.0f "
+                  "ms, %.0f ms in all",
+                  st.point_bytes / 1e9, st.decoded_on.c_str(), st.points_ms,
+                  st.points_ms > 0 ? st.point_bytes / st.points_ms / 1e6 : 0.0, st.rows_ms, ms);
     say(key_path + line);
     return engine::make_circuit(key_path, std::move(pk), std::move(cs));
   }

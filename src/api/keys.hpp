@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "util/thread_pool.hpp"
@@ -16,10 +17,16 @@ KeyFormat proving_key_format(const std::string& path);
 // A .vk or .params (bellperson's binary verifying key), else snarkjs's JSON.
 bool is_bellperson_vk(const std::string& path);
 
+// The device a .params's points are decoded on: the first GPU among `devices`, else none (the
+// host's cores decode them).
+std::unique_ptr<backend::Device> params_decoder(const std::vector<backend::DeviceSpec>& devices);
+
 // A proving key and, when given (required for a .params, which carries no constraint rows),
 // the circuit's .r1cs checked against it, as a circuit the engine proves. `log` gets the
-// insecure-key warning and, for a .params, the load's figures.
+// insecure-key warning and, for a .params, the load's figures. A .params's points are decoded on
+// the first GPU among `devices` (the engine's), else on the pool.
 std::shared_ptr<engine::Circuit> load_key(const std::string& key_path, const std::string& r1cs_path, ThreadPool& pool,
-                                          const std::function<void(const std::string&)>& log = {});
+                                          const std::function<void(const std::string&)>& log = {},
+                                          const std::vector<backend::DeviceSpec>& devices = {});
 
 }  // namespace cuzk::api

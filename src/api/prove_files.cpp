@@ -30,7 +30,7 @@ ProveOutput prove_files(const std::string& key_path, const std::string& wtns_pat
   const auto t0 = SteadyClock::now();
   // The witness first: a bad one is refused before a large key is read.
   io::Wtns w = io::read_wtns(wtns_path);
-  auto circuit = api::load_key(key_path, opt.r1cs_path, pool, log);
+  auto circuit = api::load_key(key_path, opt.r1cs_path, pool, log, cfg.devices);
   if (w.curve != circuit->curve())
     throw InvalidArgument(wtns_path + ": witness is for " + curve_name(w.curve) + " but " + key_path + " is for " +
                           curve_name(circuit->curve()));

@@ -16,10 +16,13 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ff/curve_id.hpp"
+#include "util/error.hpp"
 
 namespace cuzk::backend {
 
@@ -125,6 +128,26 @@ class Device {
                               Memory workspace, Stream& s) = 0;
   // Waits for the work queued on `s`.
   virtual void synchronize(Stream& s) = 0;
+
+  // Key points in the zcash uncompressed encoding of BLS12-381 (bellperson's .params),
+  // decoded by ec/uncompressed.hpp's decoder on this device: `raw` (n points of `group`, host)
+  // into cuzk's affine form at `out` (host), every point canonical, on the curve and (with
+  // refuse_identity) not the identity; the bytes equal the host decoder's. `copy` does the
+  // host-side copies (a pool's parallel memcpy); `workspace` holds decode_workspace_bytes().
+  // Returns the lowest failing index and its ec::zcash::PointCode, or nullopt when all decode.
+  // A device that does not offer it says 0 from decode_workspace_bytes (the caller decodes on
+  // the host).
+  struct DecodeFailure {
+    size_t index;
+    uint8_t code;
+  };
+  using HostCopy = std::function<void(void* dst, const void* src, size_t bytes)>;
+  virtual size_t decode_workspace_bytes() const { return 0; }
+  virtual std::optional<DecodeFailure> decode_points(Group group, const void* raw, size_t n, void* out,
+                                                     bool refuse_identity, Memory workspace, const HostCopy& copy) {
+    (void)group, (void)raw, (void)n, (void)out, (void)refuse_identity, (void)workspace, (void)copy;
+    throw Error(name() + ": decoding key points is not offered on this device");
+  }
 
  private:
   std::string name_;

@@ -52,7 +52,7 @@ Service::Service(Config cfg, Log log)
   for (auto& c : cfg_.circuits) {
     auto t0 = std::chrono::steady_clock::now();
     try {
-      circuits_[c.id] = api::load_key(c.zkey, c.r1cs, pool);
+      circuits_[c.id] = api::load_key(c.zkey, c.r1cs, pool, {}, ec.devices);
     } catch (const std::exception& e) {
       throw InvalidArgument("circuit '" + c.id + "': " + e.what());
     }

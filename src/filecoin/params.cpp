@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ec/pairing.hpp"
+#include "ec/uncompressed.hpp"
 #include "groth16/encode.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
@@ -14,28 +15,6 @@ namespace {
 
 using Fq = Bls::Fq;
 constexpr size_t kFq = Fq::BYTES;  // 48
-
-// Flags of byte 0 of an uncompressed point. Returns nullptr, sets `infinity`, or says what is wrong.
-const char* uncompressed_flags(const uint8_t* in, size_t n, bool& infinity) {
-  const uint8_t f = in[0] & 0xE0;
-  if (f & 0x80) return "has the compression flag set (an uncompressed point was expected)";
-  if (f & 0x20) return "has the sort flag set, which an uncompressed point never has";
-  infinity = f & 0x40;
-  if (infinity) {
-    if (in[0] & 0x1F) return "is the point at infinity with non-zero bits beside its flag";
-    for (size_t i = 1; i < n; ++i)
-      if (in[i]) return "is the point at infinity with non-zero bits beside its flag";
-  }
-  return nullptr;
-}
-
-// Coordinate c of n at `in` (flag bits of the first cleared).
-bool coordinate(const uint8_t* in, bool first, Fq& out) {
-  uint8_t b[kFq];
-  std::memcpy(b, in, kFq);
-  if (first) b[0] &= 0x1F;
-  return groth16::detail::get_be(b, out);
-}
 
 uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
 
@@ -114,10 +93,7 @@ void decode_section(const ParamsFile& f, const PointSection& s, PointCheck c, P*
     }
   });
   for (size_t ch = 0; ch < chunks; ++ch)
-    if (why[ch])
-      throw FormatError(f.path(), std::string("section ") + s.name + ", point " + std::to_string(bad[ch]) +
-                                      " (offset " + std::to_string(s.offset + bad[ch] * s.point_bytes()) + ") " +
-                                      why[ch]);
+    if (why[ch]) f.fail_point(s, bad[ch], why[ch]);
 }
 
 void check_section(const ParamsFile& f, const PointSection& s, PointCheck c, ThreadPool& pool) {
@@ -148,30 +124,15 @@ void put_point(std::vector<uint8_t>& out, const P& p, size_t size) {
 }  // namespace
 
 const char* decode_uncompressed(const uint8_t* in, G1& out, bool subgroup) {
-  bool inf = false;
-  if (const char* e = uncompressed_flags(in, kG1Bytes, inf)) return e;
-  if (inf) {
-    out = G1::infinity();
-    return nullptr;
-  }
-  if (!coordinate(in, true, out.x) || !coordinate(in + kFq, false, out.y))
-    return "has a coordinate that is not canonical (not less than q)";
-  if (!Bls::G1::on_curve(out)) return "is not on the curve (G1 of BLS12-381)";
+  const ec::zcash::PointCode c = ec::zcash::decode(in, out, false);
+  if (c != ec::zcash::PointCode::ok) return ec::zcash::message(c, false);
   if (subgroup && !ec::Pairing<Bls>::g1_in_subgroup(out)) return "is not in the prime-order subgroup G1";
   return nullptr;
 }
 
 const char* decode_uncompressed(const uint8_t* in, G2& out, bool subgroup) {
-  bool inf = false;
-  if (const char* e = uncompressed_flags(in, kG2Bytes, inf)) return e;
-  if (inf) {
-    out = G2::infinity();
-    return nullptr;
-  }
-  if (!coordinate(in, true, out.x.c1) || !coordinate(in + kFq, false, out.x.c0) ||
-      !coordinate(in + 2 * kFq, false, out.y.c1) || !coordinate(in + 3 * kFq, false, out.y.c0))
-    return "has a coordinate that is not canonical (not less than q)";
-  if (!Bls::G2::on_curve(out)) return "is not on the curve (G2 of BLS12-381, the twist)";
+  const ec::zcash::PointCode c = ec::zcash::decode(in, out, false);
+  if (c != ec::zcash::PointCode::ok) return ec::zcash::message(c, true);
   if (subgroup && !ec::Pairing<Bls>::g2_in_subgroup(out)) return "is not in the prime-order subgroup G2";
   return nullptr;
 }
@@ -201,6 +162,11 @@ std::vector<const PointSection*> ParamsFile::sections() const {
   if (!is_vk)
     for (const PointSection* s : {&h, &l, &a, &b_g1, &b_g2}) v.push_back(s);
   return v;
+}
+
+void ParamsFile::fail_point(const PointSection& s, size_t i, const char* why) const {
+  throw FormatError(path(), std::string("section ") + s.name + ", point " + std::to_string(i) + " (offset " +
+                                std::to_string(s.offset + i * s.point_bytes()) + ") " + why);
 }
 
 G1 ParamsFile::g1(const PointSection& s, size_t i) const {

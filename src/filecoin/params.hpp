@@ -70,6 +70,8 @@ struct ParamsFile {
   // pool; FormatError names the first bad point.
   FillVector<G1> g1s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
   FillVector<G2> g2s(const PointSection& s, ThreadPool& pool, bool subgroup = false) const;
+  // Throws the FormatError of point i of s: "section S, point i (offset O) <why>".
+  [[noreturn]] void fail_point(const PointSection& s, size_t i, const char* why) const;
 };
 
 // Reads a .params or a .vk (told apart by where the file ends). `check` adds the subgroup check

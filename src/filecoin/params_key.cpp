@@ -1,7 +1,10 @@
 #include "filecoin/params_key.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 
+#include "ec/uncompressed.hpp"
 #include "groth16/self_verify.hpp"
 #include "r1cs/rows.hpp"
 #include "setup/setup.hpp"
@@ -18,15 +21,45 @@ void need_count(const ParamsFile& p, const PointSection& s, size_t want, const s
                           " (" + std::to_string(want) + "): the file is not this circuit's key");
 }
 
+// The host's share of a device decode: copies spread over the pool in pieces of 1 MiB.
+void parallel_copy(ThreadPool& pool, void* dst, const void* src, size_t bytes) {
+  constexpr size_t kPiece = size_t(1) << 20;
+  pool.parallel_for((bytes + kPiece - 1) / kPiece, [&](size_t b, size_t e) {
+    const size_t from = b * kPiece, to = std::min(bytes, e * kPiece);
+    std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from, to - from);
+  });
+}
+
+template <class P>
+FillVector<P> decode_on(const ParamsFile& p, const PointSection& s, backend::Device& d, backend::Memory ws,
+                        ThreadPool& pool) {
+  FillVector<P> out(s.count);
+  const auto bad =
+      d.decode_points(s.g2 ? backend::Group::G2 : backend::Group::G1, s.bytes.data(), s.count, out.data(), s.counted,
+                      ws, [&](void* dst, const void* src, size_t n) { parallel_copy(pool, dst, src, n); });
+  if (bad) p.fail_point(s, bad->index, ec::zcash::message(ec::zcash::PointCode(bad->code), s.g2));
+  return out;
+}
+
 }  // namespace
 
-void load_points(const ParamsFile& p, groth16::ProvingKey<Bls>& pk, ThreadPool& pool, bool subgroup) {
+void load_points(const ParamsFile& p, groth16::ProvingKey<Bls>& pk, ThreadPool& pool, bool subgroup,
+                 backend::Device* decoder) {
   if (p.is_vk)
     throw InvalidArgument(p.path() + ": a verifying key (.vk) has no proving sections; prove with the .params");
   pk.alpha1 = p.g1(p.alpha_g1, 0), pk.beta1 = p.g1(p.beta_g1, 0), pk.delta1 = p.g1(p.delta_g1, 0);
   pk.beta2 = p.g2(p.beta_g2, 0), pk.gamma2 = p.g2(p.gamma_g2, 0), pk.delta2 = p.g2(p.delta_g2, 0);
   const auto ic = p.g1s(p.ic, pool, true);
   pk.ic.assign(ic.begin(), ic.end());
+  if (decoder && !subgroup && decoder->decode_workspace_bytes() > 0) {
+    const auto ws = decoder->allocate(decoder->decode_workspace_bytes(), nullptr, "key point decode");
+    pk.c = decode_on<G1>(p, p.l, *decoder, ws->memory(), pool);
+    pk.h = decode_on<G1>(p, p.h, *decoder, ws->memory(), pool);
+    pk.a = decode_on<G1>(p, p.a, *decoder, ws->memory(), pool);
+    pk.b1 = decode_on<G1>(p, p.b_g1, *decoder, ws->memory(), pool);
+    pk.b2 = decode_on<G2>(p, p.b_g2, *decoder, ws->memory(), pool);
+    return;
+  }
   pk.c = p.g1s(p.l, pool, subgroup);
   pk.h = p.g1s(p.h, pool, subgroup);
   pk.a = p.g1s(p.a, pool, subgroup);
@@ -35,7 +68,7 @@ void load_points(const ParamsFile& p, groth16::ProvingKey<Bls>& pk, ThreadPool& 
 }
 
 groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs, ThreadPool& pool, bool subgroup,
-                                        ParamsLoadStats* stats) {
+                                        ParamsLoadStats* stats, backend::Device* decoder) {
   using Fr = Bls::Fr;
   if (p.is_vk)
     throw InvalidArgument(p.path() + ": a verifying key (.vk) has no proving sections; prove with the .params");
@@ -63,9 +96,10 @@ groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs,
   need_count(p, p.b_g2, pk.b_wires.size(), circuit + "wires with a non-empty B column number");
   auto t1 = std::chrono::steady_clock::now();
 
-  load_points(p, pk, pool, subgroup);
+  load_points(p, pk, pool, subgroup, decoder);
   groth16::check_key_shape(pk);
   if (stats) {
+    if (decoder && !subgroup && decoder->decode_workspace_bytes() > 0) stats->decoded_on = decoder->name();
     stats->rows_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     stats->points_ms = ms_since(t1);
     stats->point_bytes = p.size() - kVkFixedBytes;

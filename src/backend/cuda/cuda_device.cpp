@@ -2,6 +2,7 @@
 // nothing here depends on (or changes) the calling thread's current device.
 #include <algorithm>
 
+#include "backend/cuda/decode_points.hpp"
 #include "backend/cuda/device_alloc.hpp"
 #include "backend/cuda/fixed_base.hpp"
 #include "backend/cuda/msm.hpp"
@@ -87,6 +88,15 @@ class CudaDevice final : public backend::Device {
     gpu::fixed_base_mul(dev_, curve, g, base, scalars, n, out, mem(workspace));
   }
   void synchronize(Stream& s) override { gpu::synchronize(dev_, handle(s), "stream synchronize"); }
+  size_t decode_workspace_bytes() const override { return gpu::decode_points_workspace_bytes(); }
+  std::optional<DecodeFailure> decode_points(backend::Group g, const void* raw, size_t n, void* out,
+                                             bool refuse_identity, Memory workspace, const HostCopy& copy) override {
+    uint8_t code = 0;
+    const size_t bad =
+        gpu::decode_points(dev_, g == backend::Group::G2, raw, n, out, refuse_identity, mem(workspace), copy, code);
+    if (bad == n) return std::nullopt;
+    return DecodeFailure{bad, code};
+  }
 
  private:
   gpu::DeviceMemory mem(Memory m) const { return gpu::DeviceMemory{dev_, m.ptr, m.bytes}; }
