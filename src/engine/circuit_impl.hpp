@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -138,13 +139,13 @@ class CircuitT final : public CircuitOps {
       if (rows_.row && check_witnesses_) {  // with the r1cs at hand, every constraint is checked
         std::vector<Fr> a, b, c;
         evaluate_rows(work->w, a, b, c, pool);
-        check_rows(wit, a, b, c);
+        check_rows(wit, a, b, c, pool);
       }
     } else {
       if (!rows_.row)
         throw InvalidArgument("constraint evaluation without the PCE needs the circuit's r1cs (" + name_ + ")");
       evaluate_rows(work->w, work->a, work->b, work->c, pool);
-      check_rows(wit, work->a, work->b, work->c);
+      check_rows(wit, work->a, work->b, work->c, pool);
     }
     work->host_bytes = (work->w.size() + work->a.size() * 3) * 32;
     return work;
@@ -214,27 +215,69 @@ class CircuitT final : public CircuitOps {
         },
         4096);
     const size_t chunks = std::max<size_t>(1, rows / 2048);
-    pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
-      r1cs::Row<Fr> row;
-      for (size_t ch = cb; ch < ce; ++ch)
-        for (size_t i = rows * ch / chunks, hi = rows * (ch + 1) / chunks; i < hi; ++i) {
-          rows_.row(i, row);
-          auto dot = [&](const r1cs::LinComb<Fr>& lc) {
-            Fr s = Fr::zero();
-            for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * wm[lc.wire[k]];
-            return s;
-          };
-          a[i] = dot(row.a), b[i] = dot(row.b), c[i] = dot(row.c);
+    if (r1cs_ && r1cs_->n8 == 32) {
+      // Straight from the file's matrices: a coefficient of 1 or -1 (most of them in practice)
+      // costs an addition, any other one its conversion and a product.
+      const io::R1cs& r = *r1cs_;
+      auto dot = [&](const io::SparseMatrix& m, size_t i) {
+        Fr s = Fr::zero();
+        for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) {
+          typename Fr::Limbs v;
+          std::memcpy(v.v, m.coef.data() + k * 32, 32);
+          const Fr& x = wm[m.wire[k]];
+          if (is_one(v))
+            s += x;
+          else if (is_minus_one(v))
+            s -= x;
+          else
+            s += Fr::from_std(v) * x;
         }
-    });
+        return s;
+      };
+      pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+        for (size_t ch = cb; ch < ce; ++ch)
+          for (size_t i = rows * ch / chunks, hi = rows * (ch + 1) / chunks; i < hi; ++i)
+            a[i] = dot(r.A, i), b[i] = dot(r.B, i), c[i] = dot(r.C, i);
+      });
+    } else {
+      pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+        r1cs::Row<Fr> row;
+        for (size_t ch = cb; ch < ce; ++ch)
+          for (size_t i = rows * ch / chunks, hi = rows * (ch + 1) / chunks; i < hi; ++i) {
+            rows_.row(i, row);
+            auto dot = [&](const r1cs::LinComb<Fr>& lc) {
+              Fr s = Fr::zero();
+              for (size_t k = 0; k < lc.size(); ++k) s += lc.coef[k] * wm[lc.wire[k]];
+              return s;
+            };
+            a[i] = dot(row.a), b[i] = dot(row.b), c[i] = dot(row.c);
+          }
+      });
+    }
     for (uint32_t j = 0; j <= pk_.n_public; ++j) a[rows + j] = wm[j];
   }
 
  private:
-  void check_rows(const Witness& wit, const std::vector<Fr>& a, const std::vector<Fr>& b,
-                  const std::vector<Fr>& c) const {
-    for (size_t i = 0; i < rows_.n_rows; ++i)
-      if (a[i] * b[i] != c[i])
+  static bool is_one(const typename Fr::Limbs& v) { return v.v[0] == 1 && !(v.v[1] | v.v[2] | v.v[3]); }
+  static bool is_minus_one(const typename Fr::Limbs& v) {
+    return v.v[0] == Fr::mod(0) - 1 && v.v[1] == Fr::mod(1) && v.v[2] == Fr::mod(2) && v.v[3] == Fr::mod(3);
+  }
+
+  // The first constraint a.b != c, over the pool (the lowest index is reported).
+  void check_rows(const Witness& wit, const std::vector<Fr>& a, const std::vector<Fr>& b, const std::vector<Fr>& c,
+                  ThreadPool& pool) const {
+    const size_t rows = rows_.n_rows, chunks = std::max<size_t>(1, std::min<size_t>(rows / 4096, 4096));
+    std::vector<size_t> bad(chunks, SIZE_MAX);
+    pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
+      for (size_t ch = cb; ch < ce; ++ch)
+        for (size_t i = rows * ch / chunks, hi = rows * (ch + 1) / chunks; i < hi; ++i)
+          if (a[i] * b[i] != c[i]) {
+            bad[ch] = i;
+            break;
+          }
+    });
+    for (size_t i : bad)
+      if (i != SIZE_MAX)
         throw InvalidArgument(wit.name + ": the witness does not satisfy constraint " + std::to_string(i) + " of " +
                               (r1cs_ ? r1cs_->path : name_));  // the constraints' file, not the key's
   }
