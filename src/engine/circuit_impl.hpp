@@ -217,27 +217,39 @@ class CircuitT final : public CircuitOps {
     const size_t chunks = std::max<size_t>(1, rows / 2048);
     if (r1cs_ && r1cs_->n8 == 32) {
       // Straight from the file's matrices: a coefficient of 1 or -1 (most of them in practice)
-      // costs an addition, any other one its conversion and a product.
+      // costs an addition. Any other, still in standard form v, is multiplied in as it is: the
+      // Montgomery product of v and w R is v w, a standard-form value, so those terms sum
+      // apart and the row pays one conversion for all of them instead of one per term.
       const io::R1cs& r = *r1cs_;
       auto dot = [&](const io::SparseMatrix& m, size_t i) {
-        Fr s = Fr::zero();
+        Fr mont = Fr::zero(), plain = Fr::zero();
+        bool any_plain = false;
         for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) {
-          typename Fr::Limbs v;
-          std::memcpy(v.v, m.coef.data() + k * 32, 32);
+          Fr v;
+          std::memcpy(v.l, m.coef.data() + k * 32, 32);
           const Fr& x = wm[m.wire[k]];
           if (is_one(v))
-            s += x;
+            mont += x;
           else if (is_minus_one(v))
-            s -= x;
+            mont -= x;
           else
-            s += Fr::from_std(v) * x;
+            plain += v * x, any_plain = true;
         }
-        return s;
+        return any_plain ? mont + Fr::from_std(typename Fr::Limbs{{plain.l[0], plain.l[1], plain.l[2], plain.l[3]}})
+                         : mont;
+      };
+      // The witness values a row reads are scattered over a large array: those of a row a few
+      // rows ahead are fetched while this one is summed.
+      constexpr size_t kAhead = 8;
+      auto prefetch = [&](const io::SparseMatrix& m, size_t i) {
+        for (uint64_t k = m.row_ptr[i]; k < m.row_ptr[i + 1]; ++k) __builtin_prefetch(&wm[m.wire[k]]);
       };
       pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
         for (size_t ch = cb; ch < ce; ++ch)
-          for (size_t i = rows * ch / chunks, hi = rows * (ch + 1) / chunks; i < hi; ++i)
+          for (size_t i = rows * ch / chunks, hi = rows * (ch + 1) / chunks; i < hi; ++i) {
+            if (i + kAhead < hi) prefetch(r.A, i + kAhead), prefetch(r.B, i + kAhead), prefetch(r.C, i + kAhead);
             a[i] = dot(r.A, i), b[i] = dot(r.B, i), c[i] = dot(r.C, i);
+          }
       });
     } else {
       pool.parallel_for(chunks, [&](size_t cb, size_t ce) {
@@ -258,9 +270,10 @@ class CircuitT final : public CircuitOps {
   }
 
  private:
-  static bool is_one(const typename Fr::Limbs& v) { return v.v[0] == 1 && !(v.v[1] | v.v[2] | v.v[3]); }
-  static bool is_minus_one(const typename Fr::Limbs& v) {
-    return v.v[0] == Fr::mod(0) - 1 && v.v[1] == Fr::mod(1) && v.v[2] == Fr::mod(2) && v.v[3] == Fr::mod(3);
+  // On a coefficient's standard-form limbs (held in an Fr's words).
+  static bool is_one(const Fr& v) { return v.l[0] == 1 && !(v.l[1] | v.l[2] | v.l[3]); }
+  static bool is_minus_one(const Fr& v) {
+    return v.l[0] == Fr::mod(0) - 1 && v.l[1] == Fr::mod(1) && v.l[2] == Fr::mod(2) && v.l[3] == Fr::mod(3);
   }
 
   // The first constraint a.b != c, over the pool (the lowest index is reported).
