@@ -421,7 +421,11 @@ CUZK_TEST(fingerprint_sees_a_changed_row) {
     return cs.finish();
   };
   const Fingerprint a = fp(10, false), b = fp(8, false), c = fp(10, true);
-  CHECK(a.whole == b.whole);  // the whole digest does not depend on the block size
+  CHECK(a.whole == b.whole);        // the whole digest does not depend on the block size
+  CHECK_EQ(a.inputs, uint64_t(1));  // ONE
+  const Shape sh = shape_of([](auto& cs) { synthesize_gadget(cs, {"sha256", 64}); });
+  CHECK_EQ(a.constraints, sh.constraints);
+  CHECK_EQ(a.aux, sh.aux);
   CHECK_EQ(a.rows.size(), size_t(a.constraints));
   CHECK_EQ(a.blocks.size(), size_t((a.constraints + 1023) / 1024));
   CHECK(a.whole != c.whole);

@@ -48,6 +48,7 @@ class FingerprintCs {
 
   explicit FingerprintCs(int block_log2, bool keep_rows = false) : keep_rows_(keep_rows) {
     fp_.block_log2 = block_log2;
+    fp_.inputs = 1;  // ONE
   }
   template <class Fn>
   Var alloc(Fn&&) {
