@@ -1,15 +1,20 @@
 // `cuzk params` (bellperson's .params / .vk files, parameters.json digests) and `cuzk filecoin`
 // (the published parameter names, regression records' proofs).
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
 
+#include "circuit/catalog.hpp"
+#include "circuit/fingerprint.hpp"
 #include "commands.hpp"
+#include "ff/bls12_381.hpp"
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
 #include "filecoin/records.hpp"
+#include "filecoin/sha256.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -95,6 +100,72 @@ int filecoin_records(const std::string& path, const std::optional<std::string>& 
   return s.invalid ? kExitError : kExitOk;
 }
 
+// The gadget circuit of `filecoin shape` / `fingerprint` from the positional name and options.
+circuit::GadgetSpec gadget_spec(const Args& a) {
+  if (a.pos.size() < 2) throw UsageError(a.pos[0] + " needs a gadget (" + circuit::gadget_names() + ")");
+  circuit::GadgetSpec g;
+  g.name = a.pos[1];
+  if (!circuit::is_gadget(g.name))
+    throw UsageError("unknown gadget '" + g.name + "' (known: " + circuit::gadget_names() + ")");
+  if (auto b = a.get("--bits")) {
+    if (g.name != "sha256") throw UsageError("--bits belongs to the sha256 gadget");
+    g.bits = std::stoull(*b);
+    if (g.bits % 8) throw UsageError("--bits must be a multiple of 8 (SHA-256 takes whole bytes)");
+  }
+  return g;
+}
+
+int filecoin_shape(const Args& a) {
+  using Fr = ff::Bls12381Fr;
+  const circuit::GadgetSpec g = gadget_spec(a);
+  const uint64_t repeat = std::stoull(a.get_or("--repeat", "1"));
+  if (repeat < 1) throw UsageError("--repeat must be at least 1");
+  const bool witness = a.flag("--witness");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string s;
+  uint64_t constraints = 0;
+  if (witness) {
+    circuit::WitnessCs<Fr> cs;
+    for (uint64_t i = 0; i < repeat; ++i) circuit::synthesize_gadget(cs, {g.name, g.bits, g.seed + i});
+    constraints = cs.num_constraints();
+    s = "{\"inputs\": " + std::to_string(cs.num_inputs()) + ", \"aux\": " + std::to_string(cs.num_aux()) +
+        ", \"constraints\": " + std::to_string(constraints) + "}";
+  } else {
+    circuit::ShapeCs<Fr> cs;
+    for (uint64_t i = 0; i < repeat; ++i) circuit::synthesize_gadget(cs, g);
+    const circuit::Shape x = cs.shape();
+    constraints = x.constraints;
+    s = "{\"inputs\": " + std::to_string(x.inputs) + ", \"aux\": " + std::to_string(x.aux) +
+        ", \"constraints\": " + std::to_string(x.constraints) + ", \"nnz_a\": " + std::to_string(x.nnz_a) +
+        ", \"nnz_b\": " + std::to_string(x.nnz_b) + ", \"nnz_c\": " + std::to_string(x.nnz_c) +
+        ", \"a_aux_density\": " + std::to_string(x.a_aux_density) +
+        ", \"b_input_density\": " + std::to_string(x.b_input_density) +
+        ", \"b_aux_density\": " + std::to_string(x.b_aux_density) + "}";
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (a.flag("--json")) {
+    std::printf("%s\n", s.c_str());
+  } else {
+    std::printf("%s x%llu (%s mode): %s\n", g.name.c_str(), (unsigned long long)repeat, witness ? "witness" : "shape",
+                s.c_str());
+  }
+  std::fprintf(stderr, "%s mode: %llu constraints in %.0f ms (%.2f M constraints/s)\n", witness ? "witness" : "shape",
+               (unsigned long long)constraints, ms, ms > 0 ? double(constraints) / ms / 1e3 : 0.0);
+  return kExitOk;
+}
+
+int filecoin_fingerprint(const Args& a) {
+  const circuit::GadgetSpec g = gadget_spec(a);
+  if (a.get("--repeat") || a.flag("--witness") || a.flag("--json"))
+    throw UsageError("--repeat, --witness and --json belong to 'filecoin shape'");
+  const int k = std::stoi(a.get_or("--block-log2", "12"));
+  if (k < 0 || k > 40) throw UsageError("--block-log2 must be within 0..40");
+  circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256> cs(k, a.flag("--rows"));
+  circuit::synthesize_gadget(cs, g);
+  std::fputs(circuit::format_fingerprint(cs.finish()).c_str(), stdout);
+  return kExitOk;
+}
+
 int cmd_filecoin(const Args& a) {
   const std::string& sub = a.pos[0];
   if (sub == "param-names") {
@@ -109,7 +180,9 @@ int cmd_filecoin(const Args& a) {
     if (a.pos.size() < 2) throw UsageError("records needs a records file (FILE.json)");
     return filecoin_records(a.pos[1], a.get("--vk-dir"));
   }
-  throw UsageError("unknown subcommand '" + sub + "' (expected param-names or records)");
+  if (sub == "shape") return filecoin_shape(a);
+  if (sub == "fingerprint") return filecoin_fingerprint(a);
+  throw UsageError("unknown subcommand '" + sub + "' (expected param-names, records, shape or fingerprint)");
 }
 
 }  // namespace
@@ -129,19 +202,34 @@ std::vector<Command> filecoin_commands() {
       .positional("<FILE|DIR>", "the file to inspect, or the directory of the files to verify")
       .flag("--check", "inspect: also check every point of h, l, a, b_g1 and b_g2 in its subgroup (all cores)")
       .option("--manifest", "FILE", "verify: rust-fil-proofs' parameters.json");
-  cli::Command fil("filecoin", "Filecoin: published parameter names, the proofs of regression records");
+  cli::Command fil("filecoin", "Filecoin: published parameter names, the proofs of regression records, circuit shapes");
   fil.synopsis("param-names")
       .synopsis("records <FILE.json> [--vk-dir DIR]")
+      .synopsis("shape <GADGET> [--bits N] [--repeat N] [--witness] [--json]")
+      .synopsis("fingerprint <GADGET> [--bits N] [--block-log2 K] [--rows]")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
           ".params, .vk and .meta files, from the SHA-256 of the circuit's identifier).\n"
           "records: decodes every proof of a seal regression records file (rust-fil-proofs' "
           "seal_regression_records-*.json: 192 bytes per partition, compressed, every check) and ends with "
           "'N records: M proofs decoded, K invalid, A aggregated'; SnarkPack aggregates are counted, not decoded. "
-          "Exit 1 when K > 0.")
-      .positional("<param-names|records>", "what to do")
-      .optional_positional("<FILE.json>", "records: the records file")
-      .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)");
+          "Exit 1 when K > 0.\n"
+          "shape: synthesizes a gadget's circuit (sha256 [--bits N], sha256-compress, sha254-leaf, create-label; "
+          "inputs allocated as the rust test that counts it) as bellperson would, without values, and prints "
+          "inputs (ONE included), aux, constraints, the non-zeros of A, B and C and the density popcounts (A over "
+          "aux, B over inputs, B over aux); --repeat N synthesizes it N times into one system, --witness computes "
+          "the values instead (counts only); the time goes to stderr.\n"
+          "fingerprint: a SHA-256 digest per block of 2^K rows (default 12) and of the whole circuit, over a "
+          "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.")
+      .positional("<param-names|records|shape|fingerprint>", "what to do")
+      .optional_positional("<FILE.json|GADGET>", "records: the records file; shape, fingerprint: the gadget")
+      .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)")
+      .option("--bits", "N", "shape, fingerprint: the input bits of the sha256 gadget (default 512)")
+      .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")
+      .flag("--witness", "shape: compute the witness values instead of the shape")
+      .flag("--json", "shape: print the JSON object alone")
+      .option("--block-log2", "K", "fingerprint: rows per block digest, 2^K (default 12)")
+      .flag("--rows", "fingerprint: also print every row's digest");
   return {{params, cmd_params}, {fil, cmd_filecoin}};
 }
 

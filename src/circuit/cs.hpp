@@ -1,0 +1,294 @@
+// Constraint systems: one synthesis code path (gadgets are templates over a constraint system
+// type), several back ends.
+//
+// A constraint system CS provides
+//   using Field;                       the scalar field
+//   static constexpr bool kValues;     whether alloc's value functions are called (witness)
+//   static constexpr bool kRows;       whether enforce's linear combinations are built
+//   Var alloc(fn), alloc_input(fn)     fn() -> Field, called only when kValues (lazily)
+//   void enforce(a, b, c)              each an Lc<Field> or a function returning one; a
+//                                      function is called only when kRows
+// and counts inputs (ONE included, as bellperson's num_inputs()), aux variables and constraints.
+// Namespaces carry no meaning for the constraints and are not modelled.
+//
+// Back ends: ShapeCs (counts, non-zeros, densities; no values, no rows kept), WitnessCs (values
+// only; no linear combination is built), RecordCs (rows as CSR, optionally with the values: the
+// test mode checks every row against them), and FingerprintCs (fingerprint.hpp).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "circuit/lc.hpp"
+#include "ff/field.hpp"
+#include "r1cs/rows.hpp"
+
+namespace cuzk::circuit {
+
+// Bits of the field's modulus (bellperson's NUM_BITS) and CAPACITY = NUM_BITS - 1.
+template <class F>
+constexpr int field_num_bits() {
+  int n = 64 * F::N;
+  while (n > 0 && !((F::K.p.v[(n - 1) / 64] >> ((n - 1) % 64)) & 1)) --n;
+  return n;
+}
+template <class F>
+constexpr int field_capacity() {
+  return field_num_bits<F>() - 1;
+}
+
+// An argument of enforce: a linear combination, or a function that makes one (called only by a
+// back end that keeps rows).
+template <class F, class X>
+Lc<F> make_lc(X&& x) {
+  if constexpr (std::is_invocable_v<X&>)
+    return x();
+  else
+    return Lc<F>(std::forward<X>(x));
+}
+
+// What a circuit is, without its rows: bellperson's counts, the non-zeros of A, B and C (terms
+// whose merged coefficient is not zero) and the density popcounts bellperson's prover computes
+// (a variable is dense in a matrix when it has a non-zero coefficient in some row of it).
+struct Shape {
+  uint64_t inputs = 0, aux = 0, constraints = 0;
+  uint64_t nnz_a = 0, nnz_b = 0, nnz_c = 0;
+  uint64_t a_aux_density = 0, b_input_density = 0, b_aux_density = 0;
+  uint64_t zero_terms = 0;  // terms whose coefficients summed to zero (kept, as bellpepper keeps them)
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+// A growable bitmap of dense variables.
+class Density {
+ public:
+  void grow(uint64_t n) {
+    if (n > words_.size() * 64) words_.resize((n + 63) / 64 + words_.size(), 0);
+  }
+  void set(uint64_t i) { words_[i / 64] |= 1ull << (i % 64); }
+  uint64_t count() const {
+    uint64_t s = 0;
+    for (uint64_t w : words_) s += uint64_t(__builtin_popcountll(w));
+    return s;
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+// Counts only: O(variables / 8) bytes of density bitmaps, nothing per row.
+template <class F>
+class ShapeCs {
+ public:
+  using Field = F;
+  static constexpr bool kValues = false;
+  static constexpr bool kRows = true;
+
+  ShapeCs() { b_input_.grow(1); }
+  template <class Fn>
+  Var alloc(Fn&&) {
+    a_aux_.grow(s_.aux + 1), b_aux_.grow(s_.aux + 1);
+    return Var::aux(uint32_t(s_.aux++));
+  }
+  template <class Fn>
+  Var alloc_input(Fn&&) {
+    b_input_.grow(s_.inputs + 1);
+    return Var::input(uint32_t(s_.inputs++));
+  }
+  template <class A, class B, class C>
+  void enforce(A&& a, B&& b, C&& c) {
+    const Lc<F> la = make_lc<F>(std::forward<A>(a)), lb = make_lc<F>(std::forward<B>(b)),
+                lc = make_lc<F>(std::forward<C>(c));
+    for (const auto& t : la.terms()) {
+      if (t.coeff.is_zero()) {
+        ++s_.zero_terms;
+        continue;
+      }
+      ++s_.nnz_a;
+      if (!t.var.is_input()) a_aux_.set(t.var.index());
+    }
+    for (const auto& t : lb.terms()) {
+      if (t.coeff.is_zero()) {
+        ++s_.zero_terms;
+        continue;
+      }
+      ++s_.nnz_b;
+      (t.var.is_input() ? b_input_ : b_aux_).set(t.var.index());
+    }
+    for (const auto& t : lc.terms()) t.coeff.is_zero() ? ++s_.zero_terms : ++s_.nnz_c;
+    ++s_.constraints;
+  }
+  uint64_t num_inputs() const { return s_.inputs; }
+  uint64_t num_aux() const { return s_.aux; }
+  uint64_t num_constraints() const { return s_.constraints; }
+  Shape shape() const {
+    Shape s = s_;
+    s.a_aux_density = a_aux_.count();
+    s.b_input_density = b_input_.count();
+    s.b_aux_density = b_aux_.count();
+    return s;
+  }
+
+ private:
+  Shape s_{1, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // ONE is input 0
+  Density a_aux_, b_input_, b_aux_;
+};
+
+// Values only: the witness a prover needs, with no linear combination built.
+template <class F>
+class WitnessCs {
+ public:
+  using Field = F;
+  static constexpr bool kValues = true;
+  static constexpr bool kRows = false;
+
+  WitnessCs() { inputs.push_back(F::one()); }
+  template <class Fn>
+  Var alloc(Fn&& f) {
+    aux.push_back(f());
+    return Var::aux(uint32_t(aux.size() - 1));
+  }
+  template <class Fn>
+  Var alloc_input(Fn&& f) {
+    inputs.push_back(f());
+    return Var::input(uint32_t(inputs.size() - 1));
+  }
+  template <class A, class B, class C>
+  void enforce(A&&, B&&, C&&) {
+    ++constraints;
+  }
+  uint64_t num_inputs() const { return inputs.size(); }
+  uint64_t num_aux() const { return aux.size(); }
+  uint64_t num_constraints() const { return constraints; }
+  const F& value(Var v) const { return v.is_input() ? inputs[v.index()] : aux[v.index()]; }
+
+  std::vector<F> inputs, aux;
+  uint64_t constraints = 0;
+};
+
+// One matrix of recorded rows, compressed by row; terms in bellpepper's order, zeros kept.
+template <class F>
+struct CsrRows {
+  std::vector<uint64_t> ptr{0};
+  std::vector<Term<F>> terms;
+  void push(const Lc<F>& lc) {
+    terms.insert(terms.end(), lc.terms().begin(), lc.terms().end());
+    ptr.push_back(terms.size());
+  }
+  const Term<F>* begin(size_t row) const { return terms.data() + ptr[row]; }
+  const Term<F>* end(size_t row) const { return terms.data() + ptr[row + 1]; }
+};
+
+// Every row (and, with Values, every value): what the prover's rows are made from, and the test
+// mode (first_unsatisfied / is_satisfied, like bellpepper's TestConstraintSystem).
+template <class F, bool Values = true>
+class RecordCs {
+ public:
+  using Field = F;
+  static constexpr bool kValues = Values;
+  static constexpr bool kRows = true;
+
+  RecordCs() {
+    if constexpr (Values) inputs.push_back(F::one());
+  }
+  template <class Fn>
+  Var alloc(Fn&& f) {
+    if constexpr (Values) aux.push_back(f());
+    return Var::aux(uint32_t(n_aux++));
+  }
+  template <class Fn>
+  Var alloc_input(Fn&& f) {
+    if constexpr (Values) inputs.push_back(f());
+    return Var::input(uint32_t(n_inputs++));
+  }
+  template <class A, class B, class C>
+  void enforce(A&& a, B&& b, C&& c) {
+    A_.push(make_lc<F>(std::forward<A>(a)));
+    B_.push(make_lc<F>(std::forward<B>(b)));
+    C_.push(make_lc<F>(std::forward<C>(c)));
+  }
+  uint64_t num_inputs() const { return n_inputs; }
+  uint64_t num_aux() const { return n_aux; }
+  uint64_t num_constraints() const { return A_.ptr.size() - 1; }
+  const CsrRows<F>& a() const { return A_; }
+  const CsrRows<F>& b() const { return B_; }
+  const CsrRows<F>& c() const { return C_; }
+
+  const F& value(Var v) const { return v.is_input() ? inputs[v.index()] : aux[v.index()]; }
+  F eval(const CsrRows<F>& m, size_t row) const {
+    F s = F::zero();
+    for (const Term<F>* t = m.begin(row); t != m.end(row); ++t) s += t->coeff * value(t->var);
+    return s;
+  }
+  // The first row whose A·B differs from C under the values, or SIZE_MAX.
+  size_t first_unsatisfied() const {
+    static_assert(Values, "the test mode needs the values");
+    for (size_t i = 0; i < num_constraints(); ++i)
+      if (eval(A_, i) * eval(B_, i) != eval(C_, i)) return i;
+    return std::numeric_limits<size_t>::max();
+  }
+  bool is_satisfied() const { return first_unsatisfied() == std::numeric_limits<size_t>::max(); }
+
+  // The counts as ShapeCs computes them, from the recorded rows (a cross-check of the two).
+  Shape shape() const {
+    Shape s;
+    s.inputs = n_inputs, s.aux = n_aux, s.constraints = num_constraints();
+    std::vector<char> a_aux(n_aux), b_in(n_inputs), b_aux(n_aux);
+    for (const auto& t : A_.terms)
+      if (t.coeff.is_zero())
+        ++s.zero_terms;
+      else if (++s.nnz_a; !t.var.is_input())
+        a_aux[t.var.index()] = 1;
+    for (const auto& t : B_.terms)
+      if (t.coeff.is_zero())
+        ++s.zero_terms;
+      else
+        ++s.nnz_b, (t.var.is_input() ? b_in : b_aux)[t.var.index()] = 1;
+    for (const auto& t : C_.terms) t.coeff.is_zero() ? ++s.zero_terms : ++s.nnz_c;
+    for (char x : a_aux) s.a_aux_density += uint64_t(x);
+    for (char x : b_in) s.b_input_density += uint64_t(x);
+    for (char x : b_aux) s.b_aux_density += uint64_t(x);
+    return s;
+  }
+
+  // Wire w of the prover's rows: input i is wire i (ONE is wire 0), aux j is wire inputs + j.
+  uint32_t wire(Var v) const { return v.is_input() ? v.index() : uint32_t(n_inputs) + v.index(); }
+
+  // The circuit's rows for the r1cs / setup code (bellperson's convention: the prover appends the
+  // input rows A = input_i, B = 0, C = 0 itself). Terms with a zero coefficient are left out, as
+  // bellperson's prover skips them. The source refers to this object, which must outlive it.
+  r1cs::RowSource<F> row_source() const {
+    r1cs::RowSource<F> s;
+    s.n_wires = uint32_t(n_inputs + n_aux);
+    s.n_pub_in = uint32_t(n_inputs - 1);
+    s.n_rows = num_constraints();
+    s.row = [this](size_t i, r1cs::Row<F>& out) {
+      auto fill = [&](const CsrRows<F>& m, r1cs::LinComb<F>& lc) {
+        lc.clear();
+        for (const Term<F>* t = m.begin(i); t != m.end(i); ++t)
+          if (!t->coeff.is_zero()) lc.add(wire(t->var), t->coeff);
+      };
+      fill(A_, out.a), fill(B_, out.b), fill(C_, out.c);
+    };
+    return s;
+  }
+  // The values in wire order, standard form (what .wtns holds).
+  std::vector<typename F::Limbs> witness_std() const {
+    static_assert(Values, "no values recorded");
+    std::vector<typename F::Limbs> w;
+    w.reserve(inputs.size() + aux.size());
+    for (const F& x : inputs) w.push_back(x.to_std());
+    for (const F& x : aux) w.push_back(x.to_std());
+    return w;
+  }
+
+  std::vector<F> inputs, aux;  // with Values
+  uint64_t n_inputs = 1, n_aux = 0;
+
+ private:
+  CsrRows<F> A_, B_, C_;
+};
+
+}  // namespace cuzk::circuit

@@ -1,0 +1,102 @@
+// Variables and linear combinations of a bellperson-style rank-1 constraint system.
+//
+// Inputs and auxiliary (private) variables have separate index spaces; Input(0) is the constant
+// ONE. A linear combination keeps bellpepper's semantics exactly, since Filecoin's verifying keys
+// fix every column of the QAP:
+//  - its terms are a map from variable to coefficient: adding a variable already present adds to
+//    its coefficient (no second term), and a coefficient that sums to zero stays as a term;
+//  - the terms are kept sorted: every input (by index) before every auxiliary variable (by index),
+//    whatever order they were added in.
+// A Var's key sorts in that order (the aux flag is the top bit), so one sorted vector holds both.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace cuzk::circuit {
+
+struct Var {
+  static constexpr uint32_t kAuxBit = 0x80000000u;
+  uint32_t key = 0;
+  static constexpr Var input(uint32_t i) { return Var{i}; }
+  static constexpr Var aux(uint32_t i) { return Var{i | kAuxBit}; }
+  constexpr bool is_input() const { return !(key & kAuxBit); }
+  constexpr uint32_t index() const { return key & ~kAuxBit; }
+  friend constexpr bool operator==(Var a, Var b) { return a.key == b.key; }
+};
+
+// The constant ONE: bellperson allocates it as the first input.
+inline constexpr Var kOne = Var::input(0);
+
+template <class F>
+struct Term {
+  Var var;
+  F coeff;
+};
+
+template <class F>
+class Lc {
+ public:
+  Lc() = default;
+  explicit Lc(Var v) { terms_.push_back({v, F::one()}); }
+  Lc(Var v, const F& c) { terms_.push_back({v, c}); }
+
+  // lc + (c, v): merged into v's term if present, else inserted in order.
+  Lc& add(Var v, const F& c) {
+    if (terms_.empty() || terms_.back().var.key < v.key) {
+      terms_.push_back({v, c});
+      return *this;
+    }
+    auto it = std::lower_bound(terms_.begin(), terms_.end(), v.key,
+                               [](const Term<F>& t, uint32_t k) { return t.var.key < k; });
+    if (it != terms_.end() && it->var.key == v.key)
+      it->coeff += c;
+    else
+      terms_.insert(it, {v, c});
+    return *this;
+  }
+  Lc& add(Var v) { return add(v, F::one()); }
+  // lc - (c, v) is lc + (-c, v).
+  Lc& sub(Var v, const F& c) { return add(v, -c); }
+  Lc& sub(Var v) { return add(v, -F::one()); }
+  // lc + (c, &other): every term of other scaled by c, in other's order.
+  Lc& add(const Lc& o, const F& c) {
+    for (const auto& t : o.terms_) add(t.var, t.coeff * c);
+    return *this;
+  }
+  Lc& add(const Lc& o) {
+    for (const auto& t : o.terms_) add(t.var, t.coeff);
+    return *this;
+  }
+  Lc& sub(const Lc& o, const F& c) {
+    for (const auto& t : o.terms_) add(t.var, -(t.coeff * c));
+    return *this;
+  }
+  Lc& sub(const Lc& o) {
+    for (const auto& t : o.terms_) add(t.var, -t.coeff);
+    return *this;
+  }
+  // Every coefficient times c (bellpepper's Num::scale).
+  Lc& scale(const F& c) {
+    for (auto& t : terms_) t.coeff *= c;
+    return *this;
+  }
+
+  const std::vector<Term<F>>& terms() const { return terms_; }
+  size_t size() const { return terms_.size(); }
+  bool empty() const { return terms_.empty(); }
+  void clear() { terms_.clear(); }
+
+  // The value under an assignment: value(Var) -> F.
+  template <class Value>
+  F eval(Value&& value) const {
+    F s = F::zero();
+    for (const auto& t : terms_) s += t.coeff * value(t.var);
+    return s;
+  }
+
+ private:
+  std::vector<Term<F>> terms_;
+};
+
+}  // namespace cuzk::circuit

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every gadget circuit's rows are as recorded: `cuzk filecoin fingerprint` (a SHA-256 digest per
+# block of 2^12 rows and of the whole circuit) against the file of each case here. A change to
+# any row, its terms' order or a coefficient shows as a differing block.
+#   bash tests/golden/fingerprints/check.sh CUZK            (compare)
+#   bash tests/golden/fingerprints/check.sh CUZK --update   (rewrite the files)
+set -uo pipefail
+CUZK=${1:?usage: check.sh CUZK [--update]}
+DIR=$(cd "$(dirname "$0")" && pwd)
+cases=(
+  "sha256-512:sha256 --bits 512"
+  "sha256-compress:sha256-compress"
+  "sha254-leaf:sha254-leaf"
+  "create-label:create-label"
+)
+bad=0
+for c in "${cases[@]}"; do
+  name=${c%%:*}
+  read -r -a args <<< "${c#*:}"
+  got=$("$CUZK" filecoin fingerprint "${args[@]}") || { echo "fingerprint $name: cuzk failed"; bad=1; continue; }
+  if [ "${2:-}" = "--update" ]; then
+    printf '%s\n' "$got" > "$DIR/$name.txt"
+    echo "wrote $name.txt"
+  elif ! diff <(printf '%s\n' "$got") "$DIR/$name.txt" > /dev/null; then
+    echo "fingerprint $name: differs from $name.txt:"
+    diff <(printf '%s\n' "$got") "$DIR/$name.txt" | head -20
+    bad=1
+  else
+    echo "fingerprint $name: as recorded ($(tail -1 "$DIR/$name.txt"))"
+  fi
+done
+exit $bad
