@@ -1,5 +1,5 @@
 // `cuzk params` (bellperson's .params / .vk files, parameters.json digests) and `cuzk filecoin`
-// (the published parameter names, regression records' proofs).
+// (the published parameter names, regression records' proofs, the Poseidon hash).
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -9,6 +9,7 @@
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
+#include "filecoin/poseidon.hpp"
 #include "filecoin/records.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
@@ -95,8 +96,56 @@ int filecoin_records(const std::string& path, const std::optional<std::string>& 
   return s.invalid ? kExitError : kExitOk;
 }
 
+// The hash of the inputs: --arity A, --tag merkle (default) | const:L | custom:ID.
+int filecoin_poseidon(const Args& a) {
+  if (a.get("--vk-dir")) throw UsageError("--vk-dir belongs to 'filecoin records'");
+  auto arity_text = a.get("--arity");
+  if (!arity_text) throw UsageError("poseidon needs --arity A (1 to 36; Filecoin uses 2, 4, 8, 11, 16, 24, 36)");
+  auto number = [](const std::string& s, const std::string& what) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError(what + " '" + s + "' is not a number");
+    return uint64_t(std::stoull(s));
+  };
+  uint64_t arity = number(*arity_text, "--arity");
+  if (arity < 1 || arity > filecoin::kPoseidonMaxArity)
+    throw UsageError("--arity " + *arity_text + ": neptune defines arities 1 to 36");
+  std::string tag = a.get_or("--tag", "merkle");
+  filecoin::PoseidonHashType type;
+  if (tag == "merkle")
+    type = filecoin::PoseidonHashType::merkle_tree();
+  else if (tag.rfind("const:", 0) == 0)
+    type = filecoin::PoseidonHashType::constant_length_of(number(tag.substr(6), "--tag const:L, L"));
+  else if (tag.rfind("custom:", 0) == 0)
+    type = filecoin::PoseidonHashType::custom_id(number(tag.substr(7), "--tag custom:ID, ID"));
+  else
+    throw UsageError("--tag '" + tag + "': expected merkle, const:L or custom:ID");
+  const filecoin::PoseidonConstants* c = nullptr;
+  try {
+    c = &filecoin::poseidon_constants(size_t(arity), type);
+  } catch (const InvalidArgument& e) {  // a tag neptune refuses for this arity
+    throw UsageError("--tag " + tag + ": " + e.what());
+  }
+  size_t want = type.kind == filecoin::PoseidonHashType::constant_length ? size_t(type.value) : size_t(arity);
+  if (a.pos.size() - 1 != want)
+    throw UsageError("poseidon --arity " + std::to_string(arity) + " --tag " + tag + " takes exactly " +
+                     std::to_string(want) + " inputs, got " + std::to_string(a.pos.size() - 1));
+  std::vector<filecoin::PoseidonFr> in;
+  for (size_t i = 1; i < a.pos.size(); ++i) {
+    try {
+      in.push_back(filecoin::poseidon_fr_from_string(a.pos[i], "input X" + std::to_string(i - 1)));
+    } catch (const InvalidArgument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  std::printf("%s\n", filecoin::poseidon_fr_to_hex(filecoin::poseidon_hash(*c, in)).c_str());
+  return kExitOk;
+}
+
 int cmd_filecoin(const Args& a) {
   const std::string& sub = a.pos[0];
+  if (sub != "poseidon" && (a.get("--arity") || a.get("--tag")))
+    throw UsageError("--arity and --tag belong to 'filecoin poseidon'");
+  if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
     if (a.get("--vk-dir")) throw UsageError("--vk-dir belongs to 'filecoin records'");
@@ -107,9 +156,10 @@ int cmd_filecoin(const Args& a) {
   }
   if (sub == "records") {
     if (a.pos.size() < 2) throw UsageError("records needs a records file (FILE.json)");
+    if (a.pos.size() > 2) throw UsageError("records takes one records file");
     return filecoin_records(a.pos[1], a.get("--vk-dir"));
   }
-  throw UsageError("unknown subcommand '" + sub + "' (expected param-names or records)");
+  throw UsageError("unknown subcommand '" + sub + "' (expected param-names, records or poseidon)");
 }
 
 }  // namespace
@@ -129,19 +179,26 @@ std::vector<Command> filecoin_commands() {
       .positional("<FILE|DIR>", "the file to inspect, or the directory of the files to verify")
       .flag("--check", "inspect: also check every point of h, l, a, b_g1 and b_g2 in its subgroup (all cores)")
       .option("--manifest", "FILE", "verify: rust-fil-proofs' parameters.json");
-  cli::Command fil("filecoin", "Filecoin: published parameter names, the proofs of regression records");
+  cli::Command fil("filecoin", "Filecoin: published parameter names, the proofs of regression records, Poseidon");
   fil.synopsis("param-names")
       .synopsis("records <FILE.json> [--vk-dir DIR]")
+      .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
           ".params, .vk and .meta files, from the SHA-256 of the circuit's identifier).\n"
           "records: decodes every proof of a seal regression records file (rust-fil-proofs' "
           "seal_regression_records-*.json: 192 bytes per partition, compressed, every check) and ends with "
           "'N records: M proofs decoded, K invalid, A aggregated'; SnarkPack aggregates are counted, not decoded. "
-          "Exit 1 when K > 0.")
-      .positional("<param-names|records>", "what to do")
-      .optional_positional("<FILE.json>", "records: the records file")
-      .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)");
+          "Exit 1 when K > 0.\n"
+          "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
+          "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
+          "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
+          "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
+      .positional("<param-names|records|poseidon>", "what to do")
+      .variadic("<ARG>", "records: the records file; poseidon: the inputs X0 X1 ...")
+      .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)")
+      .option("--arity", "A", "poseidon: the arity, 1 to 36")
+      .option("--tag", "T", "poseidon: merkle (default), const:L or custom:ID");
   return {{params, cmd_params}, {fil, cmd_filecoin}};
 }
 
