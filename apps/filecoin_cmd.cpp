@@ -1,5 +1,5 @@
 // `cuzk params` (bellperson's .params / .vk files, parameters.json digests) and `cuzk filecoin`
-// (the published parameter names, regression records' proofs).
+// (the published parameter names, regression records' proofs, circuit shapes, the Poseidon hash).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
+#include "filecoin/poseidon.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/sha256.hpp"
 #include "util/error.hpp"
@@ -103,6 +104,7 @@ int filecoin_records(const std::string& path, const std::optional<std::string>& 
 // The gadget circuit of `filecoin shape` / `fingerprint` from the positional name and options.
 circuit::GadgetSpec gadget_spec(const Args& a) {
   if (a.pos.size() < 2) throw UsageError(a.pos[0] + " needs a gadget (" + circuit::gadget_names() + ")");
+  if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
   circuit::GadgetSpec g;
   g.name = a.pos[1];
   if (!circuit::is_gadget(g.name))
@@ -166,8 +168,56 @@ int filecoin_fingerprint(const Args& a) {
   return kExitOk;
 }
 
+// The hash of the inputs: --arity A, --tag merkle (default) | const:L | custom:ID.
+int filecoin_poseidon(const Args& a) {
+  if (a.get("--vk-dir")) throw UsageError("--vk-dir belongs to 'filecoin records'");
+  auto arity_text = a.get("--arity");
+  if (!arity_text) throw UsageError("poseidon needs --arity A (1 to 36; Filecoin uses 2, 4, 8, 11, 16, 24, 36)");
+  auto number = [](const std::string& s, const std::string& what) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError(what + " '" + s + "' is not a number");
+    return uint64_t(std::stoull(s));
+  };
+  uint64_t arity = number(*arity_text, "--arity");
+  if (arity < 1 || arity > filecoin::kPoseidonMaxArity)
+    throw UsageError("--arity " + *arity_text + ": neptune defines arities 1 to 36");
+  std::string tag = a.get_or("--tag", "merkle");
+  filecoin::PoseidonHashType type;
+  if (tag == "merkle")
+    type = filecoin::PoseidonHashType::merkle_tree();
+  else if (tag.rfind("const:", 0) == 0)
+    type = filecoin::PoseidonHashType::constant_length_of(number(tag.substr(6), "--tag const:L, L"));
+  else if (tag.rfind("custom:", 0) == 0)
+    type = filecoin::PoseidonHashType::custom_id(number(tag.substr(7), "--tag custom:ID, ID"));
+  else
+    throw UsageError("--tag '" + tag + "': expected merkle, const:L or custom:ID");
+  const filecoin::PoseidonConstants* c = nullptr;
+  try {
+    c = &filecoin::poseidon_constants(size_t(arity), type);
+  } catch (const InvalidArgument& e) {  // a tag neptune refuses for this arity
+    throw UsageError("--tag " + tag + ": " + e.what());
+  }
+  size_t want = type.kind == filecoin::PoseidonHashType::constant_length ? size_t(type.value) : size_t(arity);
+  if (a.pos.size() - 1 != want)
+    throw UsageError("poseidon --arity " + std::to_string(arity) + " --tag " + tag + " takes exactly " +
+                     std::to_string(want) + " inputs, got " + std::to_string(a.pos.size() - 1));
+  std::vector<filecoin::PoseidonFr> in;
+  for (size_t i = 1; i < a.pos.size(); ++i) {
+    try {
+      in.push_back(filecoin::poseidon_fr_from_string(a.pos[i], "input X" + std::to_string(i - 1)));
+    } catch (const InvalidArgument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  std::printf("%s\n", filecoin::poseidon_fr_to_hex(filecoin::poseidon_hash(*c, in)).c_str());
+  return kExitOk;
+}
+
 int cmd_filecoin(const Args& a) {
   const std::string& sub = a.pos[0];
+  if (sub != "poseidon" && (a.get("--arity") || a.get("--tag")))
+    throw UsageError("--arity and --tag belong to 'filecoin poseidon'");
+  if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
     if (a.get("--vk-dir")) throw UsageError("--vk-dir belongs to 'filecoin records'");
@@ -178,11 +228,12 @@ int cmd_filecoin(const Args& a) {
   }
   if (sub == "records") {
     if (a.pos.size() < 2) throw UsageError("records needs a records file (FILE.json)");
+    if (a.pos.size() > 2) throw UsageError("records takes one records file");
     return filecoin_records(a.pos[1], a.get("--vk-dir"));
   }
   if (sub == "shape") return filecoin_shape(a);
   if (sub == "fingerprint") return filecoin_fingerprint(a);
-  throw UsageError("unknown subcommand '" + sub + "' (expected param-names, records, shape or fingerprint)");
+  throw UsageError("unknown subcommand '" + sub + "' (expected param-names, records, shape, fingerprint or poseidon)");
 }
 
 }  // namespace
@@ -202,11 +253,13 @@ std::vector<Command> filecoin_commands() {
       .positional("<FILE|DIR>", "the file to inspect, or the directory of the files to verify")
       .flag("--check", "inspect: also check every point of h, l, a, b_g1 and b_g2 in its subgroup (all cores)")
       .option("--manifest", "FILE", "verify: rust-fil-proofs' parameters.json");
-  cli::Command fil("filecoin", "Filecoin: published parameter names, the proofs of regression records, circuit shapes");
+  cli::Command fil("filecoin",
+                   "Filecoin: published parameter names, the proofs of regression records, circuit shapes, Poseidon");
   fil.synopsis("param-names")
       .synopsis("records <FILE.json> [--vk-dir DIR]")
       .synopsis("shape <GADGET> [--bits N] [--repeat N] [--witness] [--json]")
       .synopsis("fingerprint <GADGET> [--bits N] [--block-log2 K] [--rows]")
+      .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
           ".params, .vk and .meta files, from the SHA-256 of the circuit's identifier).\n"
@@ -220,16 +273,22 @@ std::vector<Command> filecoin_commands() {
           "aux, B over inputs, B over aux); --repeat N synthesizes it N times into one system, --witness computes "
           "the values instead (counts only); the time goes to stderr.\n"
           "fingerprint: a SHA-256 digest per block of 2^K rows (default 12) and of the whole circuit, over a "
-          "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.")
-      .positional("<param-names|records|shape|fingerprint>", "what to do")
-      .optional_positional("<FILE.json|GADGET>", "records: the records file; shape, fingerprint: the gadget")
+          "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.\n"
+          "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
+          "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
+          "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
+          "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
+      .positional("<param-names|records|shape|fingerprint|poseidon>", "what to do")
+      .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
       .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)")
       .option("--bits", "N", "shape, fingerprint: the input bits of the sha256 gadget (default 512)")
       .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")
       .flag("--witness", "shape: compute the witness values instead of the shape")
       .flag("--json", "shape: print the JSON object alone")
       .option("--block-log2", "K", "fingerprint: rows per block digest, 2^K (default 12)")
-      .flag("--rows", "fingerprint: also print every row's digest");
+      .flag("--rows", "fingerprint: also print every row's digest")
+      .option("--arity", "A", "poseidon: the arity, 1 to 36")
+      .option("--tag", "T", "poseidon: merkle (default), const:L or custom:ID");
   return {{params, cmd_params}, {fil, cmd_filecoin}};
 }
 

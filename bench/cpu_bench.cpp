@@ -1,6 +1,8 @@
 // CPU backend micro-benchmarks: MSM (G1, G2) and NTT at one size, median of several runs.
 //   cuzk_bench_cpu [--curve bn254|bls12-381] [--log-n N] [--runs R] [--threads T]
 // Bases are distinct random points, scalars uniform random (no zeros or ones).
+// With --poseidon B-S-T (a Filecoin tree shape, e.g. 8-0-0): the root of a Poseidon tree over 2^N
+// uniform random leaves instead (the constants are made before the timing).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include "backend/cpu/msm.hpp"
 #include "backend/cpu/ntt.hpp"
 #include "ec/curves.hpp"
+#include "filecoin/poseidon.hpp"
 #include "util/rng.hpp"
 
 using namespace cuzk;
@@ -66,10 +69,32 @@ void run(int log_n, int runs, ThreadPool& pool) {
               curve_name(E::id), log_n, pool.size(), g1, g2, nt, plan.c);
 }
 
+void run_poseidon(const std::string& shape, int log_n, int runs, ThreadPool& pool) {
+  unsigned b = 0, s = 0, t = 0;
+  if (std::sscanf(shape.c_str(), "%u-%u-%u", &b, &s, &t) != 3 || b < 2) {
+    std::fprintf(stderr, "--poseidon: expected B-S-T, e.g. 8-0-0\n");
+    std::exit(2);
+  }
+  using Fr = filecoin::PoseidonFr;
+  RandomSource rs(1);
+  std::vector<Fr> leaves(size_t(1) << log_n);
+  for (auto& x : leaves) x = random_field<Fr>(rs);
+  size_t hashes = 0, n = leaves.size() / std::max(1u, s) / std::max(1u, t);
+  for (; n > 1; n /= b) hashes += (n / b) * std::max(1u, s) * std::max(1u, t);
+  hashes += (s ? std::max(1u, t) : 0) + (t ? 1 : 0);
+  for (unsigned a : {b, s, t})
+    if (a) filecoin::poseidon_constants(a);
+  Fr root;
+  double ms = median_ms(runs, [&] { root = filecoin::poseidon_tree_root(leaves, b, s, t, pool); });
+  std::printf("poseidon tree %s 2^%d leaves threads %u  root %9.1f ms  (%zu hashes, %.0f hashes/s)  %s\n",
+              shape.c_str(), log_n, pool.size(), ms, hashes, double(hashes) / (ms / 1000),
+              filecoin::poseidon_fr_to_hex(root).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string curve = "bn254";
+  std::string curve = "bn254", poseidon;
   int log_n = 15, runs = 5;
   unsigned threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -80,6 +105,8 @@ int main(int argc, char** argv) {
       log_n = std::atoi(argv[i + 1]);
     else if (a == "--runs")
       runs = std::atoi(argv[i + 1]);
+    else if (a == "--poseidon")
+      poseidon = argv[i + 1];
     else if (a == "--threads")
       threads = unsigned(std::atoi(argv[i + 1]));
     else {
@@ -88,7 +115,9 @@ int main(int argc, char** argv) {
     }
   }
   ThreadPool pool(threads);
-  if (curve == "bn254")
+  if (!poseidon.empty())
+    run_poseidon(poseidon, log_n, runs, pool);
+  else if (curve == "bn254")
     run<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(log_n, runs, pool);
   else if (curve == "bls12-381")
     run<ec::Bls12381, ec::Bls12381G1Cfg, ec::Bls12381G2Cfg>(log_n, runs, pool);

@@ -191,6 +191,14 @@ echo "{\"porep_config\": {\"partitions\": 1}, \"proof\": [23,${A#*,},$((0x80 | 0
 expect_out filecoin-records-flipped-bit 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json"
 expect_out filecoin-records-vk-dir 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json" --vk-dir "$T"
 expect filecoin-records-vk-dir-missing 1 "not a directory" filecoin records "$T/rec.json" --vk-dir "$T/nodir"
+# Poseidon: neptune's published values (Poseidon2(1, 0); the constant-length hash of 0..3, arity 4), then refusals.
+expect_out filecoin-poseidon2 0 0x042f94ffbe786bc393c003cc74a24f26ec5907b3dc3094afb339ff6079800b5e filecoin poseidon --arity 2 1 0x0
+expect_out filecoin-poseidon-const 0 0x3a21a6ae86754a2939443980077d75934984de08542c99778935b00a07909d45 filecoin poseidon --arity 4 --tag const:4 0 1 2 3
+expect filecoin-poseidon-count 2 "takes exactly 2 inputs, got 1" filecoin poseidon --arity 2 1
+expect filecoin-poseidon-not-below-r 2 "input X1 ('0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001'): not a field element" filecoin poseidon --arity 2 1 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
+expect filecoin-poseidon-not-a-number 2 "input X0 ('1e3'): not a number" filecoin poseidon --arity 2 1e3 2
+expect filecoin-poseidon-needs-arity 2 "needs --arity" filecoin poseidon 1 2
+expect filecoin-poseidon-bad-tag 2 "custom domain tag id 257" filecoin poseidon --arity 2 --tag custom:257 1 2
 # Proving from a .params and verifying with a .vk: the key of BLS mulchain in bellperson's layout.
 "$CUZK" setup "$BLS/circuit.r1cs" "$T/m" --insecure --format bellperson --seed 3 --device cpu --quiet
 expect params-prove-needs-r1cs 1 "carries no constraint rows" prove "$T/m.params" "$BLS/witness.wtns" "${OUT[@]}"
