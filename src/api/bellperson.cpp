@@ -403,29 +403,4 @@ int cuzk_bp_verify(const char* vk_path, const uint8_t* public_inputs, size_t n_p
   });
 }
 
-const char* cuzk_status_name(int status) {
-  switch (status) {
-    case CUZK_OK:
-      return "CUZK_OK";
-    case CUZK_ERR_ARGUMENT:
-      return "CUZK_ERR_ARGUMENT";
-    case CUZK_ERR_INPUT:
-      return "CUZK_ERR_INPUT";
-    case CUZK_ERR_KEY:
-      return "CUZK_ERR_KEY";
-    case CUZK_ERR_SHORT_BUFFER:
-      return "CUZK_ERR_SHORT_BUFFER";
-    case CUZK_ERR_DEVICE:
-      return "CUZK_ERR_DEVICE";
-    case CUZK_ERR_INVALID_PROOF:
-      return "CUZK_ERR_INVALID_PROOF";
-    case CUZK_ERR_MEMORY:
-      return "CUZK_ERR_MEMORY";
-    case CUZK_ERR_INTERNAL:
-      return "CUZK_ERR_INTERNAL";
-    default:
-      return "CUZK_ERR_UNKNOWN";
-  }
-}
-
 }  // extern "C"
