@@ -1,4 +1,4 @@
-/* The conventions of cuzk's C interfaces (bellperson.h, and every C header after it): status
+/* The conventions of cuzk's C interfaces (cuzk.h, bellperson.h, and every C header after it): status
  * codes, error messages, ownership and threads. C99; no C++ type crosses the boundary.
  *
  * Status. Every function that can fail returns an int, one of the CUZK_* codes below: CUZK_OK (0)
@@ -18,7 +18,9 @@
  * Ownership. The caller owns every buffer it passes in, and cuzk reads (or writes) it only
  * during the call: nothing is kept after the function returns. Output buffers are the caller's
  * too, with their length passed beside them; one that is too short gives CUZK_ERR_SHORT_BUFFER
- * and a message with the size needed, and nothing is written to it.
+ * and a message with the size needed, and nothing is written to it. Where the length is passed
+ * by pointer (cuzk.h's proof outputs), it is also set: to the bytes written, or with
+ * CUZK_ERR_SHORT_BUFFER to the bytes needed.
  *
  * Handles. An opaque handle is made by its *_create function (which stores it through an out
  * pointer only on success) and freed by its *_destroy function, which takes NULL as a no-op and
@@ -40,7 +42,8 @@ enum {
   CUZK_ERR_DEVICE = 5,        /* a device failed (or is absent), or a proof did not verify on any device */
   CUZK_ERR_INVALID_PROOF = 6, /* verification: the proof is malformed or does not verify */
   CUZK_ERR_MEMORY = 7,        /* the host's memory ran out */
-  CUZK_ERR_INTERNAL = 8       /* anything else: a bug in cuzk */
+  CUZK_ERR_INTERNAL = 8,      /* anything else: a bug in cuzk */
+  CUZK_ERR_CANCELLED = 9      /* the job was cancelled before it ended */
 };
 
 /* The code's name ("CUZK_ERR_INPUT"), or "CUZK_ERR_UNKNOWN"; a static string. */

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "api/c_abi.hpp"
 #include "api/keys.hpp"
 #include "engine/engine.hpp"
 #include "filecoin/params.hpp"
@@ -26,6 +27,8 @@
 #include "util/thread_pool.hpp"
 
 using namespace cuzk;
+using api::Failure;
+using api::guarded;
 
 namespace {
 
@@ -33,41 +36,6 @@ using Bls = ec::Bls12381;
 using Fr = Bls::Fr;
 constexpr size_t kScalar = CUZK_BP_SCALAR_BYTES;
 const char* const kCircuitId = "bellperson";
-
-// A failure with its status: what every check below throws.
-struct Failure : std::runtime_error {
-  int status;
-  Failure(int st, const std::string& what) : std::runtime_error(what), status(st) {}
-};
-
-void put_message(char* err, size_t len, const char* msg) {
-  if (!err || len == 0) return;
-  const size_t n = std::min(std::strlen(msg), len - 1);
-  std::memcpy(err, msg, n);
-  err[n] = '\0';
-}
-
-// Runs `f`, turning every exception into a status and a message (cuzk_status.h).
-template <class F>
-int guarded(char* err, size_t err_len, F&& f) noexcept {
-  try {
-    f();
-    put_message(err, err_len, "");
-    return CUZK_OK;
-  } catch (const Failure& e) {
-    put_message(err, err_len, e.what());
-    return e.status;
-  } catch (const std::bad_alloc&) {
-    put_message(err, err_len, "out of host memory");
-    return CUZK_ERR_MEMORY;
-  } catch (const std::exception& e) {
-    put_message(err, err_len, e.what());
-    return CUZK_ERR_INTERNAL;
-  } catch (...) {
-    put_message(err, err_len, "unknown exception");
-    return CUZK_ERR_INTERNAL;
-  }
-}
 
 // One 32-byte value as given: raw limbs, reduced or not.
 ff::Limbs<4> limbs_at(const uint8_t* p, size_t i) {
@@ -433,31 +401,6 @@ int cuzk_bp_verify(const char* vk_path, const uint8_t* public_inputs, size_t n_p
     if (!groth16::verify_proof<Bls>(vk, pub, groth16::VerifyProof<Bls>{pr.a, pr.b, pr.c}))
       throw Failure(CUZK_ERR_INVALID_PROOF, "the proof does not verify");
   });
-}
-
-const char* cuzk_status_name(int status) {
-  switch (status) {
-    case CUZK_OK:
-      return "CUZK_OK";
-    case CUZK_ERR_ARGUMENT:
-      return "CUZK_ERR_ARGUMENT";
-    case CUZK_ERR_INPUT:
-      return "CUZK_ERR_INPUT";
-    case CUZK_ERR_KEY:
-      return "CUZK_ERR_KEY";
-    case CUZK_ERR_SHORT_BUFFER:
-      return "CUZK_ERR_SHORT_BUFFER";
-    case CUZK_ERR_DEVICE:
-      return "CUZK_ERR_DEVICE";
-    case CUZK_ERR_INVALID_PROOF:
-      return "CUZK_ERR_INVALID_PROOF";
-    case CUZK_ERR_MEMORY:
-      return "CUZK_ERR_MEMORY";
-    case CUZK_ERR_INTERNAL:
-      return "CUZK_ERR_INTERNAL";
-    default:
-      return "CUZK_ERR_UNKNOWN";
-  }
 }
 
 }  // extern "C"

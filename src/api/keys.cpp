@@ -28,6 +28,8 @@ bool has_zkey_magic(const std::string& path) {
   return ok;
 }
 
+}  // namespace
+
 io::R1cs read_r1cs_for(const std::string& r1cs_path, CurveId curve, uint32_t n_vars, uint32_t n_public,
                        const std::string& key_path) {
   io::R1cs cs = io::read_r1cs(r1cs_path);
@@ -40,8 +42,6 @@ io::R1cs read_r1cs_for(const std::string& r1cs_path, CurveId curve, uint32_t n_v
                           std::to_string(n_public) + ")");
   return cs;
 }
-
-}  // namespace
 
 KeyFormat proving_key_format(const std::string& path) {
   if (!has_zkey_magic(path) && ends_with(path, ".params")) return KeyFormat::Params;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "io/r1cs.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::api {
@@ -16,6 +17,11 @@ enum class KeyFormat { Zkey, Params };
 KeyFormat proving_key_format(const std::string& path);
 // A .vk or .params (bellperson's binary verifying key), else snarkjs's JSON.
 bool is_bellperson_vk(const std::string& path);
+
+// The circuit's .r1cs, checked to be of the key's curve and shape (wires, public inputs);
+// InvalidArgument names both files when it is not.
+io::R1cs read_r1cs_for(const std::string& r1cs_path, CurveId curve, uint32_t n_vars, uint32_t n_public,
+                       const std::string& key_path);
 
 // The device a .params's points are decoded on: the first GPU among `devices`, else none (the
 // host's cores decode them).

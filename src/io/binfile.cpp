@@ -77,6 +77,14 @@ std::shared_ptr<FileBytes> FileBytes::from_buffer(std::string name, std::vector<
   return fb;
 }
 
+std::shared_ptr<FileBytes> FileBytes::borrow(std::string name, std::span<const uint8_t> bytes) {
+  std::shared_ptr<FileBytes> fb(new FileBytes());
+  fb->path_ = std::move(name);
+  fb->data_ = bytes.data();
+  fb->size_ = bytes.size();
+  return fb;
+}
+
 FileBytes::~FileBytes() {
   if (map_) ::munmap(map_, size_);
 }

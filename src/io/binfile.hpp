@@ -14,12 +14,15 @@
 
 namespace cuzk::io {
 
-// Bytes of a whole file: memory-mapped read-only (large keys are used in place), or an owned
-// buffer (fuzzing, tests). Non-copyable; shared by the structures that point into it.
+// Bytes of a whole file: memory-mapped read-only (large keys are used in place), an owned
+// buffer (fuzzing, tests), or a borrowed one (the C interfaces' buffers). Non-copyable; shared by the structures that point into it.
 class FileBytes {
  public:
   static std::shared_ptr<FileBytes> map(const std::string& path);
   static std::shared_ptr<FileBytes> from_buffer(std::string name, std::vector<uint8_t> bytes);
+  // The caller's bytes, not copied: they must outlive the FileBytes and everything that points
+  // into it (a C caller's buffer read during one call).
+  static std::shared_ptr<FileBytes> borrow(std::string name, std::span<const uint8_t> bytes);
   ~FileBytes();
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
