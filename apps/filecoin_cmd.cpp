@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "circuit/catalog.hpp"
 #include "circuit/fingerprint.hpp"
 #include "commands.hpp"
 #include "ff/bls12_381.hpp"
+#include "filecoin/gadgets.hpp"
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
@@ -101,25 +101,94 @@ int filecoin_records(const std::string& path, const std::optional<std::string>& 
   return s.invalid ? kExitError : kExitOk;
 }
 
-// The gadget circuit of `filecoin shape` / `fingerprint` from the positional name and options.
-circuit::GadgetSpec gadget_spec(const Args& a) {
-  if (a.pos.size() < 2) throw UsageError(a.pos[0] + " needs a gadget (" + circuit::gadget_names() + ")");
+// A number option's value: decimal digits only.
+uint64_t number_arg(const std::string& s, const std::string& what) {
+  if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError(what + " '" + s + "' is not a number");
+  return uint64_t(std::stoull(s));
+}
+
+// --tag merkle | const:L | custom:ID.
+filecoin::PoseidonHashType poseidon_tag_arg(const std::string& tag) {
+  if (tag == "merkle") return filecoin::PoseidonHashType::merkle_tree();
+  if (tag.rfind("const:", 0) == 0)
+    return filecoin::PoseidonHashType::constant_length_of(number_arg(tag.substr(6), "--tag const:L, L"));
+  if (tag.rfind("custom:", 0) == 0)
+    return filecoin::PoseidonHashType::custom_id(number_arg(tag.substr(7), "--tag custom:ID, ID"));
+  throw UsageError("--tag '" + tag + "': expected merkle, const:L or custom:ID");
+}
+
+// The gadget circuit of `filecoin shape` / `fingerprint` from the positional name and options,
+// each option checked against the gadget it belongs to.
+filecoin::FilecoinGadgetSpec gadget_spec(const Args& a) {
+  if (a.pos.size() < 2) throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() + ")");
   if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
-  circuit::GadgetSpec g;
+  filecoin::FilecoinGadgetSpec g;
   g.name = a.pos[1];
-  if (!circuit::is_gadget(g.name))
-    throw UsageError("unknown gadget '" + g.name + "' (known: " + circuit::gadget_names() + ")");
+  if (!filecoin::is_filecoin_gadget(g.name))
+    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() + ")");
+  auto only = [&](const char* opt, const char* gadget) {
+    if (g.name != gadget) throw UsageError(std::string(opt) + " belongs to the " + gadget + " gadget");
+  };
   if (auto b = a.get("--bits")) {
-    if (g.name != "sha256") throw UsageError("--bits belongs to the sha256 gadget");
-    g.bits = std::stoull(*b);
+    only("--bits", "sha256");
+    g.bits = number_arg(*b, "--bits");
     if (g.bits % 8) throw UsageError("--bits must be a multiple of 8 (SHA-256 takes whole bytes)");
+  }
+  if (g.name == "poseidon" && !a.get("--arity")) throw UsageError("the poseidon gadget needs --arity A (1 to 36)");
+  if (auto v = a.get("--arity")) {
+    only("--arity", "poseidon");
+    g.arity = size_t(number_arg(*v, "--arity"));
+    if (g.arity < 1 || g.arity > filecoin::kPoseidonMaxArity)
+      throw UsageError("--arity " + *v + ": neptune defines arities 1 to 36");
+  }
+  if (auto v = a.get("--tag")) {
+    only("--tag", "poseidon");
+    g.tag = poseidon_tag_arg(*v);
+    if (g.tag.kind == filecoin::PoseidonHashType::constant_length && g.tag.value != g.arity)
+      throw UsageError("--tag " + *v + ": the Poseidon circuit takes const:L only at L = the arity (no padding)");
+    try {
+      (void)filecoin::poseidon_constants(g.arity, g.tag);
+    } catch (const InvalidArgument& e) {
+      throw UsageError("--tag " + *v + ": " + e.what());
+    }
+  }
+  if (g.name == "por" && !a.get("--tree"))
+    throw UsageError("the por gadget needs --tree (e.g. poseidon-8-8-0, sha256-2)");
+  if (auto v = a.get("--tree")) {
+    only("--tree", "por");
+    try {
+      g.tree = filecoin::TreeShape::parse(*v).name();
+    } catch (const InvalidArgument& e) {
+      throw UsageError(std::string("--tree: ") + e.what());
+    }
+  }
+  if (a.flag("--private-root")) only("--private-root", "por"), g.private_root = true;
+  if (auto v = a.get("--leaves")) {
+    only("--leaves", "por");
+    g.leaves = number_arg(*v, "--leaves");
+  }
+  if (g.name == "por") {
+    try {
+      filecoin::TreeShape::parse(g.tree).base_path_length(
+          filecoin::por_gadget_leaves(g, filecoin::TreeShape::parse(g.tree)));
+    } catch (const InvalidArgument& e) {
+      throw UsageError(std::string("--leaves: ") + e.what());
+    }
+  }
+  if (g.name == "column-hash" && !a.get("--layers"))
+    throw UsageError("the column-hash gadget needs --layers L (2 or 11)");
+  if (auto v = a.get("--layers")) {
+    only("--layers", "column-hash");
+    g.layers = size_t(number_arg(*v, "--layers"));
+    if (g.layers != 2 && g.layers != 11) throw UsageError("--layers " + *v + ": a column hash has 2 or 11 rows");
   }
   return g;
 }
 
 int filecoin_shape(const Args& a) {
   using Fr = ff::Bls12381Fr;
-  const circuit::GadgetSpec g = gadget_spec(a);
+  const filecoin::FilecoinGadgetSpec g = gadget_spec(a);
   const uint64_t repeat = std::stoull(a.get_or("--repeat", "1"));
   if (repeat < 1) throw UsageError("--repeat must be at least 1");
   const bool witness = a.flag("--witness");
@@ -128,13 +197,17 @@ int filecoin_shape(const Args& a) {
   uint64_t constraints = 0;
   if (witness) {
     circuit::WitnessCs<Fr> cs;
-    for (uint64_t i = 0; i < repeat; ++i) circuit::synthesize_gadget(cs, {g.name, g.bits, g.seed + i});
+    for (uint64_t i = 0; i < repeat; ++i) {
+      filecoin::FilecoinGadgetSpec gi = g;
+      gi.seed = g.seed + i;
+      filecoin::synthesize_filecoin_gadget(cs, gi);
+    }
     constraints = cs.num_constraints();
     s = "{\"inputs\": " + std::to_string(cs.num_inputs()) + ", \"aux\": " + std::to_string(cs.num_aux()) +
         ", \"constraints\": " + std::to_string(constraints) + "}";
   } else {
     circuit::ShapeCs<Fr> cs;
-    for (uint64_t i = 0; i < repeat; ++i) circuit::synthesize_gadget(cs, g);
+    for (uint64_t i = 0; i < repeat; ++i) filecoin::synthesize_filecoin_gadget(cs, g);
     const circuit::Shape x = cs.shape();
     constraints = x.constraints;
     s = "{\"inputs\": " + std::to_string(x.inputs) + ", \"aux\": " + std::to_string(x.aux) +
@@ -157,13 +230,13 @@ int filecoin_shape(const Args& a) {
 }
 
 int filecoin_fingerprint(const Args& a) {
-  const circuit::GadgetSpec g = gadget_spec(a);
+  const filecoin::FilecoinGadgetSpec g = gadget_spec(a);
   if (a.get("--repeat") || a.flag("--witness") || a.flag("--json"))
     throw UsageError("--repeat, --witness and --json belong to 'filecoin shape'");
   const int k = std::stoi(a.get_or("--block-log2", "12"));
   if (k < 0 || k > 40) throw UsageError("--block-log2 must be within 0..40");
   circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256> cs(k, a.flag("--rows"));
-  circuit::synthesize_gadget(cs, g);
+  filecoin::synthesize_filecoin_gadget(cs, g);
   std::fputs(circuit::format_fingerprint(cs.finish()).c_str(), stdout);
   return kExitOk;
 }
@@ -174,23 +247,14 @@ int filecoin_poseidon(const Args& a) {
   auto arity_text = a.get("--arity");
   if (!arity_text) throw UsageError("poseidon needs --arity A (1 to 36; Filecoin uses 2, 4, 8, 11, 16, 24, 36)");
   auto number = [](const std::string& s, const std::string& what) {
-    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
-      throw UsageError(what + " '" + s + "' is not a number");
-    return uint64_t(std::stoull(s));
+    if (s.size() > 6) throw UsageError(what + " '" + s + "' is not a number");
+    return number_arg(s, what);
   };
   uint64_t arity = number(*arity_text, "--arity");
   if (arity < 1 || arity > filecoin::kPoseidonMaxArity)
     throw UsageError("--arity " + *arity_text + ": neptune defines arities 1 to 36");
   std::string tag = a.get_or("--tag", "merkle");
-  filecoin::PoseidonHashType type;
-  if (tag == "merkle")
-    type = filecoin::PoseidonHashType::merkle_tree();
-  else if (tag.rfind("const:", 0) == 0)
-    type = filecoin::PoseidonHashType::constant_length_of(number(tag.substr(6), "--tag const:L, L"));
-  else if (tag.rfind("custom:", 0) == 0)
-    type = filecoin::PoseidonHashType::custom_id(number(tag.substr(7), "--tag custom:ID, ID"));
-  else
-    throw UsageError("--tag '" + tag + "': expected merkle, const:L or custom:ID");
+  const filecoin::PoseidonHashType type = poseidon_tag_arg(tag);
   const filecoin::PoseidonConstants* c = nullptr;
   try {
     c = &filecoin::poseidon_constants(size_t(arity), type);
@@ -215,8 +279,11 @@ int filecoin_poseidon(const Args& a) {
 
 int cmd_filecoin(const Args& a) {
   const std::string& sub = a.pos[0];
-  if (sub != "poseidon" && (a.get("--arity") || a.get("--tag")))
-    throw UsageError("--arity and --tag belong to 'filecoin poseidon'");
+  const bool gadget = sub == "shape" || sub == "fingerprint";
+  if (sub != "poseidon" && !gadget && (a.get("--arity") || a.get("--tag")))
+    throw UsageError("--arity and --tag belong to 'filecoin poseidon' and the poseidon gadget");
+  if (!gadget && (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers")))
+    throw UsageError("--tree, --private-root, --leaves and --layers belong to 'filecoin shape' and 'fingerprint'");
   if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
@@ -257,8 +324,8 @@ std::vector<Command> filecoin_commands() {
                    "Filecoin: published parameter names, the proofs of regression records, circuit shapes, Poseidon");
   fil.synopsis("param-names")
       .synopsis("records <FILE.json> [--vk-dir DIR]")
-      .synopsis("shape <GADGET> [--bits N] [--repeat N] [--witness] [--json]")
-      .synopsis("fingerprint <GADGET> [--bits N] [--block-log2 K] [--rows]")
+      .synopsis("shape <GADGET> [GADGET OPTIONS] [--repeat N] [--witness] [--json]")
+      .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
@@ -267,8 +334,10 @@ std::vector<Command> filecoin_commands() {
           "seal_regression_records-*.json: 192 bytes per partition, compressed, every check) and ends with "
           "'N records: M proofs decoded, K invalid, A aggregated'; SnarkPack aggregates are counted, not decoded. "
           "Exit 1 when K > 0.\n"
-          "shape: synthesizes a gadget's circuit (sha256 [--bits N], sha256-compress, sha254-leaf, create-label; "
-          "inputs allocated as the rust test that counts it) as bellperson would, without values, and prints "
+          "shape: synthesizes a gadget's circuit (sha256 [--bits N], sha256-compress, sha254-leaf, create-label, "
+          "poseidon --arity A [--tag merkle|const:A|custom:ID], por --tree poseidon-B[-S[-T]]|sha256-B "
+          "[--private-root] [--leaves N], column-hash --layers 2|11; inputs allocated as the rust test that counts "
+          "it) as bellperson would, without values, and prints "
           "inputs (ONE included), aux, constraints, the non-zeros of A, B and C and the density popcounts (A over "
           "aux, B over inputs, B over aux); --repeat N synthesizes it N times into one system, --witness computes "
           "the values instead (counts only); the time goes to stderr.\n"
@@ -282,13 +351,17 @@ std::vector<Command> filecoin_commands() {
       .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
       .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)")
       .option("--bits", "N", "shape, fingerprint: the input bits of the sha256 gadget (default 512)")
+      .option("--tree", "T", "shape, fingerprint: the por gadget's tree: poseidon-8, poseidon-8-8-2, sha256-2, ...")
+      .flag("--private-root", "shape, fingerprint: the por gadget's root is not a public input")
+      .option("--leaves", "N", "shape, fingerprint: the por gadget's leaves (default 64 per base tree)")
+      .option("--layers", "L", "shape, fingerprint: the column-hash gadget's rows, 2 or 11")
       .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")
       .flag("--witness", "shape: compute the witness values instead of the shape")
       .flag("--json", "shape: print the JSON object alone")
       .option("--block-log2", "K", "fingerprint: rows per block digest, 2^K (default 12)")
       .flag("--rows", "fingerprint: also print every row's digest")
-      .option("--arity", "A", "poseidon: the arity, 1 to 36")
-      .option("--tag", "T", "poseidon: merkle (default), const:L or custom:ID");
+      .option("--arity", "A", "poseidon and the poseidon gadget: the arity, 1 to 36")
+      .option("--tag", "T", "poseidon and the poseidon gadget: merkle (default), const:L or custom:ID");
   return {{params, cmd_params}, {fil, cmd_filecoin}};
 }
 

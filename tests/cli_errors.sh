@@ -199,6 +199,15 @@ expect filecoin-poseidon-not-below-r 2 "input X1 ('0x73eda753299d7d483339d80809a
 expect filecoin-poseidon-not-a-number 2 "input X0 ('1e3'): not a number" filecoin poseidon --arity 2 1e3 2
 expect filecoin-poseidon-needs-arity 2 "needs --arity" filecoin poseidon 1 2
 expect filecoin-poseidon-bad-tag 2 "custom domain tag id 257" filecoin poseidon --arity 2 --tag custom:257 1 2
+# The Poseidon gadgets of `filecoin shape`: storage-proofs-core's published PoR count, and refusals.
+expect_out filecoin-shape-por-8-8 0 '{"inputs": 3, "aux": 1613, "constraints": 1593}' filecoin shape por --tree poseidon-8-8 --witness --json
+expect filecoin-shape-por-needs-tree 2 "the por gadget needs --tree" filecoin shape por
+expect filecoin-shape-tree-elsewhere 2 "--tree belongs to the por gadget" filecoin shape sha256 --tree poseidon-8
+expect filecoin-shape-bad-tree 2 "expected poseidon-B[-S[-T]] or sha256-B[-S[-T]]" filecoin shape por --tree blake2s-8
+expect filecoin-shape-bad-leaves 2 "100 leaves per base tree, not a power of 8" filecoin shape por --tree poseidon-8 --leaves 100
+expect filecoin-shape-poseidon-const 2 "only at L = the arity" filecoin fingerprint poseidon --arity 4 --tag const:3
+expect filecoin-shape-column-layers 2 "2 or 11 rows" filecoin shape column-hash --layers 3
+expect filecoin-poseidon-no-tree 2 "belong to 'filecoin shape' and 'fingerprint'" filecoin poseidon --arity 2 --tree poseidon-8 1 2
 # Proving from a .params and verifying with a .vk: the key of BLS mulchain in bellperson's layout.
 "$CUZK" setup "$BLS/circuit.r1cs" "$T/m" --insecure --format bellperson --seed 3 --device cpu --quiet
 expect params-prove-needs-r1cs 1 "carries no constraint rows" prove "$T/m.params" "$BLS/witness.wtns" "${OUT[@]}"

@@ -12,6 +12,18 @@ cases=(
   "sha256-compress:sha256-compress"
   "sha254-leaf:sha254-leaf"
   "create-label:create-label"
+  "poseidon-2:poseidon --arity 2"
+  "poseidon-4:poseidon --arity 4"
+  "poseidon-8:poseidon --arity 8"
+  "poseidon-11:poseidon --arity 11"
+  "poseidon-4-custom-1:poseidon --arity 4 --tag custom:1"
+  "por-poseidon-8:por --tree poseidon-8"
+  "por-poseidon-8-8:por --tree poseidon-8-8"
+  "por-poseidon-8-8-2:por --tree poseidon-8-8-2"
+  "por-poseidon-2-private-root:por --tree poseidon-2 --private-root"
+  "por-sha256-8:por --tree sha256-8"
+  "column-hash-2:column-hash --layers 2"
+  "column-hash-11:column-hash --layers 11"
 )
 bad=0
 for c in "${cases[@]}"; do
