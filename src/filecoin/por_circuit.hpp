@@ -209,21 +209,20 @@ struct PorVars {
   circuit::Var challenge_input, root_input;  // root_input only with a public root
 };
 
-// PoRCircuit::synthesize over the witness's leaf, path and root (zeros from por_blank_witness for
-// a circuit without values); the path must have the tree's levels for `leaves` leaves.
+// The path levels of PoRCircuit (AuthPath's base, sub and top parts in turn) from `cur` upwards:
+// per level the index bits, the siblings, the insertion and the node's hash. Returns the computed
+// root and appends every level's index bits to path_bits.
 template <class CS>
-PorVars por_circuit(CS& cs, const TreeShape& s, uint64_t leaves, const PorWitness& w, bool private_root) {
+circuit::Num<PoseidonFr> por_path_circuit(CS& cs, const TreeShape& s, uint64_t leaves,
+                                          std::span<const PorPathLevel> path, circuit::Num<PoseidonFr> cur,
+                                          std::vector<circuit::Boolean>& path_bits) {
   using circuit::Boolean;
   using circuit::Num;
   const std::vector<size_t> arities = s.path_arities(leaves);
-  if (w.path.size() != arities.size()) throw InvalidArgument("por: the path has another height than the tree");
-  PorVars out;
-  out.leaf = circuit::alloc_num(cs, [&] { return w.leaf; });
-  Num<PoseidonFr> cur = out.leaf;
-  std::vector<Boolean> path_bits;
+  if (path.size() != arities.size()) throw InvalidArgument("por: the path has another height than the tree");
   for (size_t level = 0; level < arities.size(); ++level) {
     const size_t arity = arities[level];
-    const PorPathLevel& pl = w.path[level];
+    const PorPathLevel& pl = path[level];
     if (pl.siblings.size() != arity - 1) throw InvalidArgument("por: a path level with the wrong sibling count");
     std::vector<Boolean> bits;
     for (size_t k = 0; (size_t(1) << k) < arity; ++k) bits.push_back(circuit::alloc_boolean(cs, (pl.index >> k) & 1));
@@ -234,7 +233,18 @@ PorVars por_circuit(CS& cs, const TreeShape& s, uint64_t leaves, const PorWitnes
         circuit::insert(cs, cur, std::span<const Boolean>(bits), std::span<const Num<PoseidonFr>>(siblings));
     cur = hash_multi_leaf_circuit(cs, s.hasher, std::span<const Num<PoseidonFr>>(inserted));
   }
-  out.computed_root = cur;
+  return cur;
+}
+
+// PoRCircuit::synthesize over the witness's leaf, path and root (zeros from por_blank_witness for
+// a circuit without values); the path must have the tree's levels for `leaves` leaves.
+template <class CS>
+PorVars por_circuit(CS& cs, const TreeShape& s, uint64_t leaves, const PorWitness& w, bool private_root) {
+  using circuit::Boolean;
+  PorVars out;
+  out.leaf = circuit::alloc_num(cs, [&] { return w.leaf; });
+  std::vector<Boolean> path_bits;
+  out.computed_root = por_path_circuit(cs, s, leaves, std::span<const PorPathLevel>(w.path), out.leaf, path_bits);
   const uint64_t first_input = cs.num_inputs();
   circuit::pack_into_inputs(cs, std::span<const Boolean>(path_bits));
   out.challenge_input = circuit::Var::input(uint32_t(first_input));
@@ -242,6 +252,21 @@ PorVars por_circuit(CS& cs, const TreeShape& s, uint64_t leaves, const PorWitnes
   circuit::enforce_num_equal(cs, out.computed_root, out.root);
   if (!private_root) out.root_input = circuit::inputize(cs, out.root);
   return out;
+}
+
+// PoRCircuit over a leaf and a root the caller has allocated, the root private (storage-proofs-
+// porep's enforce_inclusion: Root::Var for both, so neither is allocated again): the path, its
+// index bits packed into one public input (returned), computed root · ONE = root.
+template <class CS>
+circuit::Var por_inclusion_circuit(CS& cs, const TreeShape& s, uint64_t leaves, std::span<const PorPathLevel> path,
+                                   const circuit::Num<PoseidonFr>& leaf, const circuit::Num<PoseidonFr>& root) {
+  using circuit::Boolean;
+  std::vector<Boolean> path_bits;
+  const circuit::Num<PoseidonFr> computed = por_path_circuit(cs, s, leaves, path, leaf, path_bits);
+  const uint64_t first_input = cs.num_inputs();
+  circuit::pack_into_inputs(cs, std::span<const Boolean>(path_bits));
+  circuit::enforce_num_equal(cs, computed, root);
+  return circuit::Var::input(uint32_t(first_input));
 }
 
 }  // namespace cuzk::filecoin

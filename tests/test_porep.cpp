@@ -1,0 +1,291 @@
+// The StackedDRG PoRep circuit: the counts storage-proofs-porep's stacked circuit tests assert
+// (tests/stacked_circuit.rs: nodes = 8 per base tree, 2 layers, 1 challenge, 22 inputs), the
+// public inputs' count and order, the three back ends agreeing, and the sector-size table.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "filecoin/porep_circuit.hpp"
+#include "filecoin/sha256.hpp"
+#include "testing.hpp"
+#include "util/error.hpp"
+#include "util/rng.hpp"
+
+namespace cuzk::test {
+namespace {
+
+using namespace cuzk::filecoin;
+using Fr = PoseidonFr;
+
+PorepCircuitConfig test_config(const std::string& tree) {
+  PorepCircuitConfig c;
+  c.tree = TreeShape::parse("poseidon-" + tree);
+  c.nodes = 8 * c.tree.base_tree_count();
+  c.layers = 2;
+  c.challenges = 1;
+  return c;
+}
+
+circuit::Shape shape_of(const PorepCircuitConfig& c) {
+  circuit::ShapeCs<Fr> cs;
+  porep_circuit(cs, c, porep_blank_witness(c));
+  return cs.shape();
+}
+
+CUZK_TEST(stacked_test_circuit_counts_as_published) {
+  const std::pair<const char*, uint64_t> published[] = {
+      {"2-0-0", 1206212}, {"8-0-0", 1199620}, {"8-4-0", 1296576}, {"8-4-2", 1346982}};
+  for (const auto& [tree, count] : published) {
+    const PorepCircuitConfig c = test_config(tree);
+    const circuit::Shape s = shape_of(c);
+    CHECK_MSG(s.constraints == count, tree << ": " << s.constraints << " constraints");
+    CHECK_MSG(s.inputs == 22, tree << ": " << s.inputs << " inputs");
+    CHECK_EQ(c.inputs(), s.inputs);
+    // B touches ONE (the equality and packing rows) and no other input.
+    CHECK_EQ(s.b_input_density, uint64_t(1));
+  }
+}
+
+// The rows kept (RecordCs) give the counts ShapeCs computes without keeping them, and the values
+// back end allocates the same variables.
+CUZK_TEST(porep_back_ends_agree) {
+  const PorepCircuitConfig c = test_config("8-0-0");
+  const PorepWitness w = porep_blank_witness(c);
+  circuit::RecordCs<Fr, false> rec;
+  porep_circuit(rec, c, w);
+  CHECK(rec.shape() == shape_of(c));
+  circuit::WitnessCs<Fr> wit;
+  porep_circuit(wit, c, w);
+  CHECK_EQ(wit.num_inputs(), rec.num_inputs());
+  CHECK_EQ(wit.num_aux(), rec.num_aux());
+  CHECK_EQ(wit.num_constraints(), rec.num_constraints());
+}
+
+// The public inputs in generate_public_inputs' order: replica_id, comm_d, comm_r, then per
+// challenge the tree D path, 14 parent paths, the challenge, the tree R path, the tree C path.
+CUZK_TEST(porep_public_inputs_in_order) {
+  PorepCircuitConfig c = test_config("8-4-0");
+  c.challenges = 2;
+  PorepWitness w = porep_blank_witness(c);
+  w.replica_id = Fr::from_u64(11), w.comm_d = Fr::from_u64(12), w.comm_r = Fr::from_u64(13);
+  const uint64_t challenges[2] = {5, 30};
+  for (size_t i = 0; i < 2; ++i) {
+    PorepChallengeWitness& ch = w.challenges[i];
+    ch.challenge = challenges[i];
+    auto set_index = [](std::vector<PorPathLevel>& path, uint64_t node, const TreeShape& s, uint64_t nodes) {
+      const std::vector<size_t> ar = s.path_arities(nodes);
+      for (size_t l = 0; l < path.size(); ++l) path[l].index = node % ar[l], node /= ar[l];
+    };
+    set_index(ch.comm_d_path, challenges[i], c.tree_d(), c.nodes);
+    for (size_t p = 0; p < kDrgDegree; ++p) set_index(ch.drg_parents[p].path, p + 1, c.tree, c.nodes);
+    for (size_t p = 0; p < kExpDegree; ++p) set_index(ch.exp_parents[p].path, 20 + p, c.tree, c.nodes);
+    set_index(ch.comm_r_last_path, challenges[i], c.tree, c.nodes);
+    set_index(ch.comm_c_path, challenges[i], c.tree, c.nodes);
+  }
+  circuit::WitnessCs<Fr> cs;
+  porep_circuit(cs, c, w);
+  CHECK_EQ(cs.num_inputs(), c.inputs());
+  CHECK_EQ(cs.inputs.size(), size_t(4 + 2 * 18));
+  CHECK(cs.inputs[1] == Fr::from_u64(11) && cs.inputs[2] == Fr::from_u64(12) && cs.inputs[3] == Fr::from_u64(13));
+  for (size_t i = 0; i < 2; ++i) {
+    const size_t at = 4 + 18 * i;
+    std::vector<uint64_t> want = {challenges[i]};
+    for (uint64_t p = 0; p < kDrgDegree; ++p) want.push_back(p + 1);
+    for (uint64_t p = 0; p < kExpDegree; ++p) want.push_back(20 + p);
+    want.insert(want.end(), {challenges[i], challenges[i], challenges[i]});
+    for (size_t k = 0; k < want.size(); ++k)
+      CHECK_MSG(cs.inputs[at + k] == Fr::from_u64(want[k]), "challenge " << i << " input " << k);
+  }
+}
+
+// Values and rows, each row checked as it comes and none kept: the test mode for circuits too big
+// to record (a label alone is half a million rows).
+class CheckCs {
+ public:
+  using Field = Fr;
+  static constexpr bool kValues = true;
+  static constexpr bool kRows = true;
+
+  CheckCs() { inputs.push_back(Fr::one()); }
+  template <class Fn>
+  circuit::Var alloc(Fn&& f) {
+    aux.push_back(f());
+    return circuit::Var::aux(uint32_t(aux.size() - 1));
+  }
+  template <class Fn>
+  circuit::Var alloc_input(Fn&& f) {
+    inputs.push_back(f());
+    return circuit::Var::input(uint32_t(inputs.size() - 1));
+  }
+  template <class A, class B, class C>
+  void enforce(A&& a, B&& b, C&& c) {
+    auto value = [&](circuit::Var v) { return v.is_input() ? inputs[v.index()] : aux[v.index()]; };
+    const Fr va = circuit::make_lc<Fr>(std::forward<A>(a)).eval(value);
+    const Fr vb = circuit::make_lc<Fr>(std::forward<B>(b)).eval(value);
+    const Fr vc = circuit::make_lc<Fr>(std::forward<C>(c)).eval(value);
+    if (va * vb != vc && first_unsatisfied == UINT64_MAX) first_unsatisfied = constraints;
+    ++constraints;
+  }
+  uint64_t num_inputs() const { return inputs.size(); }
+  uint64_t num_aux() const { return aux.size(); }
+  uint64_t num_constraints() const { return constraints; }
+  bool is_satisfied() const { return first_unsatisfied == UINT64_MAX; }
+
+  std::vector<Fr> inputs, aux;
+  uint64_t constraints = 0, first_unsatisfied = UINT64_MAX;
+};
+
+// The 32-byte little-endian encoding of a field element.
+std::array<uint8_t, 32> fr_bytes(const Fr& x) {
+  const auto s = x.to_std();
+  std::array<uint8_t, 32> b{};
+  for (int i = 0; i < 32; ++i) b[i] = uint8_t(s.v[i / 8] >> (8 * (i % 8)));
+  return b;
+}
+
+// A label as the sealing computes it (stacked/vanilla/create_label), written out here apart from
+// the circuit: SHA-256 of replica_id ‖ layer (u32 BE) ‖ node (u64 BE) ‖ zeros to 64 bytes ‖ the
+// 37 parents' labels, the digest read little-endian with its top two bits cleared.
+Fr plain_label(const Fr& replica_id, uint32_t layer, uint64_t node, const std::vector<Fr>& parents) {
+  std::vector<uint8_t> buf;
+  const auto id = fr_bytes(replica_id);
+  buf.insert(buf.end(), id.begin(), id.end());
+  for (int i = 3; i >= 0; --i) buf.push_back(uint8_t(layer >> (8 * i)));
+  for (int i = 7; i >= 0; --i) buf.push_back(uint8_t(node >> (8 * i)));
+  buf.resize(64, 0);
+  for (size_t k = 0; k < circuit::kTotalParents; ++k) {
+    const auto p = fr_bytes(parents[k % parents.size()]);
+    buf.insert(buf.end(), p.begin(), p.end());
+  }
+  Sha256 h;
+  h.update(std::span<const uint8_t>(buf));
+  auto d = h.finish();
+  d[31] &= 0x3f;
+  Fr::Limbs l{};
+  for (int i = 0; i < 32; ++i) l.v[i / 8] |= uint64_t(d[i]) << (8 * (i % 8));
+  return Fr::from_std(l);
+}
+
+// A partition whose values hold: random data, parents' columns and a challenge, the challenged
+// column's labels computed in the clear, trees D, C and R built over them. The circuit is
+// satisfied, its labels are the plain ones, and a changed value anywhere breaks it.
+CUZK_TEST(porep_witness_satisfies_and_breaks) {
+  struct Case {
+    const char* tree;
+    size_t layers, challenges;
+    bool breaks;
+  };
+  for (const Case& k : {Case{"8-0-0", 2, 2, true}, Case{"8-2-0", 2, 2, true}, Case{"8-8-2", 11, 1, false}}) {
+    {
+      const char* tree = k.tree;
+      const size_t layers = k.layers;
+      PorepCircuitConfig c;
+      c.tree = TreeShape::parse(std::string("poseidon-") + tree);
+      c.nodes = 64 * c.tree.base_tree_count();
+      c.layers = layers;
+      c.challenges = k.challenges;
+      RandomSource rs(seed() + layers + c.nodes);
+      auto rnd = [&] { return random_field<Fr>(rs); };
+      std::vector<Fr> data(c.nodes), leaves_c(c.nodes), leaves_r(c.nodes);
+      for (uint64_t n = 0; n < c.nodes; ++n) data[n] = rnd(), leaves_c[n] = rnd(), leaves_r[n] = rnd();
+      PorepWitness w;
+      w.replica_id = rnd();
+      // Challenge k: node 3 + 50k; its parents nodes 10 + 20k + p (apart from the challenges).
+      struct Opened {
+        uint64_t challenge;
+        std::vector<uint64_t> parents;
+        std::vector<std::vector<Fr>> rows;  // per parent, a row per layer
+      };
+      std::vector<Opened> opened;
+      for (size_t k = 0; k < c.challenges; ++k) {
+        Opened o;
+        o.challenge = 3 + 50 * k;
+        for (size_t p = 0; p < kDrgDegree + kExpDegree; ++p) {
+          o.parents.push_back(10 + 20 * k + p);
+          std::vector<Fr> rows(layers);
+          for (Fr& x : rows) x = rnd();
+          leaves_c[o.parents.back()] = poseidon_hash(layers, rows);
+          o.rows.push_back(rows);
+        }
+        std::vector<Fr> labels;
+        for (size_t layer = 1; layer <= layers; ++layer) {
+          std::vector<Fr> parents;
+          for (size_t p = 0; p < kDrgDegree; ++p) parents.push_back(o.rows[p][layer - 1]);
+          if (layer > 1)
+            for (size_t p = kDrgDegree; p < kDrgDegree + kExpDegree; ++p) parents.push_back(o.rows[p][layer - 2]);
+          labels.push_back(plain_label(w.replica_id, uint32_t(layer), o.challenge, parents));
+        }
+        leaves_c[o.challenge] = poseidon_hash(layers, labels);
+        leaves_r[o.challenge] = labels.back() + data[o.challenge];
+        opened.push_back(std::move(o));
+      }
+      for (const Opened& o : opened) {
+        PorepChallengeWitness ch;
+        ch.challenge = o.challenge;
+        ch.data_leaf = data[o.challenge];
+        const PorWitness d = por_witness(c.tree_d(), data, o.challenge);
+        ch.comm_d_path = d.path, w.comm_d = d.root;
+        const PorWitness r = por_witness(c.tree, leaves_r, o.challenge);
+        ch.comm_r_last_path = r.path, w.comm_r_last = r.root;
+        const PorWitness cx = por_witness(c.tree, leaves_c, o.challenge);
+        ch.comm_c_path = cx.path, w.comm_c = cx.root;
+        for (size_t p = 0; p < kDrgDegree + kExpDegree; ++p)
+          (p < kDrgDegree ? ch.drg_parents : ch.exp_parents)
+              .push_back({o.rows[p], por_witness(c.tree, leaves_c, o.parents[p]).path});
+        w.challenges.push_back(std::move(ch));
+      }
+      const Fr pair[2] = {w.comm_c, w.comm_r_last};
+      w.comm_r = poseidon_hash(2, pair);
+
+      CheckCs cs;
+      porep_circuit(cs, c, w);
+      const std::string what = std::string(tree) + " layers " + std::to_string(layers);
+      CHECK_MSG(cs.is_satisfied(), what << ": row " << cs.first_unsatisfied);
+      CHECK_EQ(cs.num_inputs(), c.inputs());
+      CHECK(cs.inputs.at(1) == w.replica_id && cs.inputs.at(2) == w.comm_d && cs.inputs.at(3) == w.comm_r);
+      CHECK(cs.inputs.at(4) == Fr::from_u64(opened[0].challenge));
+      CHECK(cs.inputs.at(4 + 15) == Fr::from_u64(opened[0].challenge));  // the challenge's UInt64
+      CHECK(cs.inputs.at(4 + 1) == Fr::from_u64(opened[0].parents[0]));
+      if (!k.breaks) continue;
+      // A changed value: comm_r, a data leaf, a parent's row, the challenge.
+      auto breaks = [&](auto change) {
+        PorepWitness bad = w;
+        change(bad);
+        CheckCs b;
+        porep_circuit(b, c, bad);
+        return !b.is_satisfied();
+      };
+      CHECK_MSG(breaks([](PorepWitness& b) { b.comm_r += Fr::one(); }), what);
+      CHECK_MSG(breaks([](PorepWitness& b) { b.challenges[1].data_leaf += Fr::one(); }), what);
+      CHECK_MSG(breaks([](PorepWitness& b) { b.challenges[0].exp_parents[7].rows[0] += Fr::one(); }), what);
+      CHECK_MSG(breaks([](PorepWitness& b) { b.challenges[0].challenge += 1; }), what);
+      CHECK_MSG(breaks([](PorepWitness& b) { b.replica_id += Fr::one(); }), what);
+    }
+  }
+}
+
+CUZK_TEST(porep_sector_sizes) {
+  const PorepSectorConfig s32 = porep_sector_config(uint64_t(32) << 30);
+  CHECK_EQ(s32.circuit.layers, size_t(11));
+  CHECK_EQ(s32.circuit.challenges, size_t(18));
+  CHECK_EQ(s32.partitions, size_t(10));
+  CHECK_EQ(s32.circuit.tree.name(), std::string("poseidon-8-8"));
+  CHECK_EQ(s32.circuit.inputs(), uint64_t(328));
+  const PorepSectorConfig s2 = porep_sector_config(2048);
+  CHECK_EQ(s2.circuit.nodes, uint64_t(64));
+  CHECK_EQ(s2.circuit.challenges, size_t(2));
+  CHECK_EQ(s2.circuit.tree.name(), std::string("poseidon-8"));
+  CHECK_EQ(porep_sector_config(uint64_t(64) << 30).circuit.tree.name(), std::string("poseidon-8-8-2"));
+  for (uint64_t kib : {2, 4, 16, 32, 8 << 10, 16 << 10, 512 << 10, 1 << 20, 32 << 20, 64 << 20})
+    porep_sector_config(kib << 10).circuit.validate();
+  CHECK_THROWS_WITH(porep_sector_config(8192), InvalidArgument, "not one rust-fil-proofs supports");
+  PorepCircuitConfig bad = test_config("8-0-0");
+  bad.layers = 3;
+  CHECK_THROWS_WITH(bad.validate(), InvalidArgument, "2 or 11");
+  bad = test_config("8-0-0");
+  bad.nodes = 16;
+  CHECK_THROWS_WITH(bad.validate(), InvalidArgument, "not a power of 8");
+}
+
+}  // namespace
+}  // namespace cuzk::test
