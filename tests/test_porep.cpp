@@ -1,6 +1,8 @@
 // The StackedDRG PoRep circuit: the counts storage-proofs-porep's stacked circuit tests assert
 // (tests/stacked_circuit.rs: nodes = 8 per base tree, 2 layers, 1 challenge, 22 inputs), the
-// public inputs' count and order, the three back ends agreeing, and the sector-size table.
+// public inputs' count and order, the three back ends agreeing, a witness that satisfies the rows,
+// the sector-size table, and one 32GiB partition's fingerprint. `test_porep porep` runs the fast
+// cases, `test_porep sector_32gib` the 32GiB one (ctest runs both).
 #include <array>
 #include <string>
 #include <vector>
@@ -32,7 +34,7 @@ circuit::Shape shape_of(const PorepCircuitConfig& c) {
   return cs.shape();
 }
 
-CUZK_TEST(stacked_test_circuit_counts_as_published) {
+CUZK_TEST(porep_stacked_test_circuit_counts) {
   const std::pair<const char*, uint64_t> published[] = {
       {"2-0-0", 1206212}, {"8-0-0", 1199620}, {"8-4-0", 1296576}, {"8-4-2", 1346982}};
   for (const auto& [tree, count] : published) {
@@ -285,6 +287,29 @@ CUZK_TEST(porep_sector_sizes) {
   bad = test_config("8-0-0");
   bad.nodes = 16;
   CHECK_THROWS_WITH(bad.validate(), InvalidArgument, "not a power of 8");
+}
+
+// One partition of a 32GiB sector (11 layers, 18 challenges, trees C and R 8-8-0) against the
+// fingerprint of the circuit bellperson synthesizes (Filecoin's published parameters fix it):
+// counts, non-zeros (zero-coefficient terms apart; there are none) and density popcounts. The
+// input constraints bellperson adds (one per input) make 130,278,869 rows and 309,405,051 A terms.
+// Two minutes in the shape mode, tens of MB.
+CUZK_TEST(sector_32gib_partition_fingerprint) {
+  const PorepSectorConfig sc = porep_sector_config(uint64_t(32) << 30);
+  const circuit::Shape s = shape_of(sc.circuit);
+  CHECK_EQ(s.inputs, uint64_t(328));
+  CHECK_EQ(s.inputs, sc.circuit.inputs());
+  CHECK_EQ(s.aux, uint64_t(130169893));
+  CHECK_EQ(s.constraints, uint64_t(130278541));
+  CHECK_EQ(s.constraints + s.inputs, uint64_t(130278869));
+  CHECK_EQ(s.nnz_a, uint64_t(309404723));
+  CHECK_EQ(s.nnz_a + s.inputs, uint64_t(309405051));
+  CHECK_EQ(s.nnz_b, uint64_t(130327340));
+  CHECK_EQ(s.nnz_c, uint64_t(282656500));
+  CHECK_EQ(s.a_aux_density, uint64_t(129753292));
+  CHECK_EQ(s.b_input_density, uint64_t(1));
+  CHECK_EQ(s.b_aux_density, uint64_t(33112281));
+  CHECK_EQ(s.zero_terms, uint64_t(0));
 }
 
 }  // namespace
