@@ -13,6 +13,7 @@
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
+#include "filecoin/porep_circuit.hpp"
 #include "filecoin/poseidon.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/sha256.hpp"
@@ -121,15 +122,18 @@ filecoin::PoseidonHashType poseidon_tag_arg(const std::string& tag) {
 // The gadget circuit of `filecoin shape` / `fingerprint` from the positional name and options,
 // each option checked against the gadget it belongs to.
 filecoin::FilecoinGadgetSpec gadget_spec(const Args& a) {
-  if (a.pos.size() < 2) throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() + ")");
+  if (a.pos.size() < 2)
+    throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() + ") or porep");
   if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
   filecoin::FilecoinGadgetSpec g;
   g.name = a.pos[1];
   if (!filecoin::is_filecoin_gadget(g.name))
-    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() + ")");
+    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() + ", porep)");
   auto only = [&](const char* opt, const char* gadget) {
     if (g.name != gadget) throw UsageError(std::string(opt) + " belongs to the " + gadget + " gadget");
   };
+  for (const char* opt : {"--sector-size", "--nodes", "--challenges"})
+    if (a.get(opt)) throw UsageError(std::string(opt) + " belongs to the porep circuit");
   if (auto b = a.get("--bits")) {
     only("--bits", "sha256");
     g.bits = number_arg(*b, "--bits");
@@ -186,36 +190,91 @@ filecoin::FilecoinGadgetSpec gadget_spec(const Args& a) {
   return g;
 }
 
+// --sector-size: a size name as rust-fil-proofs' constants spell it (2KiB, 32GiB, ...) or bytes.
+uint64_t sector_size_arg(const std::string& s) {
+  for (int log2 = 10; log2 <= 40; ++log2)
+    if (s == filecoin::sector_size_name(uint64_t(1) << log2)) return uint64_t(1) << log2;
+  if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) return number_arg(s, "--sector-size");
+  throw UsageError("--sector-size '" + s + "': expected a size such as 2KiB, 8MiB, 512MiB, 32GiB, 64GiB");
+}
+
+// The PoRep circuit of `filecoin shape porep` / `fingerprint porep`: one partition of a published
+// sector size, or the stacked test form --nodes N --layers L --challenges C --tree B-S-T.
+filecoin::PorepCircuitConfig porep_spec(const Args& a) {
+  if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
+  for (const char* opt : {"--bits", "--arity", "--tag", "--leaves"})
+    if (a.get(opt)) throw UsageError(std::string(opt) + " does not belong to the porep circuit");
+  if (a.flag("--private-root")) throw UsageError("--private-root does not belong to the porep circuit");
+  const bool test_form = a.get("--nodes") || a.get("--layers") || a.get("--challenges") || a.get("--tree");
+  filecoin::PorepCircuitConfig c;
+  try {
+    if (auto size = a.get("--sector-size")) {
+      if (test_form)
+        throw UsageError("porep takes --sector-size alone or --nodes, --layers, --challenges and --tree, not both");
+      return filecoin::porep_sector_config(sector_size_arg(*size)).circuit;
+    }
+    if (!test_form)
+      throw UsageError("porep needs --sector-size SIZE, or --nodes N --layers L --challenges C --tree B-S-T");
+    for (const char* opt : {"--nodes", "--layers", "--challenges", "--tree"})
+      if (!a.get(opt)) throw UsageError(std::string("porep's test form needs ") + opt);
+    c.nodes = number_arg(*a.get("--nodes"), "--nodes");
+    c.layers = size_t(number_arg(*a.get("--layers"), "--layers"));
+    c.challenges = size_t(number_arg(*a.get("--challenges"), "--challenges"));
+    std::string tree = *a.get("--tree");
+    if (!tree.empty() && tree[0] >= '0' && tree[0] <= '9') tree = "poseidon-" + tree;
+    c.tree = filecoin::TreeShape::parse(tree);
+    c.validate();
+  } catch (const InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+  return c;
+}
+
+// A shape as `filecoin shape --json` prints it: the circuit's own constraints and non-zeros (as
+// the Rust tests count them), input_constraints the rows A = input_i, B = 0, C = 0 bellperson
+// adds when it proves (one per input, ONE included), and the density popcounts.
+std::string shape_json(const circuit::Shape& x) {
+  auto kv = [](const char* k, uint64_t v) { return std::string("\"") + k + "\": " + std::to_string(v); };
+  return "{" + kv("inputs", x.inputs) + ", " + kv("aux", x.aux) + ", " + kv("constraints", x.constraints) + ", " +
+         kv("input_constraints", x.inputs) + ", " + kv("nnz_a", x.nnz_a) + ", " + kv("nnz_b", x.nnz_b) + ", " +
+         kv("nnz_c", x.nnz_c) + ", " + kv("density_a_aux", x.a_aux_density) + ", " +
+         kv("density_b_inputs", x.b_input_density) + ", " + kv("density_b_aux", x.b_aux_density) + "}";
+}
+
 int filecoin_shape(const Args& a) {
   using Fr = ff::Bls12381Fr;
-  const filecoin::FilecoinGadgetSpec g = gadget_spec(a);
+  const bool porep = a.pos.size() >= 2 && a.pos[1] == "porep";
+  filecoin::FilecoinGadgetSpec g;
+  filecoin::PorepCircuitConfig pc;
+  if (porep)
+    pc = porep_spec(a), g.name = "porep";
+  else
+    g = gadget_spec(a);
   const uint64_t repeat = std::stoull(a.get_or("--repeat", "1"));
   if (repeat < 1) throw UsageError("--repeat must be at least 1");
   const bool witness = a.flag("--witness");
+  const filecoin::PorepWitness pw = porep ? filecoin::porep_blank_witness(pc) : filecoin::PorepWitness{};
+  auto synthesize = [&](auto& cs, uint64_t i) {
+    if (porep) return filecoin::porep_circuit(cs, pc, pw);
+    filecoin::FilecoinGadgetSpec gi = g;
+    if (witness) gi.seed = g.seed + i;
+    filecoin::synthesize_filecoin_gadget(cs, gi);
+  };
   const auto t0 = std::chrono::steady_clock::now();
   std::string s;
   uint64_t constraints = 0;
   if (witness) {
     circuit::WitnessCs<Fr> cs;
-    for (uint64_t i = 0; i < repeat; ++i) {
-      filecoin::FilecoinGadgetSpec gi = g;
-      gi.seed = g.seed + i;
-      filecoin::synthesize_filecoin_gadget(cs, gi);
-    }
+    for (uint64_t i = 0; i < repeat; ++i) synthesize(cs, i);
     constraints = cs.num_constraints();
     s = "{\"inputs\": " + std::to_string(cs.num_inputs()) + ", \"aux\": " + std::to_string(cs.num_aux()) +
         ", \"constraints\": " + std::to_string(constraints) + "}";
   } else {
     circuit::ShapeCs<Fr> cs;
-    for (uint64_t i = 0; i < repeat; ++i) filecoin::synthesize_filecoin_gadget(cs, g);
+    for (uint64_t i = 0; i < repeat; ++i) synthesize(cs, i);
     const circuit::Shape x = cs.shape();
     constraints = x.constraints;
-    s = "{\"inputs\": " + std::to_string(x.inputs) + ", \"aux\": " + std::to_string(x.aux) +
-        ", \"constraints\": " + std::to_string(x.constraints) + ", \"nnz_a\": " + std::to_string(x.nnz_a) +
-        ", \"nnz_b\": " + std::to_string(x.nnz_b) + ", \"nnz_c\": " + std::to_string(x.nnz_c) +
-        ", \"a_aux_density\": " + std::to_string(x.a_aux_density) +
-        ", \"b_input_density\": " + std::to_string(x.b_input_density) +
-        ", \"b_aux_density\": " + std::to_string(x.b_aux_density) + "}";
+    s = shape_json(x);
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (a.flag("--json")) {
@@ -230,13 +289,22 @@ int filecoin_shape(const Args& a) {
 }
 
 int filecoin_fingerprint(const Args& a) {
-  const filecoin::FilecoinGadgetSpec g = gadget_spec(a);
+  const bool porep = a.pos.size() >= 2 && a.pos[1] == "porep";
+  filecoin::FilecoinGadgetSpec g;
+  filecoin::PorepCircuitConfig pc;
+  if (porep)
+    pc = porep_spec(a);
+  else
+    g = gadget_spec(a);
   if (a.get("--repeat") || a.flag("--witness") || a.flag("--json"))
     throw UsageError("--repeat, --witness and --json belong to 'filecoin shape'");
   const int k = std::stoi(a.get_or("--block-log2", "12"));
   if (k < 0 || k > 40) throw UsageError("--block-log2 must be within 0..40");
   circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256> cs(k, a.flag("--rows"));
-  filecoin::synthesize_filecoin_gadget(cs, g);
+  if (porep)
+    filecoin::porep_circuit(cs, pc, filecoin::porep_blank_witness(pc));
+  else
+    filecoin::synthesize_filecoin_gadget(cs, g);
   std::fputs(circuit::format_fingerprint(cs.finish()).c_str(), stdout);
   return kExitOk;
 }
@@ -282,8 +350,11 @@ int cmd_filecoin(const Args& a) {
   const bool gadget = sub == "shape" || sub == "fingerprint";
   if (sub != "poseidon" && !gadget && (a.get("--arity") || a.get("--tag")))
     throw UsageError("--arity and --tag belong to 'filecoin poseidon' and the poseidon gadget");
-  if (!gadget && (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers")))
-    throw UsageError("--tree, --private-root, --leaves and --layers belong to 'filecoin shape' and 'fingerprint'");
+  if (!gadget && (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers") ||
+                  a.get("--sector-size") || a.get("--nodes") || a.get("--challenges")))
+    throw UsageError(
+        "--tree, --private-root, --leaves, --layers, --sector-size, --nodes and --challenges belong to 'filecoin "
+        "shape' and 'fingerprint'");
   if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
@@ -325,6 +396,7 @@ std::vector<Command> filecoin_commands() {
   fil.synopsis("param-names")
       .synopsis("records <FILE.json> [--vk-dir DIR]")
       .synopsis("shape <GADGET> [GADGET OPTIONS] [--repeat N] [--witness] [--json]")
+      .synopsis("shape porep --sector-size SIZE | --nodes N --layers L --challenges C --tree B-S-T [--json]")
       .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
@@ -338,9 +410,15 @@ std::vector<Command> filecoin_commands() {
           "poseidon --arity A [--tag merkle|const:A|custom:ID], por --tree poseidon-B[-S[-T]]|sha256-B "
           "[--private-root] [--leaves N], column-hash --layers 2|11; inputs allocated as the rust test that counts "
           "it) as bellperson would, without values, and prints "
-          "inputs (ONE included), aux, constraints, the non-zeros of A, B and C and the density popcounts (A over "
-          "aux, B over inputs, B over aux); --repeat N synthesizes it N times into one system, --witness computes "
-          "the values instead (counts only); the time goes to stderr.\n"
+          "inputs (ONE included), aux, constraints (the circuit's own), input_constraints (the rows A = input_i "
+          "bellperson adds when it proves, one per input), the non-zeros of A, B and C and the density popcounts "
+          "(A over aux, B over inputs, B over aux); --repeat N synthesizes it N times into one system, --witness "
+          "computes "
+          "the values instead (counts only); the time goes to stderr. "
+          "shape porep: one partition of the StackedDRG PoRep circuit (storage-proofs-porep's StackedCircuit, "
+          "blank), of a sector size rust-fil-proofs supports (--sector-size 2KiB, 8MiB, 512MiB, 32GiB, 64GiB, ...: "
+          "its layers, challenges per partition and tree shape), or the stacked test form: --nodes N --layers 2|11 "
+          "--challenges C --tree 8-0-0|8-4-0|8-4-2|2-0-0 (trees C and R; tree D is binary SHA-256).\n"
           "fingerprint: a SHA-256 digest per block of 2^K rows (default 12) and of the whole circuit, over a "
           "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.\n"
           "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
@@ -351,10 +429,15 @@ std::vector<Command> filecoin_commands() {
       .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
       .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)")
       .option("--bits", "N", "shape, fingerprint: the input bits of the sha256 gadget (default 512)")
-      .option("--tree", "T", "shape, fingerprint: the por gadget's tree: poseidon-8, poseidon-8-8-2, sha256-2, ...")
+      .option("--tree", "T",
+              "shape, fingerprint: the por gadget's tree: poseidon-8, poseidon-8-8-2, sha256-2, ...; porep's trees "
+              "C and R: 8-8-0, ...")
       .flag("--private-root", "shape, fingerprint: the por gadget's root is not a public input")
       .option("--leaves", "N", "shape, fingerprint: the por gadget's leaves (default 64 per base tree)")
-      .option("--layers", "L", "shape, fingerprint: the column-hash gadget's rows, 2 or 11")
+      .option("--layers", "L", "shape, fingerprint: the column-hash gadget's rows, 2 or 11; porep's layers")
+      .option("--sector-size", "SIZE", "shape, fingerprint: porep of this sector size (2KiB ... 64GiB)")
+      .option("--nodes", "N", "shape, fingerprint: porep's test form: the sector's nodes")
+      .option("--challenges", "C", "shape, fingerprint: porep's test form: challenges per partition")
       .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")
       .flag("--witness", "shape: compute the witness values instead of the shape")
       .flag("--json", "shape: print the JSON object alone")

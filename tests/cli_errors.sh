@@ -208,6 +208,15 @@ expect filecoin-shape-bad-leaves 2 "100 leaves per base tree, not a power of 8" 
 expect filecoin-shape-poseidon-const 2 "only at L = the arity" filecoin fingerprint poseidon --arity 4 --tag const:3
 expect filecoin-shape-column-layers 2 "2 or 11 rows" filecoin shape column-hash --layers 3
 expect filecoin-poseidon-no-tree 2 "belong to 'filecoin shape' and 'fingerprint'" filecoin poseidon --arity 2 --tree poseidon-8 1 2
+# The PoRep circuit: storage-proofs-porep's stacked test circuit (8-4-2: 1,346,982 rows, 22 inputs), and refusals.
+expect_out filecoin-shape-porep-8-4-2 0 '{"inputs": 22, "aux": 1345810, "constraints": 1346982, "input_constraints": 22, "nnz_a": 3228935, "nnz_b": 1347477, "nnz_c": 2915976, "density_a_aux": 1339699, "density_b_inputs": 1, "density_b_aux": 345133}' filecoin shape porep --nodes 64 --layers 2 --challenges 1 --tree 8-4-2 --json
+expect filecoin-shape-porep-needs-size 2 "porep needs --sector-size SIZE" filecoin shape porep
+expect filecoin-shape-porep-not-both 2 "not both" filecoin shape porep --sector-size 2KiB --tree 8-0-0
+expect filecoin-shape-porep-bad-size 2 "not one rust-fil-proofs supports" filecoin shape porep --sector-size 4GiB
+expect filecoin-shape-porep-size-name 2 "expected a size such as 2KiB" filecoin shape porep --sector-size 2kb
+expect filecoin-shape-porep-layers 2 "the column hash takes 2 or 11" filecoin shape porep --nodes 64 --layers 3 --challenges 1 --tree 8-0-0
+expect filecoin-shape-porep-nodes 2 "not a power of 8" filecoin shape porep --nodes 16 --layers 2 --challenges 1 --tree 8-0-0
+expect filecoin-shape-nodes-elsewhere 2 "--nodes belongs to the porep circuit" filecoin shape sha256 --nodes 8
 # Proving from a .params and verifying with a .vk: the key of BLS mulchain in bellperson's layout.
 "$CUZK" setup "$BLS/circuit.r1cs" "$T/m" --insecure --format bellperson --seed 3 --device cpu --quiet
 expect params-prove-needs-r1cs 1 "carries no constraint rows" prove "$T/m.params" "$BLS/witness.wtns" "${OUT[@]}"
