@@ -254,8 +254,9 @@ int filecoin_shape(const Args& a) {
   if (repeat < 1) throw UsageError("--repeat must be at least 1");
   const bool witness = a.flag("--witness");
   const filecoin::PorepWitness pw = porep ? filecoin::porep_blank_witness(pc) : filecoin::PorepWitness{};
+  ThreadPool pool;  // the values back end fills a PoRep partition's challenges in parallel
   auto synthesize = [&](auto& cs, uint64_t i) {
-    if (porep) return filecoin::porep_circuit(cs, pc, pw);
+    if (porep) return filecoin::porep_circuit(cs, pc, pw, &pool);
     filecoin::FilecoinGadgetSpec gi = g;
     if (witness) gi.seed = g.seed + i;
     filecoin::synthesize_filecoin_gadget(cs, gi);

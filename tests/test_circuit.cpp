@@ -442,3 +442,33 @@ CUZK_TEST(fingerprint_sees_a_changed_row) {
   const std::string text = format_fingerprint(a);
   CHECK(text.find("whole " + digest_hex(a.whole)) != std::string::npos);
 }
+
+// Blocks filled in parallel (for_each_block on the values back end) give the sequential values
+// in order and the same variables (indices from the bases the first block's shape sets); a block
+// of another shape is refused.
+CUZK_TEST(blocks_in_parallel_are_the_sequential_witness) {
+  using F = ff::Bls12381Fr;
+  constexpr size_t kBlocks = 7;
+  auto run = [](circuit::WitnessCs<F>& cs, ThreadPool* pool, std::vector<std::vector<circuit::Var>>& vars,
+                size_t odd_block) {
+    cs.alloc([] { return F::from_u64(99); });  // a prologue
+    circuit::for_each_block(cs, kBlocks, pool, [&](auto& b, size_t k) {
+      for (uint64_t j = 0; j < (k == odd_block ? 4 : 3); ++j)
+        vars[k].push_back(b.alloc([&] { return F::from_u64(10 * k + j); }));
+      vars[k].push_back(b.alloc_input([&] { return F::from_u64(1000 + k); }));
+      b.enforce(circuit::Lc<F>(), circuit::Lc<F>(), circuit::Lc<F>());
+    });
+  };
+  std::vector<std::vector<circuit::Var>> seq_vars(kBlocks), par_vars(kBlocks);
+  circuit::WitnessCs<F> seq, par;
+  run(seq, nullptr, seq_vars, SIZE_MAX);
+  ThreadPool pool(3);
+  run(par, &pool, par_vars, SIZE_MAX);
+  CHECK(par.inputs == seq.inputs && par.aux == seq.aux);
+  CHECK_EQ(par.num_constraints(), uint64_t(kBlocks));
+  CHECK(par_vars == seq_vars);
+  for (size_t k = 0; k < kBlocks; ++k) CHECK(par.value(par_vars[k][1]) == F::from_u64(10 * k + 1));
+  circuit::WitnessCs<F> odd;
+  std::vector<std::vector<circuit::Var>> odd_vars(kBlocks);
+  CHECK_THROWS_WITH(run(odd, &pool, odd_vars, 4), Error, "block 4 differs in shape from block 0");
+}

@@ -242,6 +242,13 @@ CUZK_TEST(porep_witness_satisfies_and_breaks) {
       CheckCs cs;
       porep_circuit(cs, c, w);
       const std::string what = std::string(tree) + " layers " + std::to_string(layers);
+      {  // the challenges filled in parallel: the sequential values, in order
+        ThreadPool pool(3);
+        circuit::WitnessCs<Fr> par;
+        porep_circuit(par, c, w, &pool);
+        CHECK_MSG(par.inputs == cs.inputs && par.aux == cs.aux, what);
+        CHECK_EQ(par.num_constraints(), cs.num_constraints());
+      }
       CHECK_MSG(cs.is_satisfied(), what << ": row " << cs.first_unsatisfied);
       CHECK_EQ(cs.num_inputs(), c.inputs());
       CHECK(cs.inputs.at(1) == w.replica_id && cs.inputs.at(2) == w.comm_d && cs.inputs.at(3) == w.comm_r);

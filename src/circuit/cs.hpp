@@ -25,6 +25,8 @@
 #include "circuit/lc.hpp"
 #include "ff/field.hpp"
 #include "r1cs/rows.hpp"
+#include "util/error.hpp"
+#include "util/thread_pool.hpp"
 
 namespace cuzk::circuit {
 
@@ -136,7 +138,10 @@ class ShapeCs {
   Density a_aux_, b_input_, b_aux_;
 };
 
-// Values only: the witness a prover needs, with no linear combination built.
+// Values only: the witness a prover needs, with no linear combination built. A system made by
+// `at` holds the values of a block placed after given counts of inputs and aux (its variables
+// carry their global indices; the gadgets carry the values they read), so that blocks of the
+// same shape can be filled in parallel and appended in order (for_each_block).
 template <class F>
 class WitnessCs {
  public:
@@ -145,28 +150,77 @@ class WitnessCs {
   static constexpr bool kRows = false;
 
   WitnessCs() { inputs.push_back(F::one()); }
+  static WitnessCs at(uint64_t input_base, uint64_t aux_base) {
+    WitnessCs w;
+    w.inputs.clear();
+    w.input_base_ = input_base, w.aux_base_ = aux_base;
+    return w;
+  }
   template <class Fn>
   Var alloc(Fn&& f) {
     aux.push_back(f());
-    return Var::aux(uint32_t(aux.size() - 1));
+    return Var::aux(uint32_t(aux_base_ + aux.size() - 1));
   }
   template <class Fn>
   Var alloc_input(Fn&& f) {
     inputs.push_back(f());
-    return Var::input(uint32_t(inputs.size() - 1));
+    return Var::input(uint32_t(input_base_ + inputs.size() - 1));
   }
   template <class A, class B, class C>
   void enforce(A&&, B&&, C&&) {
     ++constraints;
   }
-  uint64_t num_inputs() const { return inputs.size(); }
-  uint64_t num_aux() const { return aux.size(); }
+  uint64_t num_inputs() const { return input_base_ + inputs.size(); }
+  uint64_t num_aux() const { return aux_base_ + aux.size(); }
   uint64_t num_constraints() const { return constraints; }
-  const F& value(Var v) const { return v.is_input() ? inputs[v.index()] : aux[v.index()]; }
+  const F& value(Var v) const { return v.is_input() ? inputs[v.index() - input_base_] : aux[v.index() - aux_base_]; }
+  // The values of a block made by at(num_inputs(), num_aux()), appended.
+  void append(const WitnessCs& block) {
+    inputs.insert(inputs.end(), block.inputs.begin(), block.inputs.end());
+    aux.insert(aux.end(), block.aux.begin(), block.aux.end());
+    constraints += block.constraints;
+  }
 
-  std::vector<F> inputs, aux;
+  std::vector<F> inputs, aux;  // this system's own (from its bases)
   uint64_t constraints = 0;
+
+ private:
+  uint64_t input_base_ = 0, aux_base_ = 0;
 };
+
+template <class CS>
+struct IsWitnessCs : std::false_type {};
+template <class F>
+struct IsWitnessCs<WitnessCs<F>> : std::true_type {};
+
+// fn(cs, k) for k < n: blocks that allocate the same numbers of inputs and aux variables and
+// enforce as many constraints (a circuit's challenges), in order. With the values back end and a
+// pool, block 0 runs first and gives the shape; blocks 1 .. n - 1 then fill systems placed where
+// that shape puts them, in parallel, and are appended in order: the values are the sequential
+// ones. A block of another shape is an error (a circuit whose blocks differ must not use this).
+template <class CS, class Fn>
+void for_each_block(CS& cs, size_t n, ThreadPool* pool, Fn&& fn) {
+  if constexpr (IsWitnessCs<CS>::value) {
+    if (pool && n > 1) {
+      const uint64_t i0 = cs.num_inputs(), a0 = cs.num_aux(), c0 = cs.num_constraints();
+      fn(cs, size_t(0));
+      const uint64_t di = cs.num_inputs() - i0, da = cs.num_aux() - a0, dc = cs.num_constraints() - c0;
+      std::vector<CS> blocks(n - 1);
+      pool->parallel_for(n - 1, [&](size_t b, size_t e) {
+        for (size_t k = b; k < e; ++k) {
+          blocks[k] = CS::at(i0 + (k + 1) * di, a0 + (k + 1) * da);
+          fn(blocks[k], k + 1);
+          if (blocks[k].inputs.size() != di || blocks[k].aux.size() != da || blocks[k].constraints != dc)
+            throw Error("for_each_block: block " + std::to_string(k + 1) + " differs in shape from block 0");
+        }
+      });
+      for (const CS& b : blocks) cs.append(b);
+      return;
+    }
+  }
+  (void)pool;
+  for (size_t k = 0; k < n; ++k) fn(cs, k);
+}
 
 // One matrix of recorded rows, compressed by row; terms in bellpepper's order, zeros kept.
 template <class F>

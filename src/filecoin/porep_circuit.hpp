@@ -163,9 +163,10 @@ void porep_challenge_circuit(CS& cs, const PorepCircuitConfig& c, const PorepCha
   por_inclusion_circuit(cs, c.tree, c.nodes, std::span<const PorPathLevel>(w.comm_c_path), column_hash, comm_c);
 }
 
-// StackedCircuit::synthesize: one partition over w's challenges (c.challenges of them).
+// StackedCircuit::synthesize: one partition over w's challenges (c.challenges of them). With a
+// pool, the values back end fills the challenges in parallel (circuit::for_each_block).
 template <class CS>
-void porep_circuit(CS& cs, const PorepCircuitConfig& c, const PorepWitness& w) {
+void porep_circuit(CS& cs, const PorepCircuitConfig& c, const PorepWitness& w, ThreadPool* pool = nullptr) {
   using circuit::Num;
   c.validate();
   if (w.challenges.size() != c.challenges)
@@ -183,8 +184,10 @@ void porep_circuit(CS& cs, const PorepCircuitConfig& c, const PorepWitness& w) {
   const Num<PoseidonFr> pair[2] = {comm_c, comm_r_last};
   const Num<PoseidonFr> h = poseidon_hash_circuit(cs, std::span<const Num<PoseidonFr>>(pair), poseidon_constants(2));
   circuit::enforce_num_equal(cs, comm_r, h);
-  for (const PorepChallengeWitness& ch : w.challenges)
-    porep_challenge_circuit(cs, c, ch, comm_d, comm_c, comm_r_last, std::span<const circuit::Boolean>(replica_id_bits));
+  circuit::for_each_block(cs, w.challenges.size(), pool, [&](auto& block, size_t k) {
+    porep_challenge_circuit(block, c, w.challenges[k], comm_d, comm_c, comm_r_last,
+                            std::span<const circuit::Boolean>(replica_id_bits));
+  });
 }
 
 // The published PoRep circuits by sector size (filecoin-proofs constants.rs: LAYERS, POREP_PARTITIONS,
