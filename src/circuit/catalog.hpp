@@ -38,15 +38,16 @@ inline const std::vector<GadgetInfo>& gadget_catalog() {
   return c;
 }
 
-inline bool is_gadget(const std::string& name) {
-  for (const auto& g : gadget_catalog())
+// Whether `name` is in a catalog (this one, or a larger one built over it), and its names.
+inline bool is_gadget(const std::string& name, const std::vector<GadgetInfo>& catalog = gadget_catalog()) {
+  for (const auto& g : catalog)
     if (name == g.name) return true;
   return false;
 }
 
-inline std::string gadget_names() {
+inline std::string gadget_names(const std::vector<GadgetInfo>& catalog = gadget_catalog()) {
   std::string s;
-  for (const auto& g : gadget_catalog()) s += (s.empty() ? "" : ", ") + std::string(g.name);
+  for (const auto& g : catalog) s += (s.empty() ? "" : ", ") + std::string(g.name);
   return s;
 }
 

@@ -45,17 +45,8 @@ inline const std::vector<circuit::GadgetInfo>& filecoin_gadget_catalog() {
   return c;
 }
 
-inline bool is_filecoin_gadget(const std::string& name) {
-  for (const auto& g : filecoin_gadget_catalog())
-    if (name == g.name) return true;
-  return false;
-}
-
-inline std::string filecoin_gadget_names() {
-  std::string s;
-  for (const auto& g : filecoin_gadget_catalog()) s += (s.empty() ? "" : ", ") + std::string(g.name);
-  return s;
-}
+inline bool is_filecoin_gadget(const std::string& name) { return circuit::is_gadget(name, filecoin_gadget_catalog()); }
+inline std::string filecoin_gadget_names() { return circuit::gadget_names(filecoin_gadget_catalog()); }
 
 // The leaf count of a por gadget: --leaves, or 64 per base tree.
 inline uint64_t por_gadget_leaves(const FilecoinGadgetSpec& g, const TreeShape& s) {
