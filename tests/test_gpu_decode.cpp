@@ -6,6 +6,7 @@
 //
 // Timing (not run by default): CUZK_DECODE_BENCH=N build/tests/test_gpu_decode bench_gpu_decode
 // decodes 2^N G1 and 2^(N-1) G2 points and prints GB/s.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -104,6 +105,16 @@ std::vector<typename Pick<G2>::Aff> host_decode(const std::vector<uint8_t>& raw,
   return out;
 }
 
+// The host's copies of a decode, over the pool in pieces of `piece` bytes.
+backend::Device::HostCopy copy_over(ThreadPool& pool, size_t piece) {
+  return [&pool, piece](void* d, const void* s, size_t b) {
+    pool.parallel_for((b + piece - 1) / piece, [&](size_t lo, size_t hi) {
+      std::memcpy(static_cast<char*>(d) + lo * piece, static_cast<const char*>(s) + lo * piece,
+                  std::min(b, hi * piece) - lo * piece);
+    });
+  };
+}
+
 template <bool G2>
 void check_against_host(backend::Device& dev, ThreadPool& pool, size_t n, size_t n_bad, bool refuse) {
   using P = Pick<G2>;
@@ -116,15 +127,7 @@ void check_against_host(backend::Device& dev, ThreadPool& pool, size_t n, size_t
 
   std::vector<typename P::Aff> got(n);
   const auto ws = dev.allocate(dev.decode_workspace_bytes(), nullptr, "test decode");
-  const auto r = dev.decode_points(
-      P::group, raw.data(), n, got.data(), refuse, ws->memory(), [&](void* d, const void* s, size_t b) {
-        pool.parallel_for((b + 4095) / 4096,
-                          [&](size_t lo, size_t hi) {
-                            std::memcpy(static_cast<char*>(d) + lo * 4096, static_cast<const char*>(s) + lo * 4096,
-                                        std::min(b, hi * 4096) - lo * 4096);
-                          },
-                          16);
-      });
+  const auto r = dev.decode_points(P::group, raw.data(), n, got.data(), refuse, ws->memory(), copy_over(pool, 4096));
   const std::string what = std::string(G2 ? "G2" : "G1") + " n=" + std::to_string(n) + " bad=" + std::to_string(n_bad) +
                            (refuse ? " refusing the identity" : "");
   if (want_bad == n) {
@@ -184,14 +187,7 @@ CUZK_TEST(bench_gpu_decode) {
     for (int rep = 0; rep < 3; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
       const auto r = dev->decode_points(g2 ? backend::Group::G2 : backend::Group::G1, raw.data(), n, out.data(), false,
-                                        ws->memory(), [&](void* d, const void* s, size_t b) {
-                                          constexpr size_t kPiece = size_t(1) << 20;
-                                          pool.parallel_for((b + kPiece - 1) / kPiece, [&](size_t lo, size_t hi) {
-                                            std::memcpy(static_cast<char*>(d) + lo * kPiece,
-                                                        static_cast<const char*>(s) + lo * kPiece,
-                                                        std::min(b, hi * kPiece) - lo * kPiece);
-                                          });
-                                        });
+                                        ws->memory(), copy_over(pool, size_t(1) << 20));
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       CHECK(!r.has_value());
       std::printf("decode %s: %zu points, %.2f GB in %.3f s (%.2f GB/s)%s\n", g2 ? "G2" : "G1", n, n * pb / 1e9, s,

@@ -21,6 +21,12 @@ void need_count(const ParamsFile& p, const PointSection& s, size_t want, const s
                           " (" + std::to_string(want) + "): the file is not this circuit's key");
 }
 
+// Whether load_points decodes on `decoder`: a device that offers it, without the subgroup check
+// (which stays on the host's cores).
+bool decodes_on(const backend::Device* decoder, bool subgroup) {
+  return decoder && !subgroup && decoder->decode_workspace_bytes() > 0;
+}
+
 // The host's share of a device decode: copies spread over the pool in pieces of 1 MiB.
 void parallel_copy(ThreadPool& pool, void* dst, const void* src, size_t bytes) {
   constexpr size_t kPiece = size_t(1) << 20;
@@ -51,7 +57,7 @@ void load_points(const ParamsFile& p, groth16::ProvingKey<Bls>& pk, ThreadPool& 
   pk.beta2 = p.g2(p.beta_g2, 0), pk.gamma2 = p.g2(p.gamma_g2, 0), pk.delta2 = p.g2(p.delta_g2, 0);
   const auto ic = p.g1s(p.ic, pool, true);
   pk.ic.assign(ic.begin(), ic.end());
-  if (decoder && !subgroup && decoder->decode_workspace_bytes() > 0) {
+  if (decodes_on(decoder, subgroup)) {
     const auto ws = decoder->allocate(decoder->decode_workspace_bytes(), nullptr, "key point decode");
     pk.c = decode_on<G1>(p, p.l, *decoder, ws->memory(), pool);
     pk.h = decode_on<G1>(p, p.h, *decoder, ws->memory(), pool);
@@ -99,7 +105,7 @@ groth16::ProvingKey<Bls> proving_key_of(const ParamsFile& p, const io::R1cs& cs,
   load_points(p, pk, pool, subgroup, decoder);
   groth16::check_key_shape(pk);
   if (stats) {
-    if (decoder && !subgroup && decoder->decode_workspace_bytes() > 0) stats->decoded_on = decoder->name();
+    if (decodes_on(decoder, subgroup)) stats->decoded_on = decoder->name();
     stats->rows_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     stats->points_ms = ms_since(t1);
     stats->point_bytes = p.size() - kVkFixedBytes;
