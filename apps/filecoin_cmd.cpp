@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <sys/resource.h>
 
 #include "circuit/fingerprint.hpp"
 #include "commands.hpp"
@@ -252,7 +253,8 @@ int filecoin_shape(const Args& a) {
     g = gadget_spec(a);
   const uint64_t repeat = std::stoull(a.get_or("--repeat", "1"));
   if (repeat < 1) throw UsageError("--repeat must be at least 1");
-  const bool witness = a.flag("--witness");
+  const bool witness = a.flag("--witness"), record = a.flag("--record");
+  if (witness && record) throw UsageError("--witness and --record: choose one back end");
   const filecoin::PorepWitness pw = porep ? filecoin::porep_blank_witness(pc) : filecoin::PorepWitness{};
   ThreadPool pool;  // the values back end fills a PoRep partition's challenges in parallel
   auto synthesize = [&](auto& cs, uint64_t i) {
@@ -266,10 +268,24 @@ int filecoin_shape(const Args& a) {
   uint64_t constraints = 0;
   if (witness) {
     circuit::WitnessCs<Fr> cs;
-    for (uint64_t i = 0; i < repeat; ++i) synthesize(cs, i);
+    if (porep)  // the partition fills its challenges over the pool itself
+      for (uint64_t i = 0; i < repeat; ++i) synthesize(cs, i);
+    else  // the copies of a gadget have one shape: filled in parallel, appended in order
+      circuit::for_each_block(cs, size_t(repeat), &pool, [&](auto& block, size_t i) { synthesize(block, i); });
     constraints = cs.num_constraints();
     s = "{\"inputs\": " + std::to_string(cs.num_inputs()) + ", \"aux\": " + std::to_string(cs.num_aux()) +
         ", \"constraints\": " + std::to_string(constraints) + "}";
+  } else if (record) {
+    // The rows as the prover keeps them (record mode, no values): what they take in memory.
+    circuit::RecordCs<Fr, false> cs;
+    for (uint64_t i = 0; i < repeat; ++i) synthesize(cs, i);
+    const circuit::Shape x = cs.shape();
+    constraints = x.constraints;
+    uint64_t bytes = 0;
+    for (const auto* m : {&cs.a(), &cs.b(), &cs.c()})
+      bytes += m->terms.capacity() * sizeof(m->terms[0]) + m->ptr.capacity() * sizeof(m->ptr[0]);
+    s = shape_json(x);
+    s.insert(s.size() - 1, ", \"record_bytes\": " + std::to_string(bytes));
   } else {
     circuit::ShapeCs<Fr> cs;
     for (uint64_t i = 0; i < repeat; ++i) synthesize(cs, i);
@@ -278,14 +294,17 @@ int filecoin_shape(const Args& a) {
     s = shape_json(x);
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const char* mode = witness ? "witness" : record ? "record" : "shape";
   if (a.flag("--json")) {
     std::printf("%s\n", s.c_str());
   } else {
-    std::printf("%s x%llu (%s mode): %s\n", g.name.c_str(), (unsigned long long)repeat, witness ? "witness" : "shape",
-                s.c_str());
+    std::printf("%s x%llu (%s mode): %s\n", g.name.c_str(), (unsigned long long)repeat, mode, s.c_str());
   }
-  std::fprintf(stderr, "%s mode: %llu constraints in %.0f ms (%.2f M constraints/s)\n", witness ? "witness" : "shape",
-               (unsigned long long)constraints, ms, ms > 0 ? double(constraints) / ms / 1e3 : 0.0);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  std::fprintf(stderr, "%s mode: %llu constraints in %.0f ms (%.2f M constraints/s), max RSS %.0f MiB\n", mode,
+               (unsigned long long)constraints, ms, ms > 0 ? double(constraints) / ms / 1e3 : 0.0,
+               double(ru.ru_maxrss) / 1024.0);
   return kExitOk;
 }
 
@@ -297,8 +316,8 @@ int filecoin_fingerprint(const Args& a) {
     pc = porep_spec(a);
   else
     g = gadget_spec(a);
-  if (a.get("--repeat") || a.flag("--witness") || a.flag("--json"))
-    throw UsageError("--repeat, --witness and --json belong to 'filecoin shape'");
+  if (a.get("--repeat") || a.flag("--witness") || a.flag("--record") || a.flag("--json"))
+    throw UsageError("--repeat, --witness, --record and --json belong to 'filecoin shape'");
   const int k = std::stoi(a.get_or("--block-log2", "12"));
   if (k < 0 || k > 40) throw UsageError("--block-log2 must be within 0..40");
   circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256> cs(k, a.flag("--rows"));
@@ -414,8 +433,8 @@ std::vector<Command> filecoin_commands() {
           "inputs (ONE included), aux, constraints (the circuit's own), input_constraints (the rows A = input_i "
           "bellperson adds when it proves, one per input), the non-zeros of A, B and C and the density popcounts "
           "(A over aux, B over inputs, B over aux); --repeat N synthesizes it N times into one system, --witness "
-          "computes "
-          "the values instead (counts only); the time goes to stderr. "
+          "computes the values instead (counts only; copies of a gadget in parallel), --record keeps every row as "
+          "the prover would and adds record_bytes (what the rows take); the time goes to stderr. "
           "shape porep: one partition of the StackedDRG PoRep circuit (storage-proofs-porep's StackedCircuit, "
           "blank), of a sector size rust-fil-proofs supports (--sector-size 2KiB, 8MiB, 512MiB, 32GiB, 64GiB, ...: "
           "its layers, challenges per partition and tree shape), or the stacked test form: --nodes N --layers 2|11 "
@@ -441,6 +460,7 @@ std::vector<Command> filecoin_commands() {
       .option("--challenges", "C", "shape, fingerprint: porep's test form: challenges per partition")
       .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")
       .flag("--witness", "shape: compute the witness values instead of the shape")
+      .flag("--record", "shape: keep every row as the prover would (record mode) and add record_bytes")
       .flag("--json", "shape: print the JSON object alone")
       .option("--block-log2", "K", "fingerprint: rows per block digest, 2^K (default 12)")
       .flag("--rows", "fingerprint: also print every row's digest")

@@ -3,6 +3,7 @@
 // public inputs' count and order, the three back ends agreeing, a witness that satisfies the rows,
 // the sector-size table, and one 32GiB partition's fingerprint. `test_porep porep` runs the fast
 // cases, `test_porep sector_32gib` the 32GiB one (ctest runs both).
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -246,7 +247,7 @@ CUZK_TEST(porep_witness_satisfies_and_breaks) {
         ThreadPool pool(3);
         circuit::WitnessCs<Fr> par;
         porep_circuit(par, c, w, &pool);
-        CHECK_MSG(par.inputs == cs.inputs && par.aux == cs.aux, what);
+        CHECK_MSG(par.inputs == cs.inputs && std::ranges::equal(par.aux, cs.aux), what);
         CHECK_EQ(par.num_constraints(), cs.num_constraints());
       }
       CHECK_MSG(cs.is_satisfied(), what << ": row " << cs.first_unsatisfied);

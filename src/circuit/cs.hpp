@@ -138,10 +138,36 @@ class ShapeCs {
   Density a_aux_, b_input_, b_aux_;
 };
 
+// An allocator that leaves values of a trivial type uninitialised when a vector grows by resize:
+// a witness's values are each written once by the block that owns them, and its pages are first
+// touched (and cleared by the kernel) by the thread that fills them, not by one thread up front.
+template <class T>
+struct UninitAlloc : std::allocator<T> {
+  UninitAlloc() noexcept = default;
+  template <class U>
+  UninitAlloc(const UninitAlloc<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class F>
+using ValueVec = std::vector<F, UninitAlloc<F>>;
+
 // Values only: the witness a prover needs, with no linear combination built. A system made by
 // `at` holds the values of a block placed after given counts of inputs and aux (its variables
 // carry their global indices; the gadgets carry the values they read), so that blocks of the
-// same shape can be filled in parallel and appended in order (for_each_block).
+// same shape can be filled in parallel and appended in order; one made by `into` writes its aux
+// values straight into a caller's array of a known size (for_each_block: no copy, no growth).
+// A block made by WitnessCs::into allocated more aux variables than its array holds.
+struct BlockOverflow : Error {
+  using Error::Error;
+};
+
 template <class F>
 class WitnessCs {
  public:
@@ -156,8 +182,21 @@ class WitnessCs {
     w.input_base_ = input_base, w.aux_base_ = aux_base;
     return w;
   }
+  // A block whose aux values go to out[0 .. cap); more than cap of them is an error.
+  static WitnessCs into(F* out, uint64_t cap, uint64_t input_base, uint64_t aux_base) {
+    WitnessCs w = at(input_base, aux_base);
+    w.out_ = out, w.out_cap_ = cap;
+    return w;
+  }
   template <class Fn>
   Var alloc(Fn&& f) {
+    if (out_) {
+      if (out_n_ == out_cap_)
+        throw BlockOverflow("witness block at aux " + std::to_string(aux_base_) + " allocates more than its " +
+                            std::to_string(out_cap_) + " aux variables");
+      out_[out_n_++] = f();
+      return Var::aux(uint32_t(aux_base_ + out_n_ - 1));
+    }
     aux.push_back(f());
     return Var::aux(uint32_t(aux_base_ + aux.size() - 1));
   }
@@ -171,21 +210,31 @@ class WitnessCs {
     ++constraints;
   }
   uint64_t num_inputs() const { return input_base_ + inputs.size(); }
-  uint64_t num_aux() const { return aux_base_ + aux.size(); }
+  uint64_t num_aux() const { return aux_base_ + own_aux(); }
   uint64_t num_constraints() const { return constraints; }
-  const F& value(Var v) const { return v.is_input() ? inputs[v.index() - input_base_] : aux[v.index() - aux_base_]; }
+  const F& value(Var v) const {
+    if (v.is_input()) return inputs[v.index() - input_base_];
+    return out_ ? out_[v.index() - aux_base_] : aux[v.index() - aux_base_];
+  }
+  // This system's own aux values (from its base): in `aux`, or written to the array of `into`.
+  uint64_t own_aux() const { return out_ ? out_n_ : aux.size(); }
+  bool writes_into() const { return out_ != nullptr; }
   // The values of a block made by at(num_inputs(), num_aux()), appended.
   void append(const WitnessCs& block) {
+    if (out_ || block.out_) throw Error("WitnessCs::append: a block made by into() is already in place");
     inputs.insert(inputs.end(), block.inputs.begin(), block.inputs.end());
     aux.insert(aux.end(), block.aux.begin(), block.aux.end());
     constraints += block.constraints;
   }
 
-  std::vector<F> inputs, aux;  // this system's own (from its bases)
+  std::vector<F> inputs;  // this system's own (from its base)
+  ValueVec<F> aux;        // likewise, unless made by into()
   uint64_t constraints = 0;
 
  private:
   uint64_t input_base_ = 0, aux_base_ = 0;
+  F* out_ = nullptr;
+  uint64_t out_n_ = 0, out_cap_ = 0;
 };
 
 template <class CS>
@@ -195,26 +244,40 @@ struct IsWitnessCs<WitnessCs<F>> : std::true_type {};
 
 // fn(cs, k) for k < n: blocks that allocate the same numbers of inputs and aux variables and
 // enforce as many constraints (a circuit's challenges), in order. With the values back end and a
-// pool, block 0 runs first and gives the shape; blocks 1 .. n - 1 then fill systems placed where
-// that shape puts them, in parallel, and are appended in order: the values are the sequential
-// ones. A block of another shape is an error (a circuit whose blocks differ must not use this).
+// pool, block 0 runs first and gives the shape; the aux values of blocks 1 .. n - 1 are then
+// written in parallel straight into cs's array, grown once to hold them all (their inputs, few,
+// are appended in order): the values are the sequential ones. A block of another shape is an
+// error (a circuit whose blocks differ must not use this). A system that itself writes into a
+// caller's array (a block of an enclosing for_each_block) runs its blocks in order.
 template <class CS, class Fn>
 void for_each_block(CS& cs, size_t n, ThreadPool* pool, Fn&& fn) {
   if constexpr (IsWitnessCs<CS>::value) {
-    if (pool && n > 1) {
+    if (pool && n > 1 && !cs.writes_into()) {
       const uint64_t i0 = cs.num_inputs(), a0 = cs.num_aux(), c0 = cs.num_constraints();
       fn(cs, size_t(0));
       const uint64_t di = cs.num_inputs() - i0, da = cs.num_aux() - a0, dc = cs.num_constraints() - c0;
+      const size_t off = cs.aux.size();
+      cs.aux.resize(off + (n - 1) * da);
       std::vector<CS> blocks(n - 1);
       pool->parallel_for(n - 1, [&](size_t b, size_t e) {
         for (size_t k = b; k < e; ++k) {
-          blocks[k] = CS::at(i0 + (k + 1) * di, a0 + (k + 1) * da);
-          fn(blocks[k], k + 1);
-          if (blocks[k].inputs.size() != di || blocks[k].aux.size() != da || blocks[k].constraints != dc)
-            throw Error("for_each_block: block " + std::to_string(k + 1) + " differs in shape from block 0");
+          const auto differs = [&] {
+            return Error("for_each_block: block " + std::to_string(k + 1) + " differs in shape from block 0");
+          };
+          blocks[k] = CS::into(cs.aux.data() + off + k * da, da, i0 + (k + 1) * di, a0 + (k + 1) * da);
+          try {
+            fn(blocks[k], k + 1);
+          } catch (const BlockOverflow&) {
+            throw differs();
+          }
+          if (blocks[k].inputs.size() != di || blocks[k].own_aux() != da || blocks[k].constraints != dc)
+            throw differs();
         }
       });
-      for (const CS& b : blocks) cs.append(b);
+      for (const CS& b : blocks) {
+        cs.inputs.insert(cs.inputs.end(), b.inputs.begin(), b.inputs.end());
+        cs.constraints += b.constraints;
+      }
       return;
     }
   }
