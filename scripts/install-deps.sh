@@ -19,7 +19,6 @@ have_pkg libgmp-dev || need+=(libgmp-dev)             # independent reference in
 have_cmd clang++-14 || need+=(clang-14)               # libFuzzer targets
 have_pkg libclang-rt-14-dev || need+=(libclang-rt-14-dev)
 have_cmd clang-format || have_cmd clang-format-14 || need+=(clang-format)   # tests/format
-have_pkg libssl-dev || need+=(libssl-dev)             # BLAKE2b of cuzk params verify
 # The daemon: gRPC and protobuf, toml++, cpp-httplib; python3 with the Prometheus client's
 # parser checks /metrics in the tests.
 have_pkg libgrpc++-dev || need+=(libgrpc++-dev)

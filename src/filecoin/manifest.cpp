@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "filecoin/blake2b.hpp"
 #include "io/json_parse.hpp"
 #include "util/error.hpp"
 

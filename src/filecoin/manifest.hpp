@@ -16,13 +16,6 @@ struct ManifestEntry {
 // Entries in file order. Throws FormatError naming the file and the entry.
 std::vector<ManifestEntry> read_manifest(const std::string& path);
 
-// BLAKE2b-512 comes from OpenSSL's libcrypto (Debian's libssl-dev); a build without it has none.
-bool have_blake2b();
-// Hex BLAKE2b-512 of bytes / of a whole file (read in pieces, never whole). Throw Error when
-// built without libcrypto, or naming the file when it cannot be read.
-std::string blake2b_512_hex(const std::string& bytes);
-std::string blake2b_512_hex_file(const std::string& path);
-
 struct DigestCheck {
   enum class Status { ok, mismatch, missing } status;
   std::string name, expected, got;  // got: the same number of hex characters as expected
