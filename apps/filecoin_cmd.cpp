@@ -87,17 +87,31 @@ int cmd_params(const Args& a) {
   throw UsageError("unknown subcommand '" + sub + "' (expected inspect or verify)");
 }
 
-int filecoin_records(const std::string& path, const std::optional<std::string>& vk_dir) {
+int filecoin_records(const Args& a) {
+  const std::string& path = a.pos[1];
+  const std::optional<std::string> vk_dir = a.get("--vk-dir");
   if (vk_dir && !std::filesystem::is_directory(*vk_dir)) throw Error(*vk_dir + ": not a directory (--vk-dir)");
-  filecoin::RecordsSummary s = filecoin::decode_records(path);
+  const std::vector<filecoin::PorepRecord> records = filecoin::read_records(path);
+  if (a.flag("--inputs"))  // one JSON line per record: its replica_id and each partition's challenges
+    for (const filecoin::PorepRecord& r : records) {
+      const filecoin::Bytes32 rid = r.replica_id();
+      std::string line = "{\"line\": " + std::to_string(r.line) + ", \"replica_id\": \"" + filecoin::to_hex(rid) +
+                         "\", \"challenges\": [";
+      for (size_t k = 0; k < r.partitions; ++k) {
+        line += k ? ", [" : "[";
+        const auto ch = r.challenges(rid, k);
+        for (size_t i = 0; i < ch.size(); ++i) line += (i ? ", " : "") + std::to_string(ch[i]);
+        line += "]";
+      }
+      std::printf("%s]}\n", line.c_str());
+    }
+  const filecoin::RecordsSummary s = filecoin::check_records(records, path, vk_dir);
   for (const std::string& p : s.problems) std::printf("invalid: %s\n", p.c_str());
-  if (vk_dir)
-    std::printf(
-        "not verified: a PoRep proof's verification needs its public inputs (replica_id, comm_d, comm_r and "
-        "the challenges), which cuzk does not build yet; the proofs were decoded and checked only\n");
-  std::printf("%zu records: %zu proofs decoded, %zu invalid, %zu aggregated\n", s.records, s.proofs_decoded, s.invalid,
-              s.aggregated);
-  return s.invalid ? kExitError : kExitOk;
+  std::printf("%zu records: %zu proofs decoded, %zu invalid, %zu aggregated; public inputs of %zu partitions",
+              s.records, s.proofs_decoded, s.invalid, s.aggregated, s.inputs);
+  if (vk_dir) std::printf("; %zu verified, %zu rejected, %zu without a key", s.verified, s.rejected, s.no_vk);
+  std::printf("\n");
+  return s.invalid || s.rejected ? kExitError : kExitOk;
 }
 
 // A number option's value: decimal digits only.
@@ -384,7 +398,7 @@ int cmd_filecoin(const Args& a) {
   if (sub == "records") {
     if (a.pos.size() < 2) throw UsageError("records needs a records file (FILE.json)");
     if (a.pos.size() > 2) throw UsageError("records takes one records file");
-    return filecoin_records(a.pos[1], a.get("--vk-dir"));
+    return filecoin_records(a);
   }
   if (sub == "shape") return filecoin_shape(a);
   if (sub == "fingerprint") return filecoin_fingerprint(a);
@@ -411,7 +425,7 @@ std::vector<Command> filecoin_commands() {
   cli::Command fil("filecoin",
                    "Filecoin: published parameter names, the proofs of regression records, circuit shapes, Poseidon");
   fil.synopsis("param-names")
-      .synopsis("records <FILE.json> [--vk-dir DIR]")
+      .synopsis("records <FILE.json> [--vk-dir DIR] [--inputs]")
       .synopsis("shape <GADGET> [GADGET OPTIONS] [--repeat N] [--witness] [--json]")
       .synopsis("shape porep --sector-size SIZE | --nodes N --layers L --challenges C --tree B-S-T [--json]")
       .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
@@ -420,9 +434,13 @@ std::vector<Command> filecoin_commands() {
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
           ".params, .vk and .meta files, from the SHA-256 of the circuit's identifier).\n"
           "records: decodes every proof of a seal regression records file (rust-fil-proofs' "
-          "seal_regression_records-*.json: 192 bytes per partition, compressed, every check) and ends with "
-          "'N records: M proofs decoded, K invalid, A aggregated'; SnarkPack aggregates are counted, not decoded. "
-          "Exit 1 when K > 0.\n"
+          "seal_regression_records-*.json: 192 bytes per partition, compressed, every check), computes each "
+          "partition's public inputs (replica_id; interactive, synthetic or non-interactive challenges; their "
+          "parents in the StackedDRG graph) and, with --vk-dir, verifies each proof under its sector size's "
+          "published verifying key (<stem>.vk, see param-names) found there. Ends with 'N records: M proofs "
+          "decoded, K invalid, A aggregated; public inputs of P partitions[; V verified, R rejected, W without a "
+          "key]'; SnarkPack aggregates are counted, not decoded. --inputs first prints a JSON line per record "
+          "(line, replica_id, each partition's challenges). Exit 1 when K > 0 or R > 0.\n"
           "shape: synthesizes a gadget's circuit (sha256 [--bits N], sha256-compress, sha254-leaf, create-label, "
           "poseidon --arity A [--tag merkle|const:A|custom:ID], por --tree poseidon-B[-S[-T]]|sha256-B "
           "[--private-root] [--leaves N], column-hash --layers 2|11; inputs allocated as the rust test that counts "
@@ -444,7 +462,8 @@ std::vector<Command> filecoin_commands() {
           "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
       .positional("<param-names|records|shape|fingerprint|poseidon>", "what to do")
       .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
-      .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)")
+      .option("--vk-dir", "DIR", "records: the directory of the published verifying keys (.vk)")
+      .flag("--inputs", "records: print each record's replica_id and challenges")
       .option("--bits", "N", "shape, fingerprint: the input bits of the sha256 gadget (default 512)")
       .option("--tree", "T",
               "shape, fingerprint: the por gadget's tree: poseidon-8, poseidon-8-8-2, sha256-2, ...; porep's trees "

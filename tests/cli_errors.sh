@@ -186,10 +186,16 @@ expect filecoin-records-bad-json 1 "bad.json: line 1: invalid JSON" filecoin rec
 A=$(bin "${G1:0:96}" | od -An -tu1 -v | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
 B=$(bin "${G2:0:192}" | od -An -tu1 -v | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
 # The generators, compressed (flag 0x80 on byte 0 of each point): a well-formed proof; then A's flag cleared.
-echo "{\"porep_config\": {\"partitions\": 1}, \"proof\": [$((0x80 | 0x17)),${A#*,},$((0x80 | 0x13)),${B#*,},$((0x80 | 0x17)),${A#*,}]}" > "$T/rec.json"
-echo "{\"porep_config\": {\"partitions\": 1}, \"proof\": [23,${A#*,},$((0x80 | 0x13)),${B#*,},$((0x80 | 0x17)),${A#*,}]}" >> "$T/rec.json"
-expect_out filecoin-records-flipped-bit 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json"
-expect_out filecoin-records-vk-dir 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated" filecoin records "$T/rec.json" --vk-dir "$T"
+Z32=$(printf '0,%.0s' $(seq 31))0
+REC="\"porep_config\": {\"sector_size\": 2048, \"partitions\": 1, \"porep_id\": [5,${Z32#0,}], \"api_version\": \"V1_1_0\", \"api_features\": []}, \"comm_r\": [$Z32], \"comm_d\": [$Z32], \"prover_id\": [$Z32], \"sector_id\": 1, \"ticket\": [$Z32], \"seed\": [$Z32]"
+echo "{$REC, \"proof\": [$((0x80 | 0x17)),${A#*,},$((0x80 | 0x13)),${B#*,},$((0x80 | 0x17)),${A#*,}]}" > "$T/rec.json"
+echo "{$REC, \"proof\": [23,${A#*,},$((0x80 | 0x13)),${B#*,},$((0x80 | 0x17)),${A#*,}]}" >> "$T/rec.json"
+echo "{${REC/\"comm_d\": \[0,/\"comm_d\": [}, \"proof\": []}" > "$T/rec31.json"
+expect filecoin-records-short-field 1 "rec31.json: line 1: comm_d: expected 32 bytes, found 31" filecoin records "$T/rec31.json"
+echo "{${REC/V1_1_0/V9_9_9}, \"proof\": []}" > "$T/recapi.json"
+expect filecoin-records-bad-api 1 "porep_config: api_version: api version 'V9_9_9'" filecoin records "$T/recapi.json"
+expect_out filecoin-records-flipped-bit 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated; public inputs of 1 partitions" filecoin records "$T/rec.json"
+expect_out filecoin-records-vk-dir 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated; public inputs of 1 partitions; 0 verified, 0 rejected, 1 without a key" filecoin records "$T/rec.json" --vk-dir "$T"
 expect filecoin-records-vk-dir-missing 1 "not a directory" filecoin records "$T/rec.json" --vk-dir "$T/nodir"
 # Poseidon: neptune's published values (Poseidon2(1, 0); the constant-length hash of 0..3, arity 4), then refusals.
 expect_out filecoin-poseidon2 0 0x042f94ffbe786bc393c003cc74a24f26ec5907b3dc3094afb339ff6079800b5e filecoin poseidon --arity 2 1 0x0
