@@ -1,5 +1,6 @@
 // `cuzk params` (bellperson's .params / .vk files, parameters.json digests) and `cuzk filecoin`
 // (the published parameter names, regression records' proofs, circuit shapes, the Poseidon hash).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "filecoin/param_names.hpp"
 #include "filecoin/params.hpp"
 #include "filecoin/porep_circuit.hpp"
+#include "filecoin/porep_graph.hpp"
 #include "filecoin/poseidon.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/sha256.hpp"
@@ -319,6 +321,51 @@ int filecoin_shape(const Args& a) {
   return kExitOk;
 }
 
+// `filecoin parents`: a seal proof's StackedDRG graph: its parent cache's name and digest, or the
+// parents of one node.
+int filecoin_parents(const Args& a) {
+  if (a.pos.size() > 1) throw UsageError("parents takes no argument");
+  const auto size = a.get("--sector-size");
+  if (!size) throw UsageError("parents needs --sector-size SIZE");
+  const uint64_t bytes = sector_size_arg(*size);
+  const uint64_t sizes[] = {uint64_t(2) << 10, uint64_t(8) << 20, uint64_t(512) << 20, uint64_t(32) << 30,
+                            uint64_t(64) << 30};
+  const auto at = std::find(std::begin(sizes), std::end(sizes), bytes);
+  if (at == std::end(sizes)) throw UsageError("--sector-size " + *size + ": a published size (2KiB .. 64GiB)");
+  // StackedDrg<size>V1 is 0..4 (API 1.0.0), V1_1 5..9 (API 1.1.0).
+  uint64_t proof = uint64_t(at - std::begin(sizes)) + 5;
+  if (auto v = a.get("--seal-proof")) {
+    proof = number_arg(*v, "--seal-proof");
+    if (proof > 9 || proof % 5 != uint64_t(at - std::begin(sizes)))
+      throw UsageError("--seal-proof " + *v + ": not a StackedDrg" + *size + " V1 or V1_1 proof (" +
+                       std::to_string(at - std::begin(sizes)) + " or " + std::to_string(at - std::begin(sizes) + 5) +
+                       ")");
+  }
+  const filecoin::ApiVersion api = proof < 5 ? filecoin::ApiVersion::v1_0_0 : filecoin::ApiVersion::v1_1_0;
+  const filecoin::StackedGraph g(bytes / 32, filecoin::porep_id_of(proof), api);
+  std::string out = "{\"sector_size\": " + std::to_string(bytes) + ", \"seal_proof\": " + std::to_string(proof) +
+                    ", \"api_version\": \"" + filecoin::api_version_name(api) + "\", \"cache\": \"" +
+                    g.parent_cache_name() + "\"";
+  if (auto v = a.get("--node")) {
+    const uint64_t node = number_arg(*v, "--node");
+    if (node >= g.nodes()) throw UsageError("--node " + *v + ": the graph has " + std::to_string(g.nodes()) + " nodes");
+    uint32_t p[filecoin::kGraphDegree];
+    g.parents(uint32_t(node), p);
+    out += ", \"node\": " + std::to_string(node) + ", \"parents\": [";
+    for (size_t i = 0; i < filecoin::kGraphDegree; ++i) out += (i ? ", " : "") + std::to_string(p[i]);
+    out += "]";
+  }
+  if (a.flag("--digest")) {
+    ThreadPool pool;
+    const auto t0 = std::chrono::steady_clock::now();
+    out += ", \"digest\": \"" + filecoin::to_hex(g.parent_cache_digest(&pool)) + "\"";
+    std::fprintf(stderr, "parents: %llu nodes in %.1f s on %u threads\n", (unsigned long long)g.nodes(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), pool.size());
+  }
+  std::printf("%s}\n", out.c_str());
+  return kExitOk;
+}
+
 int filecoin_fingerprint(const Args& a) {
   const bool porep = a.pos.size() >= 2 && a.pos[1] == "porep";
   filecoin::FilecoinGadgetSpec g;
@@ -382,10 +429,12 @@ int cmd_filecoin(const Args& a) {
   if (sub != "poseidon" && !gadget && (a.get("--arity") || a.get("--tag")))
     throw UsageError("--arity and --tag belong to 'filecoin poseidon' and the poseidon gadget");
   if (!gadget && (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers") ||
-                  a.get("--sector-size") || a.get("--nodes") || a.get("--challenges")))
+                  (a.get("--sector-size") && sub != "parents") || a.get("--nodes") || a.get("--challenges")))
     throw UsageError(
         "--tree, --private-root, --leaves, --layers, --sector-size, --nodes and --challenges belong to 'filecoin "
-        "shape' and 'fingerprint'");
+        "shape' and 'fingerprint' (--sector-size also to 'parents')");
+  if (sub != "parents" && (a.get("--seal-proof") || a.get("--node") || a.flag("--digest")))
+    throw UsageError("--seal-proof, --node and --digest belong to 'filecoin parents'");
   if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
@@ -402,7 +451,9 @@ int cmd_filecoin(const Args& a) {
   }
   if (sub == "shape") return filecoin_shape(a);
   if (sub == "fingerprint") return filecoin_fingerprint(a);
-  throw UsageError("unknown subcommand '" + sub + "' (expected param-names, records, shape, fingerprint or poseidon)");
+  if (sub == "parents") return filecoin_parents(a);
+  throw UsageError("unknown subcommand '" + sub +
+                   "' (expected param-names, records, shape, fingerprint, parents or poseidon)");
 }
 
 }  // namespace
@@ -429,6 +480,7 @@ std::vector<Command> filecoin_commands() {
       .synopsis("shape <GADGET> [GADGET OPTIONS] [--repeat N] [--witness] [--json]")
       .synopsis("shape porep --sector-size SIZE | --nodes N --layers L --challenges C --tree B-S-T [--json]")
       .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
+      .synopsis("parents --sector-size SIZE [--seal-proof ID] [--node N] [--digest]")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
@@ -456,11 +508,15 @@ std::vector<Command> filecoin_commands() {
           "--challenges C --tree 8-0-0|8-4-0|8-4-2|2-0-0 (trees C and R; tree D is binary SHA-256).\n"
           "fingerprint: a SHA-256 digest per block of 2^K rows (default 12) and of the whole circuit, over a "
           "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.\n"
+          "parents: the StackedDRG graph of a seal proof (--seal-proof 0..4: StackedDrg<size>V1, API 1.0.0; "
+          "5..9, the default: V1_1, API 1.1.0) as one JSON object: its parent cache's name (as in "
+          "rust-fil-proofs' parent_cache.json), --node N's 6 DRG and 8 expander parents, --digest the SHA-256 of "
+          "the whole cache (every node's parents, u32 LE; all cores).\n"
           "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
           "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
           "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
           "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
-      .positional("<param-names|records|shape|fingerprint|poseidon>", "what to do")
+      .positional("<param-names|records|shape|fingerprint|parents|poseidon>", "what to do")
       .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
       .option("--vk-dir", "DIR", "records: the directory of the published verifying keys (.vk)")
       .flag("--inputs", "records: print each record's replica_id and challenges")
@@ -480,6 +536,9 @@ std::vector<Command> filecoin_commands() {
       .flag("--json", "shape: print the JSON object alone")
       .option("--block-log2", "K", "fingerprint: rows per block digest, 2^K (default 12)")
       .flag("--rows", "fingerprint: also print every row's digest")
+      .option("--seal-proof", "ID", "parents: the registered seal proof (0..9)")
+      .option("--node", "N", "parents: print this node's parents")
+      .flag("--digest", "parents: the SHA-256 of the whole parent cache")
       .option("--arity", "A", "poseidon and the poseidon gadget: the arity, 1 to 36")
       .option("--tag", "T", "poseidon and the poseidon gadget: merkle (default), const:L or custom:ID");
   return {{params, cmd_params}, {fil, cmd_filecoin}};

@@ -197,6 +197,9 @@ expect filecoin-records-bad-api 1 "porep_config: api_version: api version 'V9_9_
 expect_out filecoin-records-flipped-bit 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated; public inputs of 1 partitions" filecoin records "$T/rec.json"
 expect_out filecoin-records-vk-dir 1 "2 records: 1 proofs decoded, 1 invalid, 0 aggregated; public inputs of 1 partitions; 0 verified, 0 rejected, 1 without a key" filecoin records "$T/rec.json" --vk-dir "$T"
 expect filecoin-records-vk-dir-missing 1 "not a directory" filecoin records "$T/rec.json" --vk-dir "$T/nodir"
+expect filecoin-parents-needs-size 2 "parents needs --sector-size SIZE" filecoin parents
+expect filecoin-parents-wrong-proof 2 "--seal-proof 3: not a StackedDrg2KiB V1 or V1_1 proof (0 or 5)" filecoin parents --sector-size 2KiB --seal-proof 3
+expect_out filecoin-parents-2kib 0 '{"sector_size": 2048, "seal_proof": 0, "api_version": "V1_0_0", "cache": "v28-sdr-parent-3f0eef38bb48af1f48ad65e14eb85b4ebfc167cec18cd81764f6d998836c9899", "digest": "3da49221e2ed55371b86d0bf3d6526fcf128af61bed904f966428db1b531750d"}' filecoin parents --sector-size 2KiB --seal-proof 0 --digest
 # Poseidon: neptune's published values (Poseidon2(1, 0); the constant-length hash of 0..3, arity 4), then refusals.
 expect_out filecoin-poseidon2 0 0x042f94ffbe786bc393c003cc74a24f26ec5907b3dc3094afb339ff6079800b5e filecoin poseidon --arity 2 1 0x0
 expect_out filecoin-poseidon-const 0 0x3a21a6ae86754a2939443980077d75934984de08542c99778935b00a07909d45 filecoin poseidon --arity 4 --tag const:4 0 1 2 3
