@@ -3,7 +3,8 @@
 #   - witness mode of 20 create_label circuits (10.6 M constraints), on 2 cores and on all;
 #   - witness mode of one 32GiB PoRep partition (blank values, 130 M constraints) on 1, 2, 4, 8
 #     and all cores;
-#   - record mode of the same partition (every row kept, as the prover would), once.
+#   - record mode of the same partition (every row kept, as the prover would), once (RECORD=0
+#     leaves it out: about two minutes and 36 GB).
 # Usage: bench/filecoin-synthesis.sh CUZK OUT [RUNS]   (CUZK: a cuzk binary; logs under OUT)
 set -euo pipefail
 cuzk=$1 out=$2 runs=${3:-3}
@@ -27,4 +28,4 @@ for c in 1 2 4 8 "$n"; do
   r=$runs; [ "$c" -le 2 ] && r=1
   runs=$r run porep-32gib-witness "$c" porep --sector-size 32GiB --witness
 done
-runs=1 run porep-32gib-record "$n" porep --sector-size 32GiB --record
+[ "${RECORD:-1}" = 0 ] || runs=1 run porep-32gib-record "$n" porep --sector-size 32GiB --record
