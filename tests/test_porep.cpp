@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "filecoin/porep_challenges.hpp"
 #include "filecoin/porep_circuit.hpp"
+#include "filecoin/seal.hpp"
 #include "filecoin/sha256.hpp"
 #include "testing.hpp"
 #include "util/error.hpp"
@@ -270,6 +272,54 @@ CUZK_TEST(porep_witness_satisfies_and_breaks) {
       CHECK_MSG(breaks([](PorepWitness& b) { b.challenges[0].exp_parents[7].rows[0] += Fr::one(); }), what);
       CHECK_MSG(breaks([](PorepWitness& b) { b.challenges[0].challenge += 1; }), what);
       CHECK_MSG(breaks([](PorepWitness& b) { b.replica_id += Fr::one(); }), what);
+    }
+  }
+}
+
+// A 2KiB sector sealed here (labels over the StackedDRG graph, trees D, C and R), its vanilla
+// proofs for the challenges a seed gives (interactive and synthetic), the circuit satisfied by
+// them and its public inputs exactly what porep_public_inputs computes from the public data alone
+// (replica_id, comm_d, comm_r, the challenges and their parents): the graph, the challenges and
+// the circuit agree. Both API versions (they order the DRG parents differently).
+CUZK_TEST(porep_sealed_2kib_sector_satisfies_with_its_public_inputs) {
+  const PorepSectorConfig sc = porep_sector_config(2048);
+  RandomSource rs(seed() + 2048);
+  for (uint64_t proof : {0, 5}) {
+    const ApiVersion api = proof < 5 ? ApiVersion::v1_0_0 : ApiVersion::v1_1_0;
+    std::vector<Fr> data(sc.circuit.nodes);
+    for (Fr& x : data) x = random_field<Fr>(rs);
+    SealIds ids;
+    for (auto* b : {&ids.prover_id, &ids.ticket})
+      for (auto& x : *b) x = uint8_t(rs.next());
+    ids.sector_id = rs.next();
+    ids.porep_id = porep_id_of(proof);
+    ids.api = api;
+    ThreadPool pool(2);
+    const SealedSector sealed = seal_sector(sc.circuit, data, ids, &pool);
+    const StackedGraph graph(sc.circuit.nodes, ids.porep_id, api);
+    Bytes32 seed_bytes;
+    for (auto& x : seed_bytes) x = uint8_t(rs.next());
+    const std::vector<std::vector<uint64_t>> challenge_sets = {
+        interactive_challenges(sc.circuit.nodes, sealed.replica_id, seed_bytes, sc.circuit.challenges, 0),
+        SyntheticChallenges(sc.circuit.nodes, sealed.replica_id, sealed.comm_r)
+            .partition(seed_bytes, sc.circuit.challenges, 0)};
+    for (const auto& challenges : challenge_sets) {
+      const bool first = &challenges == &challenge_sets[0];
+      const PorepWitness w = porep_vanilla_witness(sealed, graph, challenges);
+      CheckCs cs;
+      porep_circuit(cs, sc.circuit, w);
+      CHECK_MSG(cs.is_satisfied(), "proof " << proof << ": row " << cs.first_unsatisfied);
+      const auto want = porep_public_inputs(graph, sealed.replica_id, sealed.comm_d, sealed.comm_r, challenges);
+      CHECK_EQ(cs.inputs.size(), want.size() + 1);
+      for (size_t i = 0; i < want.size(); ++i)
+        CHECK_MSG(cs.inputs[i + 1] == want[i], "proof " << proof << " input " << i);
+      if (!first) continue;
+      // One parent's label changed: not satisfied.
+      PorepWitness bad = w;
+      bad.challenges[0].drg_parents[2].rows[1] += Fr::one();
+      CheckCs b;
+      porep_circuit(b, sc.circuit, bad);
+      CHECK(!b.is_satisfied());
     }
   }
 }
