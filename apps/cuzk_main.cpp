@@ -247,6 +247,14 @@ int cmd_prove_partitions(const Args& a) {
     outs.push_back(path("public_" + std::to_string(i) + ".json"));
   }
   cuzk::check_output_paths(outs);
+  {  // DIR is made after the job if missing: the nearest part of it that exists must take it
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path d = fs::absolute(*out, ec);
+    while (!fs::exists(d, ec) && d.has_relative_path()) d = d.parent_path();
+    if (auto problem = cuzk::output_dir_problem(d.string()); !problem.empty())
+      throw cuzk::Error("cannot write to --out " + *out + ": " + problem);
+  }
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
@@ -320,6 +328,7 @@ int cmd_prove(const Args& a) {
   std::vector<std::string> outs = {a.pos[2], a.pos[3]};
   if (auto b = a.get("--proof-bin")) outs.push_back(*b);
   cuzk::check_output_paths(outs);  // before the proof: a FIFO, a device or a link there is refused
+  cuzk::check_output_dirs(outs);   // and a directory that is missing or not writable
 
   auto t0 = std::chrono::steady_clock::now();
   cuzk::ThreadPool pool(threads);

@@ -55,6 +55,26 @@ expect signed-threads 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtn
 expect huge-device 2 "expected gpu:N" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --device gpu:4294967296
 expect unverified-by-default 1 "does not verify" prove "$BN/circuit.zkey" "$T/bad.wtns" "${OUT[@]}"
 expect bin-dir-missing 1 "cannot write" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin "$T/nodir/p.bin"
+# An output directory that is missing, not a directory, or not writable is refused before the
+# proof: the error, naming the directory, is the only line on stderr (no progress line of a proof).
+# As root a mode-0555 directory is still writable: /sys then serves as the unwritable one.
+mkdir -p "$T/ro"; chmod 555 "$T/ro"
+RO=$T/ro; if touch "$RO/probe" 2> /dev/null; then rm -f "$RO/probe"; RO=/sys; fi
+echo file > "$T/afile"
+# expect_early NAME NEEDLE -- cuzk args: exit 1, NEEDLE on stderr, and nothing else there.
+expect_early() {
+  local name=$1 needle=$2; shift 2
+  local failed=$fail
+  expect "$name" 1 "$needle" "$@"
+  if [ $fail = "$failed" ] && [ "$(wc -l < "$T/err")" != 1 ]; then
+    pass=$((pass-1)); fail=$((fail+1)); echo "FAIL $name: refused only after the work:"; sed 's/^/    /' "$T/err"
+  fi
+}
+expect_early dir-missing-before-proof "directory $T/nodir does not exist" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/nodir/public.json"
+expect_early dir-unwritable-before-proof "directory $RO is not writable" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$RO/public.json"
+expect_early dir-is-a-file-before-proof "$T/afile is not a directory" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/afile/public.json"
+expect_early bin-dir-missing-before-proof "directory $T/nodir does not exist" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin "$T/nodir/p.bin"
+expect_early out-unwritable-before-job "cannot write to --out $RO/job: directory $RO is not writable" prove "$BN/circuit.zkey" --partitions "$BN/witness.wtns" --out "$RO/job"
 expect too-few-args 2 "4 paths" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json"
 expect unknown-option 2 "unknown option --bogus" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --bogus
 expect bad-seed 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --seed xyz
