@@ -85,6 +85,9 @@ CUZK_TEST(usage_errors_name_the_problem) {
   CHECK_THROWS_WITH(c.parse(Words{"in", "--shape", "x", "--quiet=1"}), cli::UsageError, "--quiet takes no value");
   CHECK_THROWS_WITH(c.parse(Words{"--shape", "x"}), cli::UsageError, "missing <in>");
   CHECK_THROWS_WITH(c.parse(Words{"a", "b", "c", "--shape", "x"}), cli::UsageError, "unexpected argument 'c'");
+  // Both are ArgumentCountError, which a command that mimics another tool tells apart.
+  CHECK_THROWS_WITH(c.parse(Words{"--shape", "x"}), cli::ArgumentCountError, "missing <in>");
+  CHECK_THROWS_WITH(c.parse(Words{"a", "b", "c", "--shape", "x"}), cli::ArgumentCountError, "unexpected argument");
   CHECK_THROWS_WITH(c.parse(Words{"in", "--seed", "1"}), cli::UsageError, "needs --shape SHAPE");
   // A single dash is no option: "-" and "-5" are positional.
   CHECK_EQ(join(c.parse(Words{"-", "--shape", "x"}).pos), std::string("-"));
