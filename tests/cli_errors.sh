@@ -126,7 +126,7 @@ expect_nothing gen-too-small 1 "too small" gen-circuit --shape porep --log-n 6 -
 # Every command prints its usage on stdout with --help (exit 0), as `cuzk help CMD` does, and
 # `cuzk help` lists it. The daemon's commands are there only in a build with the daemon.
 "$CUZK" help > "$T/help" 2>&1 || { fail=$((fail+1)); echo "FAIL cuzk help exited non-zero"; }
-cmds="prove verify setup gen-circuit bench params filecoin devices version help"
+cmds="prove prover verify setup gen-circuit bench params filecoin devices version completion help"
 if grep -q '^  daemon ' "$T/help"; then
   cmds="$cmds daemon submit await status cancel preload evict loadgen"
 else
@@ -144,6 +144,18 @@ for c in $cmds; do
     fail=$((fail+1)); echo "FAIL $c --help (exit $rc)"; sed 's/^/    /' "$T/out" "$T/err"
   fi
 done
+# A command named by several words: its usage from --help and from help, and its line in the list.
+"$CUZK" zkey export verificationkey --help > "$T/out" 2> "$T/err"; rc=$?
+"$CUZK" help zkey export verificationkey > "$T/out2" 2>&1
+if [ $rc = 0 ] && grep -q "^usage: cuzk zkey export verificationkey <circuit.zkey> <verification_key.json>" "$T/out" &&
+   [ ! -s "$T/err" ] && cmp -s "$T/out" "$T/out2" && grep -q "^  zkey export verificationkey" "$T/help"; then
+  pass=$((pass+1)); echo "ok   zkey export verificationkey --help: $(grep '^usage:' "$T/out")"
+else
+  fail=$((fail+1)); echo "FAIL zkey export verificationkey --help (exit $rc)"; sed 's/^/    /' "$T/out" "$T/err"
+fi
+expect incomplete-command 2 "incomplete command 'zkey export' (zkey commands: zkey export verificationkey)" zkey export
+expect unknown-subcommand 2 "unknown command 'zkey export vkey' (zkey commands: zkey export verificationkey)" zkey export vkey "$BN/circuit.zkey" "$T/vk.json"
+expect help-unknown-command 2 "unknown command 'frob'" help frob
 # --help wins over every other check; -h is the same.
 for args in "prove --bogus --help" "gen-circuit -h" "verify --quiet --help extra"; do
   # shellcheck disable=SC2086
