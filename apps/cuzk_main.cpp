@@ -200,6 +200,17 @@ int cmd_verify(const Args& a) {
   return bad == 0 ? kExitOk : kExitError;
 }
 
+// --out DIR is made after the job when missing: before it, the nearest part of it that exists
+// must be a directory that takes new files.
+void check_out_dir(const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path d = fs::absolute(out, ec);
+  while (!fs::exists(d, ec) && d.has_relative_path()) d = d.parent_path();
+  if (auto problem = cuzk::output_dir_problem(d.string()); !problem.empty())
+    throw cuzk::Error("cannot write to --out " + out + ": " + problem);
+}
+
 // `cuzk prove <zkey> --partitions w0,w1,... --out DIR`: one job on the engine, every device at once.
 int cmd_prove_partitions(const Args& a) {
   namespace eng = cuzk::engine;
@@ -247,14 +258,7 @@ int cmd_prove_partitions(const Args& a) {
     outs.push_back(path("public_" + std::to_string(i) + ".json"));
   }
   cuzk::check_output_paths(outs);
-  {  // DIR is made after the job if missing: the nearest part of it that exists must take it
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::path d = fs::absolute(*out, ec);
-    while (!fs::exists(d, ec) && d.has_relative_path()) d = d.parent_path();
-    if (auto problem = cuzk::output_dir_problem(d.string()); !problem.empty())
-      throw cuzk::Error("cannot write to --out " + *out + ": " + problem);
-  }
+  check_out_dir(*out);
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
