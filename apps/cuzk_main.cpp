@@ -796,8 +796,11 @@ std::vector<app::Command> commands() {
            return kExitOk;
          }
          auto under = commands_under(all, a.pos);
+         std::string given;
+         for (auto& w : a.pos) given += (given.empty() ? "" : " ") + w;
+         if (under.empty() && c) throw UsageError("unknown command '" + given + "'");  // a name and more words
          if (under.empty()) unknown_command(all, a.pos);
-         std::fputs(("commands:\n" + cli::command_table(under)).c_str(), stdout);
+         std::fputs((given + " commands:\n" + cli::command_table(under)).c_str(), stdout);
          return kExitOk;
        }},
   };

@@ -156,6 +156,7 @@ fi
 expect incomplete-command 2 "incomplete command 'zkey export' (zkey commands: zkey export verificationkey)" zkey export
 expect unknown-subcommand 2 "unknown command 'zkey export vkey' (zkey commands: zkey export verificationkey)" zkey export vkey "$BN/circuit.zkey" "$T/vk.json"
 expect help-unknown-command 2 "unknown command 'frob'" help frob
+expect help-name-and-more 2 "unknown command 'prove extra'" help prove extra
 # --help wins over every other check; -h is the same.
 for args in "prove --bogus --help" "gen-circuit -h" "verify --quiet --help extra"; do
   # shellcheck disable=SC2086
@@ -278,5 +279,7 @@ head -c 500 "$T/m.vk" > "$T/m-cut.vk"
 expect_out params-vk-truncated 1 "INVALID $T/mpub.json $T/mp.json: $T/m-cut.vk: shorter than a verifying key's fixed part (868 bytes: six points and ic's count) (file of 500 bytes)" verify "$T/m-cut.vk" "$T/mpub.json" "$T/mp.json"
 if [ "$("$CUZK" filecoin param-names | wc -l)" = 22 ]; then pass=$((pass+1)); echo "ok   filecoin param-names: 22 lines"
 else fail=$((fail+1)); echo "FAIL filecoin param-names"; fi
+# The first words of a name of several: help lists the commands they start.
+expect_out help-lists-zkey-commands 0 "    a .zkey's verification_key.json, as snarkjs exports it" help zkey
 echo "cli_errors: $pass passed, $fail failed"
 [ $fail = 0 ]
