@@ -741,8 +741,7 @@ std::vector<const cli::Command*> commands_under(const std::vector<app::Command>&
     given.push_back(w);
     if (commands_under(all, given).empty()) break;
   }
-  std::string name;
-  for (auto& w : given) name += (name.empty() ? "" : " ") + w;
+  const std::string name = cuzk::join(given, ' ');
   std::vector<std::string> first(given.begin(), given.begin() + std::min<size_t>(given.size(), 1));
   auto near = first.empty() ? std::vector<const cli::Command*>{} : commands_under(all, first);
   std::string known;
@@ -796,8 +795,7 @@ std::vector<app::Command> commands() {
            return kExitOk;
          }
          auto under = commands_under(all, a.pos);
-         std::string given;
-         for (auto& w : a.pos) given += (given.empty() ? "" : " ") + w;
+         const std::string given = cuzk::join(a.pos, ' ');
          if (under.empty() && c) throw UsageError("unknown command '" + given + "'");  // a name and more words
          if (under.empty()) unknown_command(all, a.pos);
          std::fputs((given + " commands:\n" + cli::command_table(under)).c_str(), stdout);

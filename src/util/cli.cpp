@@ -310,11 +310,7 @@ std::string command_table(const std::vector<const Command*>& commands) {
 }
 
 std::string bash_completion(const std::string& program, const std::vector<const Command*>& commands) {
-  auto joined = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (auto& x : v) s += (s.empty() ? "" : " ") + x;
-    return s;
-  };
+  auto joined = [](const std::vector<std::string>& v) { return join(v, ' '); };
   auto replace = [](std::string s, const std::string& from, const std::string& to) {
     for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
       s.replace(at, from.size(), to);
