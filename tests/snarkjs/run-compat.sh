@@ -71,6 +71,14 @@ prover_fails wrong-curve-witness "Error: $FIX/bls12-381/mulchain/witness.wtns: w
   "$BN/circuit.zkey" "$FIX/bls12-381/mulchain/witness.wtns" "$T/o/proof.json" "$T/o/public.json"
 prover_fails missing-output-dir "Error: cannot write $T/o/no/proof.json: directory $T/o/no does not exist" "" -- \
   "$BN/circuit.zkey" "$BN/witness.wtns" "$T/o/no/proof.json" "$T/o/public.json"
+# A witness that no longer satisfies the constraints (the lowest bit of its last value flipped):
+# the proof fails its check against the key and is not written.
+cp "$BN/witness.wtns" "$T/bad.wtns"
+size=$(stat -c %s "$T/bad.wtns")
+printf "$(printf '\\x%02x' $(( $(od -An -tu1 -j $((size-32)) -N1 "$T/bad.wtns") ^ 1 )))" |
+  dd of="$T/bad.wtns" bs=1 seek=$((size-32)) conv=notrunc status=none
+prover_fails self-verify "Error: " "" -- "$BN/circuit.zkey" "$T/bad.wtns" "$T/o/proof.json" "$T/o/public.json"
+grep -q "does not verify" "$T/err" || bad "prover self-verify: the error does not say the proof does not verify"
 prover_fails unknown-option "Error: unknown option --bogus" "$USAGE" -- \
   "$BN/circuit.zkey" "$BN/witness.wtns" "$T/o/proof.json" "$T/o/public.json" --bogus
 
