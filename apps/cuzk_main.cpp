@@ -200,6 +200,17 @@ int cmd_verify(const Args& a) {
   return bad == 0 ? kExitOk : kExitError;
 }
 
+// --out DIR is made after the job when missing: before it, the nearest part of it that exists
+// must be a directory that takes new files.
+void check_out_dir(const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path d = fs::absolute(out, ec);
+  while (!fs::exists(d, ec) && d.has_relative_path()) d = d.parent_path();
+  if (auto problem = cuzk::output_dir_problem(d.string()); !problem.empty())
+    throw cuzk::Error("cannot write to --out " + out + ": " + problem);
+}
+
 // `cuzk prove <zkey> --partitions w0,w1,... --out DIR`: one job on the engine, every device at once.
 int cmd_prove_partitions(const Args& a) {
   namespace eng = cuzk::engine;
@@ -247,6 +258,7 @@ int cmd_prove_partitions(const Args& a) {
     outs.push_back(path("public_" + std::to_string(i) + ".json"));
   }
   cuzk::check_output_paths(outs);
+  check_out_dir(*out);
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
@@ -302,35 +314,37 @@ int cmd_prove_partitions(const Args& a) {
   return kExitOk;
 }
 
-int cmd_prove(const Args& a) {
-  if (a.get("--partitions")) return cmd_prove_partitions(a);
-  for (const char* k : {"--out", "--workers-per-device", "--device-memory", "--priority"})
-    if (a.get(k)) throw UsageError(std::string(k) + " is for the partitioned form (prove <zkey> --partitions ...)");
-  if (a.pos.size() != 4) throw UsageError("takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
-  const bool quiet = a.flag("--quiet");
+// The single-proof form of `prove`, and `prover`: one key, one witness, proof.json and
+// public.json (and the compressed proof when `proof_bin` is not empty).
+struct SingleProof {
+  std::string zkey, witness, proof, pub, proof_bin;
   cuzk::ProveOptions opt;
-  if (auto r = a.get("--r1cs")) opt.r1cs_path = *r;
-  if (a.flag("--verify") && a.flag("--no-verify")) throw UsageError("--verify and --no-verify contradict each other");
-  opt.verify = !a.flag("--no-verify");
-  if (auto s = a.get("--seed")) opt.seed = parse_u64("--seed", *s);
   unsigned threads = 0;
-  if (auto t = a.get("--threads")) threads = unsigned(parse_u64("--threads", *t, 4096));
-  opt.device = one_device(a.get_or("--device", "auto"));
-  if (!quiet) opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
-  std::vector<std::string> outs = {a.pos[2], a.pos[3]};
-  if (auto b = a.get("--proof-bin")) outs.push_back(*b);
+  bool quiet = false;
+};
+
+SingleProof single_proof(const Args& a) {
+  SingleProof p;
+  p.zkey = a.pos[0], p.witness = a.pos[1], p.proof = a.pos[2], p.pub = a.pos[3];
+  return p;
+}
+
+void prove_single(const SingleProof& p) {
+  std::vector<std::string> outs = {p.proof, p.pub};
+  if (!p.proof_bin.empty()) outs.push_back(p.proof_bin);
   cuzk::check_output_paths(outs);  // before the proof: a FIFO, a device or a link there is refused
+  cuzk::check_output_dirs(outs);   // and a directory that is missing or not writable
 
   auto t0 = std::chrono::steady_clock::now();
-  cuzk::ThreadPool pool(threads);
-  cuzk::ProveOutput out = cuzk::prove_files(a.pos[0], a.pos[1], opt, pool);
+  cuzk::ThreadPool pool(p.threads);
+  cuzk::ProveOutput out = cuzk::prove_files(p.zkey, p.witness, p.opt, pool);
 
-  std::vector<std::pair<std::string, std::string>> files = {{a.pos[2], out.proof_json}, {a.pos[3], out.public_json}};
-  if (auto b = a.get("--proof-bin"))
-    files.push_back({*b, std::string(out.proof_compressed.begin(), out.proof_compressed.end())});
+  std::vector<std::pair<std::string, std::string>> files = {{p.proof, out.proof_json}, {p.pub, out.public_json}};
+  if (!p.proof_bin.empty())
+    files.push_back({p.proof_bin, std::string(out.proof_compressed.begin(), out.proof_compressed.end())});
   cuzk::write_files_atomically(files);
   double total = cuzk::ms_since(t0);
-  if (!quiet) {
+  if (!p.quiet) {
     // stage, abc, ntt_h, msm_a .. msm_h, finish (and verify inside it): the phases of the proof itself.
     std::string phases;
     double prove_ms = 0;
@@ -346,6 +360,59 @@ int cmd_prove(const Args& a) {
     std::fprintf(stderr, "cuzk: %s proof on %s (%u CPU threads): prove %.1f ms [%s]; total %.1f ms\n",
                  out.curve.c_str(), out.device.c_str(), pool.size(), prove_ms, phases.c_str(), total);
   }
+}
+
+int cmd_prove(const Args& a) {
+  if (a.get("--partitions")) return cmd_prove_partitions(a);
+  for (const char* k : {"--out", "--workers-per-device", "--device-memory", "--priority"})
+    if (a.get(k)) throw UsageError(std::string(k) + " is for the partitioned form (prove <zkey> --partitions ...)");
+  if (a.pos.size() != 4) throw UsageError("takes 4 paths: <circuit.zkey> <witness.wtns> <proof.json> <public.json>");
+  SingleProof p = single_proof(a);
+  p.proof_bin = a.get_or("--proof-bin", "");
+  p.quiet = a.flag("--quiet");
+  if (auto r = a.get("--r1cs")) p.opt.r1cs_path = *r;
+  if (a.flag("--verify") && a.flag("--no-verify")) throw UsageError("--verify and --no-verify contradict each other");
+  p.opt.verify = !a.flag("--no-verify");
+  if (auto s = a.get("--seed")) p.opt.seed = parse_u64("--seed", *s);
+  if (auto t = a.get("--threads")) p.threads = unsigned(parse_u64("--threads", *t, 4096));
+  p.opt.device = one_device(a.get_or("--device", "auto"));
+  if (!p.quiet) p.opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  prove_single(p);
+  return kExitOk;
+}
+
+// `cuzk prover`: rapidsnark's prover, word for word: the same four paths, nothing printed on
+// success; on a wrong number of arguments "Invalid number of parameters" and the usage, on any
+// other error "Error: " and the reason, both with exit code 1 (rapidsnark's EXIT_FAILURE).
+const char* kProverUsage = "Usage: cuzk prover <circuit.zkey> <witness.wtns> <proof.json> <public.json>";
+
+int cmd_prover(const Args& a) {
+  SingleProof p = single_proof(a);
+  p.quiet = !a.flag("--verbose");
+  if (auto t = a.get("--threads")) p.threads = unsigned(parse_u64("--threads", *t, 4096));
+  p.opt.device = one_device(a.get_or("--device", "auto"));
+  if (!p.quiet) p.opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  prove_single(p);
+  return kExitOk;
+}
+
+int prover_error(const std::exception& e) {
+  if (dynamic_cast<const cli::ArgumentCountError*>(&e))
+    std::fprintf(stderr, "Invalid number of parameters\n%s\n", kProverUsage);
+  else if (dynamic_cast<const UsageError*>(&e))
+    std::fprintf(stderr, "Error: %s\n%s\n", e.what(), kProverUsage);
+  else
+    std::fprintf(stderr, "Error: %s\n", e.what());
+  return kExitError;
+}
+
+// `cuzk zkey export verificationkey`: snarkjs's command of that name.
+int cmd_zkey_export_vk(const Args& a) {
+  const std::string& out = a.pos[1];
+  cuzk::check_output_path(out);
+  cuzk::check_output_dir(out);
+  cuzk::ThreadPool pool(1);
+  cuzk::write_files_atomically({{out, cuzk::api::verification_key_json(a.pos[0], pool)}});
   return kExitOk;
 }
 
@@ -480,6 +547,38 @@ cli::Command prove_spec() {
   return c;
 }
 
+cli::Command prover_spec() {
+  cli::Command c("prover", "rapidsnark's prover: its arguments, its files, its messages and exit codes");
+  c.synopsis("<circuit.zkey> <witness.wtns> <proof.json> <public.json> [options]")
+      .describe(
+          "A drop-in for rapidsnark's `prover`: a script written for it switches by changing the word `prover` to "
+          "`cuzk prover`. Writes proof.json and public.json as snarkjs writes them and prints nothing on success "
+          "(exit 0). A wrong number of arguments prints \"Invalid number of parameters\" and the usage, any other "
+          "error \"Error: \" and the reason; both exit 1, as rapidsnark does (cuzk prove exits 2 on usage "
+          "errors). As cuzk prove: the proof runs on the default device (auto: the first visible GPU, else the "
+          "CPU), is verified against the key before it is written, and nothing is written on error.")
+      .positional("<circuit.zkey>", "the proving key (snarkjs's .zkey)")
+      .positional("<witness.wtns>", "the witness")
+      .positional("<proof.json>", "the proof written")
+      .positional("<public.json>", "the public signals written")
+      .option("--device", "D", "gpu:N, cpu, or auto (default auto = gpu:0 if a GPU is visible, else cpu)")
+      .alias("--devices")
+      .option("--threads", "N", "CPU threads (default: all)")
+      .flag("--verbose", "cuzk prove's progress lines on stderr");
+  return c;
+}
+
+cli::Command zkey_export_vk_spec() {
+  cli::Command c("zkey export verificationkey", "a .zkey's verification_key.json, as snarkjs exports it");
+  c.describe(
+       "snarkjs's command of that name: writes the key's verifying part (alpha, beta, gamma, delta, "
+       "e(alpha, beta) and IC) byte for byte as `snarkjs zkey export verificationkey` does, for BN254 and "
+       "BLS12-381. Only the key's header and IC are read. `snarkjs groth16 verify` and `cuzk verify` take it.")
+      .positional("<circuit.zkey>", "the proving key (snarkjs's .zkey)")
+      .positional("<verification_key.json>", "the verification key written");
+  return c;
+}
+
 cli::Command verify_spec() {
   cli::Command c("verify", "check Groth16 proofs against a verification key (snarkjs's argument order)");
   c.synopsis("<verification_key.json> <public.json> <proof.json> [<public2.json> <proof2.json> ...]")
@@ -587,14 +686,18 @@ cli::Command bench_spec() {
 
 std::vector<app::Command> commands();
 
-void print_help(FILE* to) {
-  std::vector<app::Command> all = commands();
+std::vector<const cli::Command*> specs_of(const std::vector<app::Command>& all) {
   std::vector<const cli::Command*> specs;
   for (auto& c : all) specs.push_back(&c.spec);
+  return specs;
+}
+
+void print_help(FILE* to) {
+  std::vector<app::Command> all = commands();
   std::string s =
       "usage: cuzk <command> [arguments]   ('cuzk <command> --help' prints that command's usage)\n\n"
       "commands:\n" +
-      cli::command_table(specs);
+      cli::command_table(specs_of(all));
 #if !defined(CUZK_WITH_DAEMON)
   s += "  daemon, submit, await, status, cancel, preload, evict, loadgen: not in this build (needs gRPC, protobuf, "
        "toml++ and cpp-httplib)\n";
@@ -602,17 +705,59 @@ void print_help(FILE* to) {
   std::fputs(s.c_str(), to);
 }
 
-const app::Command* find_command(const std::vector<app::Command>& all, const std::string& name) {
-  for (auto& c : all)
-    if (c.spec.name() == name) return &c;
-  return nullptr;
+// The command that `words` name: the longest command name (of one or more words) they start
+// with; `used` gets its number of words. Null when none.
+const app::Command* match_command(const std::vector<app::Command>& all, const std::vector<std::string>& words,
+                                  size_t& used) {
+  const app::Command* best = nullptr;
+  used = 0;
+  for (auto& c : all) {
+    const auto w = cuzk::split(c.spec.name(), ' ');
+    if (w.size() <= words.size() && w.size() > used && std::equal(w.begin(), w.end(), words.begin())) {
+      best = &c;
+      used = w.size();
+    }
+  }
+  return best;
+}
+
+// The commands whose names start with `words` ("zkey" -> "zkey export verificationkey").
+std::vector<const cli::Command*> commands_under(const std::vector<app::Command>& all,
+                                                const std::vector<std::string>& words) {
+  std::vector<const cli::Command*> out;
+  for (auto& c : all) {
+    const auto w = cuzk::split(c.spec.name(), ' ');
+    if (w.size() > words.size() && std::equal(words.begin(), words.end(), w.begin())) out.push_back(&c.spec);
+  }
+  return out;
+}
+
+// No command is named by `words`: the error names what was given and, when its first words
+// start longer names, those commands.
+[[noreturn]] void unknown_command(const std::vector<app::Command>& all, const std::vector<std::string>& words) {
+  std::vector<std::string> given;
+  for (auto& w : words) {
+    if (w.rfind("-", 0) == 0) break;
+    given.push_back(w);
+    if (commands_under(all, given).empty()) break;
+  }
+  const std::string name = cuzk::join(given, ' ');
+  std::vector<std::string> first(given.begin(), given.begin() + std::min<size_t>(given.size(), 1));
+  auto near = first.empty() ? std::vector<const cli::Command*>{} : commands_under(all, first);
+  std::string known;
+  for (auto* c : near) known += (known.empty() ? "" : ", ") + c->name();
+  const bool incomplete = !given.empty() && !commands_under(all, given).empty();
+  throw UsageError((incomplete ? "incomplete command '" : "unknown command '") + name + "'" +
+                   (known.empty() ? "" : " (" + first[0] + " commands: " + known + ")"));
 }
 
 // Every command of this build, in the order `cuzk help` lists them.
 std::vector<app::Command> commands() {
   std::vector<app::Command> all = {
       {prove_spec(), cmd_prove},
+      {prover_spec(), cmd_prover, prover_error},
       {verify_spec(), cmd_verify},
+      {zkey_export_vk_spec(), cmd_zkey_export_vk},
       {setup_spec(), cmd_setup},
       {gen_circuit_spec(), cmd_gen_circuit},
       {bench_spec(), cmd_bench},
@@ -622,21 +767,44 @@ std::vector<app::Command> commands() {
          print_version();
          return kExitOk;
        }},
-      {cli::Command("help", "this list, or a command's usage")
-           .optional_positional("<command>", "the command whose usage to print"),
+      {cli::Command("completion", "a bash completion script generated from these commands")
+           .describe("Prints a bash completion script: command names (word by word for those of several words, such as "
+                     "zkey export verificationkey), each command's options, and file names for paths. Load it with "
+                     "`source <(cuzk completion bash)`, or save it as /etc/bash_completion.d/cuzk.")
+           .positional("<shell>", "bash (the only shell supported)"),
+       [](const Args& a) {
+         if (a.pos[0] != "bash") throw UsageError("<shell>: only bash is supported, got '" + a.pos[0] + "'");
+         auto all = commands();
+         std::fputs(cli::bash_completion("cuzk", specs_of(all)).c_str(), stdout);
+         return kExitOk;
+       }},
+      {cli::Command("help", "this list, or a command's usage (the same as cuzk <command> --help)")
+           .variadic("<command>",
+                     "the command whose usage to print (words of a name of several: help zkey export "
+                     "verificationkey)"),
        [](const Args& a) {
          if (a.pos.empty()) {
            print_help(stdout);
            return kExitOk;
          }
          auto all = commands();
-         const app::Command* c = find_command(all, a.pos[0]);
-         if (!c) throw UsageError("unknown command '" + a.pos[0] + "'");
-         std::fputs(c->spec.help().c_str(), stdout);
+         size_t used = 0;
+         const app::Command* c = match_command(all, a.pos, used);
+         if (c && used == a.pos.size()) {
+           std::fputs(c->spec.help().c_str(), stdout);
+           return kExitOk;
+         }
+         auto under = commands_under(all, a.pos);
+         const std::string given = cuzk::join(a.pos, ' ');
+         if (under.empty() && c) throw UsageError("unknown command '" + given + "'");  // a name and more words
+         if (under.empty()) unknown_command(all, a.pos);
+         std::fputs((given + " commands:\n" + cli::command_table(under)).c_str(), stdout);
          return kExitOk;
        }},
   };
-  for (auto& c : app::filecoin_commands()) all.insert(all.end() - 3, std::move(c));
+  // Filecoin's commands go before devices.
+  auto at = std::find_if(all.begin(), all.end(), [](const app::Command& c) { return c.spec.name() == "devices"; });
+  for (auto& c : app::filecoin_commands()) at = all.insert(at, std::move(c)) + 1;
 #if defined(CUZK_WITH_DAEMON)
   all.push_back(app::daemon_command());
   for (auto& c : app::client_commands()) all.push_back(std::move(c));
@@ -647,17 +815,20 @@ std::vector<app::Command> commands() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string name = argc >= 2 ? argv[1] : "";
-  if (name == "--version" || name == "-V") name = "version";
-  if (name == "--help" || name == "-h") name = "help";
-  bool known = false;  // usage errors of a command point to its --help
+  std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);  // after the program's name
+  if (!words.empty() && (words[0] == "--version" || words[0] == "-V")) words[0] = "version";
+  if (!words.empty() && (words[0] == "--help" || words[0] == "-h")) words[0] = "help";
+  std::string name = words.empty() ? "" : words[0];
+  std::vector<app::Command> all;
+  const app::Command* cmd = nullptr;  // known: its usage errors point to its --help
   try {
-    if (argc < 2) {
+    if (words.empty()) {
       print_help(stderr);
       return kExitUsage;
     }
-    const std::vector<app::Command> all = commands();
-    const app::Command* cmd = find_command(all, name);
+    all = commands();
+    size_t used = 0;
+    cmd = match_command(all, words, used);
     if (!cmd) {
 #if !defined(CUZK_WITH_DAEMON)
       for (const char* k : {"daemon", "submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
@@ -666,22 +837,24 @@ int main(int argc, char** argv) {
                             ": this cuzk was built without the daemon (it needs libgrpc++-dev, "
                             "protobuf-compiler-grpc, libtomlplusplus-dev and libcpp-httplib-dev)");
 #endif
-      throw UsageError("unknown command '" + name + "'");
+      unknown_command(all, words);
     }
-    known = true;
-    const Args a = cmd->spec.parse(argc, argv, 2);
+    name = cmd->spec.name();
+    const Args a = cmd->spec.parse(std::vector<std::string>(words.begin() + long(used), words.end()));
     if (a.help) {
       std::fputs(cmd->spec.help().c_str(), stdout);
       return kExitOk;
     }
     return cmd->run(a);
   } catch (const UsageError& e) {
-    if (known)
+    if (cmd && cmd->on_error) return cmd->on_error(e);
+    if (cmd)
       std::fprintf(stderr, "cuzk: %s: %s\n(run 'cuzk %s --help' for usage)\n", name.c_str(), e.what(), name.c_str());
     else
       std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
+    if (cmd && cmd->on_error) return cmd->on_error(e);
     std::fprintf(stderr, "cuzk: error: %s\n", e.what());
     return kExitError;
   }

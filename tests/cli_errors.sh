@@ -55,6 +55,26 @@ expect signed-threads 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtn
 expect huge-device 2 "expected gpu:N" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --device gpu:4294967296
 expect unverified-by-default 1 "does not verify" prove "$BN/circuit.zkey" "$T/bad.wtns" "${OUT[@]}"
 expect bin-dir-missing 1 "cannot write" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin "$T/nodir/p.bin"
+# An output directory that is missing, not a directory, or not writable is refused before the
+# proof: the error, naming the directory, is the only line on stderr (no progress line of a proof).
+# As root a mode-0555 directory is still writable: /sys then serves as the unwritable one.
+mkdir -p "$T/ro"; chmod 555 "$T/ro"
+RO=$T/ro; if touch "$RO/probe" 2> /dev/null; then rm -f "$RO/probe"; RO=/sys; fi
+echo file > "$T/afile"
+# expect_early NAME NEEDLE -- cuzk args: exit 1, NEEDLE on stderr, and nothing else there.
+expect_early() {
+  local name=$1 needle=$2; shift 2
+  local failed=$fail
+  expect "$name" 1 "$needle" "$@"
+  if [ $fail = "$failed" ] && [ "$(wc -l < "$T/err")" != 1 ]; then
+    pass=$((pass-1)); fail=$((fail+1)); echo "FAIL $name: refused only after the work:"; sed 's/^/    /' "$T/err"
+  fi
+}
+expect_early dir-missing-before-proof "directory $T/nodir does not exist" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/nodir/public.json"
+expect_early dir-unwritable-before-proof "directory $RO is not writable" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$RO/public.json"
+expect_early dir-is-a-file-before-proof "$T/afile is not a directory" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json" "$T/afile/public.json"
+expect_early bin-dir-missing-before-proof "directory $T/nodir does not exist" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --proof-bin "$T/nodir/p.bin"
+expect_early out-unwritable-before-job "cannot write to --out $RO/job: directory $RO is not writable" prove "$BN/circuit.zkey" --partitions "$BN/witness.wtns" --out "$RO/job"
 expect too-few-args 2 "4 paths" prove "$BN/circuit.zkey" "$BN/witness.wtns" "$T/proof.json"
 expect unknown-option 2 "unknown option --bogus" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --bogus
 expect bad-seed 2 "not a number" prove "$BN/circuit.zkey" "$BN/witness.wtns" "${OUT[@]}" --seed xyz
@@ -106,7 +126,7 @@ expect_nothing gen-too-small 1 "too small" gen-circuit --shape porep --log-n 6 -
 # Every command prints its usage on stdout with --help (exit 0), as `cuzk help CMD` does, and
 # `cuzk help` lists it. The daemon's commands are there only in a build with the daemon.
 "$CUZK" help > "$T/help" 2>&1 || { fail=$((fail+1)); echo "FAIL cuzk help exited non-zero"; }
-cmds="prove verify setup gen-circuit bench params filecoin devices version help"
+cmds="prove prover verify setup gen-circuit bench params filecoin devices version completion help"
 if grep -q '^  daemon ' "$T/help"; then
   cmds="$cmds daemon submit await status cancel preload evict loadgen"
 else
@@ -124,6 +144,19 @@ for c in $cmds; do
     fail=$((fail+1)); echo "FAIL $c --help (exit $rc)"; sed 's/^/    /' "$T/out" "$T/err"
   fi
 done
+# A command named by several words: its usage from --help and from help, and its line in the list.
+"$CUZK" zkey export verificationkey --help > "$T/out" 2> "$T/err"; rc=$?
+"$CUZK" help zkey export verificationkey > "$T/out2" 2>&1
+if [ $rc = 0 ] && grep -q "^usage: cuzk zkey export verificationkey <circuit.zkey> <verification_key.json>" "$T/out" &&
+   [ ! -s "$T/err" ] && cmp -s "$T/out" "$T/out2" && grep -q "^  zkey export verificationkey" "$T/help"; then
+  pass=$((pass+1)); echo "ok   zkey export verificationkey --help: $(grep '^usage:' "$T/out")"
+else
+  fail=$((fail+1)); echo "FAIL zkey export verificationkey --help (exit $rc)"; sed 's/^/    /' "$T/out" "$T/err"
+fi
+expect incomplete-command 2 "incomplete command 'zkey export' (zkey commands: zkey export verificationkey)" zkey export
+expect unknown-subcommand 2 "unknown command 'zkey export vkey' (zkey commands: zkey export verificationkey)" zkey export vkey "$BN/circuit.zkey" "$T/vk.json"
+expect help-unknown-command 2 "unknown command 'frob'" help frob
+expect help-name-and-more 2 "unknown command 'prove extra'" help prove extra
 # --help wins over every other check; -h is the same.
 for args in "prove --bogus --help" "gen-circuit -h" "verify --quiet --help extra"; do
   # shellcheck disable=SC2086
@@ -255,5 +288,7 @@ head -c 500 "$T/m.vk" > "$T/m-cut.vk"
 expect_out params-vk-truncated 1 "INVALID $T/mpub.json $T/mp.json: $T/m-cut.vk: shorter than a verifying key's fixed part (868 bytes: six points and ic's count) (file of 500 bytes)" verify "$T/m-cut.vk" "$T/mpub.json" "$T/mp.json"
 if [ "$("$CUZK" filecoin param-names | wc -l)" = 22 ]; then pass=$((pass+1)); echo "ok   filecoin param-names: 22 lines"
 else fail=$((fail+1)); echo "FAIL filecoin param-names"; fi
+# The first words of a name of several: help lists the commands they start.
+expect_out help-lists-zkey-commands 0 "    a .zkey's verification_key.json, as snarkjs exports it" help zkey
 echo "cli_errors: $pass passed, $fail failed"
 [ $fail = 0 ]

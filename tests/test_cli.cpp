@@ -85,6 +85,9 @@ CUZK_TEST(usage_errors_name_the_problem) {
   CHECK_THROWS_WITH(c.parse(Words{"in", "--shape", "x", "--quiet=1"}), cli::UsageError, "--quiet takes no value");
   CHECK_THROWS_WITH(c.parse(Words{"--shape", "x"}), cli::UsageError, "missing <in>");
   CHECK_THROWS_WITH(c.parse(Words{"a", "b", "c", "--shape", "x"}), cli::UsageError, "unexpected argument 'c'");
+  // Both are ArgumentCountError, which a command that mimics another tool tells apart.
+  CHECK_THROWS_WITH(c.parse(Words{"--shape", "x"}), cli::ArgumentCountError, "missing <in>");
+  CHECK_THROWS_WITH(c.parse(Words{"a", "b", "c", "--shape", "x"}), cli::ArgumentCountError, "unexpected argument");
   CHECK_THROWS_WITH(c.parse(Words{"in", "--seed", "1"}), cli::UsageError, "needs --shape SHAPE");
   // A single dash is no option: "-" and "-5" are positional.
   CHECK_EQ(join(c.parse(Words{"-", "--shape", "x"}).pos), std::string("-"));
@@ -147,4 +150,26 @@ CUZK_TEST(wrap_keeps_words_and_indents) {
   CHECK_EQ(cli::wrap("aaa bbb ccc", 9, 2), std::string("aaa bbb\n  ccc"));
   CHECK_EQ(cli::wrap("x\n  aaa bbb", 7), std::string("x\n  aaa\n  bbb"));
   CHECK_EQ(cli::wrap("averyveryverylongword b", 5), std::string("averyveryverylongword\nb"));
+}
+
+CUZK_TEST(completion_offers_every_spelling_of_each_command) {
+  auto c = sample();
+  CHECK_EQ(join(c.value_option_names()), std::string("--device|--devices|--seed|--shape"));
+  CHECK_EQ(join(c.flag_names()), std::string("--quiet|--help|-h"));
+  cli::Command long_name("zkey export verificationkey", "a name of three words");
+  long_name.positional("<in>", "the key");
+  const std::string script = cli::bash_completion("prog", {&c, &long_name});
+  // The longest name first (found before a shorter one that starts it), each with its options.
+  CHECK(script.find("local names=('zkey export verificationkey' 'sample')") != std::string::npos);
+  CHECK(script.find("'sample') values='--device --devices --seed --shape' flags='--quiet --help -h' ;;") !=
+        std::string::npos);
+  CHECK(script.find("'zkey export verificationkey') values='' flags='--help -h' ;;") != std::string::npos);
+  CHECK(script.find("complete -F _prog_complete prog") != std::string::npos);
+  CHECK(script.find("PROGRAM") == std::string::npos && script.find("CASES") == std::string::npos);
+}
+
+CUZK_TEST(a_long_command_name_does_not_push_every_summary_right) {
+  cli::Command a("prove", "one"), b("zkey export verificationkey", "two");
+  const std::string t = cli::command_table({&a, &b});
+  CHECK_EQ(t, std::string("  prove  one\n  zkey export verificationkey\n         two\n"));
 }

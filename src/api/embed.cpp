@@ -6,6 +6,7 @@
 #include "api/keys.hpp"
 #include "ec/pairing.hpp"
 #include "groth16/key.hpp"
+#include "groth16/self_verify.hpp"
 #include "io/json.hpp"
 #include "io/json_parse.hpp"
 #include "io/wtns.hpp"
@@ -17,28 +18,6 @@ namespace {
 
 std::atomic<uint64_t> g_key_serial{0};
 
-// The verifying part of a .zkey: its header points and IC, checked on their curves.
-template <class E>
-groth16::VerifyingKey<E> vk_of(const io::ZkeyGroth16& z, ThreadPool& pool) {
-  using G1 = typename E::G1;
-  using G2 = typename E::G2;
-  using A1 = typename E::G1Affine;
-  using A2 = typename E::G2Affine;
-  using P = ec::Pairing<E>;
-  groth16::VerifyingKey<E> vk;
-  vk.n_public = z.n_public;
-  vk.alpha = groth16::detail::load_points<G1, A1>(z.path(), "alpha1", z.alpha1, 1, pool)[0];
-  vk.beta = groth16::detail::load_points<G2, A2>(z.path(), "beta2", z.beta2, 1, pool)[0];
-  vk.gamma = groth16::detail::load_points<G2, A2>(z.path(), "gamma2", z.gamma2, 1, pool)[0];
-  vk.delta = groth16::detail::load_points<G2, A2>(z.path(), "delta2", z.delta2, 1, pool)[0];
-  const auto ic = groth16::detail::load_points<G1, A1>(z.path(), "IC (section 3)", z.ic, z.n_public + 1, pool);
-  vk.ic.assign(ic.begin(), ic.end());
-  vk.beta_p = P::prepare(vk.beta);
-  vk.gamma_p = P::prepare(vk.gamma);
-  vk.delta_p = P::prepare(vk.delta);
-  return vk;
-}
-
 std::shared_ptr<const LoadedKey> loaded(const io::ZkeyGroth16& z, std::optional<io::R1cs> cs, ThreadPool& pool) {
   auto k = std::make_shared<LoadedKey>();
   k->id = "key-" + std::to_string(++g_key_serial);
@@ -48,9 +27,9 @@ std::shared_ptr<const LoadedKey> loaded(const io::ZkeyGroth16& z, std::optional<
   k->n_public = z.n_public;
   k->insecure_note = z.insecure_note;
   if (z.curve == CurveId::bn254)
-    k->vk = vk_of<ec::Bn254>(z, pool);
+    k->vk = groth16::verifying_key_of_zkey<ec::Bn254>(z, pool);
   else
-    k->vk = vk_of<ec::Bls12381>(z, pool);
+    k->vk = groth16::verifying_key_of_zkey<ec::Bls12381>(z, pool);
   k->circuit = engine::make_circuit(z.path(), z, std::move(cs), pool);
   k->log_n = k->circuit->log_n();
   return k;

@@ -5,6 +5,8 @@
 
 #include "backend/open.hpp"
 #include "filecoin/params_key.hpp"
+#include "groth16/encode.hpp"
+#include "groth16/self_verify.hpp"
 #include "io/r1cs.hpp"
 #include "io/zkey.hpp"
 #include "util/error.hpp"
@@ -89,6 +91,16 @@ std::shared_ptr<engine::Circuit> load_key(const std::string& key_path, const std
   if (!r1cs_path.empty()) cs = read_r1cs_for(r1cs_path, z.curve, z.n_vars, z.n_public, key_path);
   if (!z.insecure_note.empty()) say("warning: " + key_path + " is from an insecure setup: " + z.insecure_note);
   return engine::make_circuit(key_path, z, std::move(cs), pool);
+}
+
+std::string verification_key_json(const std::string& zkey_path, ThreadPool& pool) {
+  if (proving_key_format(zkey_path) != KeyFormat::Zkey)
+    throw InvalidArgument(zkey_path +
+                          ": not a snarkjs .zkey (a bellperson .params carries its verifying key in its .vk, which "
+                          "cuzk verify takes as it is)");
+  const io::ZkeyGroth16 z = io::read_zkey(zkey_path);
+  if (z.curve == CurveId::bn254) return groth16::vk_json(groth16::verifying_key_of_zkey<ec::Bn254>(z, pool));
+  return groth16::vk_json(groth16::verifying_key_of_zkey<ec::Bls12381>(z, pool));
 }
 
 }  // namespace cuzk::api

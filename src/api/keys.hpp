@@ -35,4 +35,9 @@ std::shared_ptr<engine::Circuit> load_key(const std::string& key_path, const std
                                           const std::function<void(const std::string&)>& log = {},
                                           const std::vector<backend::DeviceSpec>& devices = {});
 
+// verification_key.json of a snarkjs .zkey, byte for byte as `snarkjs zkey export
+// verificationkey` writes it (BN254 or BLS12-381). Only the header and IC are decoded. Anything
+// but a Groth16 .zkey is refused with an error naming the file.
+std::string verification_key_json(const std::string& zkey_path, ThreadPool& pool);
+
 }  // namespace cuzk::api

@@ -21,6 +21,7 @@
 #include "ec/curves.hpp"
 #include "ec/pairing.hpp"
 #include "groth16/key.hpp"
+#include "groth16/verifier.hpp"
 #include "io/json.hpp"
 
 namespace cuzk::groth16 {
@@ -46,6 +47,38 @@ io::JsonValue g2_json(const ec::Affine<F2>& p) {
   };
   if (p.is_inf()) return JsonValue::array({pair("0", "0"), pair("1", "0"), pair("0", "0")});
   return JsonValue::array({pair(dec(p.x.c0), dec(p.x.c1)), pair(dec(p.y.c0), dec(p.y.c1)), pair("1", "0")});
+}
+
+// A GT element as snarkjs writes it (Gt.toObject): [c0, c1] of [c0, c1, c2] of Fq2 pairs.
+template <class GT>
+io::JsonValue gt_json(const GT& f) {
+  using io::JsonValue;
+  auto fq2 = [](const auto& x) {
+    return JsonValue::array({JsonValue::string(dec(x.c0)), JsonValue::string(dec(x.c1))});
+  };
+  auto f6 = [&](const auto& x) { return JsonValue::array({fq2(x.c0), fq2(x.c1), fq2(x.c2)}); };
+  return JsonValue::array({f6(f.c0), f6(f.c1)});
+}
+
+// verification_key.json exactly as `snarkjs zkey export verificationkey` writes it: its fields in
+// its order, vk_alphabeta_12 = e(alpha, beta) (this pairing's GT equals snarkjs's), one space of
+// indentation, no trailing newline.
+template <class E>
+std::string vk_json(const VerifyingKey<E>& vk) {
+  using io::JsonValue;
+  auto o = JsonValue::object();
+  o.add("protocol", JsonValue::string("groth16"));
+  o.add("curve", JsonValue::string(curve_snarkjs_name(E::id)));
+  o.add("nPublic", JsonValue::number(std::to_string(vk.n_public)));
+  o.add("vk_alpha_1", g1_json(vk.alpha));
+  o.add("vk_beta_2", g2_json(vk.beta));
+  o.add("vk_gamma_2", g2_json(vk.gamma));
+  o.add("vk_delta_2", g2_json(vk.delta));
+  o.add("vk_alphabeta_12", gt_json(ec::Pairing<E>::pairing(vk.alpha, vk.beta)));
+  auto ic = JsonValue::array();
+  for (auto& p : vk.ic) ic.items.push_back(g1_json(p));
+  o.add("IC", std::move(ic));
+  return io::to_json(o);
 }
 
 template <class E>

@@ -121,6 +121,28 @@ const Command::Option* Command::find(const std::string& name) const {
   return nullptr;
 }
 
+std::vector<std::string> Command::value_option_names() const {
+  std::vector<std::string> out;
+  for (auto& o : options_)
+    if (!o.metavar.empty()) {
+      out.push_back(o.name);
+      out.insert(out.end(), o.aliases.begin(), o.aliases.end());
+    }
+  return out;
+}
+
+std::vector<std::string> Command::flag_names() const {
+  std::vector<std::string> out;
+  for (auto& o : options_)
+    if (o.metavar.empty()) {
+      out.push_back(o.name);
+      out.insert(out.end(), o.aliases.begin(), o.aliases.end());
+    }
+  out.push_back("--help");
+  out.push_back("-h");
+  return out;
+}
+
 // ---------------------------------------------------------------- parsing
 
 Args Command::parse(int argc, char** argv, int first) const {
@@ -174,8 +196,8 @@ Args Command::parse(const std::vector<std::string>& words) const {
     required += p.kind == Positional::Required;
     at_most = p.kind == Positional::Variadic ? SIZE_MAX : at_most + 1;
   }
-  if (a.pos.size() < required) throw UsageError("missing " + positionals_[a.pos.size()].name);
-  if (a.pos.size() > at_most) throw UsageError("unexpected argument '" + a.pos[at_most] + "'");
+  if (a.pos.size() < required) throw ArgumentCountError("missing " + positionals_[a.pos.size()].name);
+  if (a.pos.size() > at_most) throw ArgumentCountError("unexpected argument '" + a.pos[at_most] + "'");
   for (auto& o : options_)
     if (o.required && !a.values_.count(o.name)) throw UsageError("needs " + o.name + " " + o.metavar);
   return a;
@@ -275,12 +297,81 @@ std::string Command::help() const {
 }
 
 std::string command_table(const std::vector<const Command*>& commands) {
+  // A name of several words longer than this puts its summary on the next line rather than
+  // pushing every summary right.
+  constexpr size_t kMaxName = 16;
   size_t column = 0;
-  for (auto* c : commands) column = std::max(column, c->name().size());
+  for (auto* c : commands)
+    if (c->name().size() <= kMaxName) column = std::max(column, c->name().size());
   column = std::min(column + 4, kMaxColumn);
   std::string s;
   for (auto* c : commands) s += entry(c->name(), c->summary(), column);
   return s;
+}
+
+std::string bash_completion(const std::string& program, const std::vector<const Command*>& commands) {
+  auto joined = [](const std::vector<std::string>& v) { return join(v, ' '); };
+  auto replace = [](std::string s, const std::string& from, const std::string& to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+      s.replace(at, from.size(), to);
+    return s;
+  };
+  // Longest names first: "zkey export verificationkey" is found before a shorter name that
+  // starts it.
+  std::vector<const Command*> by_length = commands;
+  std::stable_sort(by_length.begin(), by_length.end(),
+                   [](const Command* a, const Command* b) { return a->name().size() > b->name().size(); });
+  std::string names, cases;
+  for (auto* c : by_length) {
+    names += (names.empty() ? "'" : " '") + c->name() + "'";
+    cases += "    '" + c->name() + "') values='" + joined(c->value_option_names()) + "' flags='" +
+             joined(c->flag_names()) + "' ;;\n";
+  }
+  std::string s = R"(# bash completion for PROGRAM, generated from its commands by `PROGRAM completion bash`.
+# Load it with: source <(PROGRAM completion bash)
+_PROGRAM_complete() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+  local line="${COMP_WORDS[*]:1:COMP_CWORD-1}" cmd="" name next prefix
+  local names=(NAMES)
+  COMPREPLY=()
+  # The command: the longest name that the words before the cursor start with.
+  for name in "${names[@]}"; do
+    if [[ "$line" == "$name" || "$line" == "$name "* ]]; then cmd=$name; break; fi
+  done
+  # A command's name, word by word; after `help`, the name of the command to explain.
+  if [[ -z "$cmd" || "$cmd" == help ]]; then
+    prefix=$line
+    if [[ "$cmd" == help ]]; then prefix=${line#help}; prefix=${prefix# }; fi
+    local words=()
+    for name in "${names[@]}"; do
+      if [[ -z "$prefix" ]]; then next=${name%% *}
+      elif [[ "$name" == "$prefix "* ]]; then next=${name#"$prefix "}; next=${next%% *}
+      else continue; fi
+      words+=("$next")
+    done
+    if [[ ${#words[@]} -gt 0 ]]; then
+      mapfile -t COMPREPLY < <(compgen -W "${words[*]}" -- "$cur")
+      return 0
+    fi
+    [[ -z "$cmd" ]] && return 0
+  fi
+  local values="" flags=""
+  case $cmd in
+CASES  esac
+  # The value of an option that takes one, and positional arguments: file names.
+  if [[ " $values " == *" $prev "* || "$cur" != -* ]]; then
+    compopt -o filenames 2> /dev/null
+    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+  else
+    mapfile -t COMPREPLY < <(compgen -W "$values $flags" -- "$cur")
+  fi
+  return 0
+}
+complete -F _PROGRAM_complete PROGRAM
+)";
+  s = replace(s, "NAMES", names);
+  s = replace(s, "CASES", cases);
+  return replace(s, "PROGRAM", program);
 }
 
 }  // namespace cuzk::cli

@@ -31,6 +31,11 @@ namespace cuzk::cli {
 struct UsageError : Error {
   using Error::Error;
 };
+// The usage error of too few or too many positional arguments (a command that mimics another
+// tool's messages tells it apart).
+struct ArgumentCountError : UsageError {
+  using UsageError::UsageError;
+};
 
 // What parse() found. Options are looked up by the name they were declared with (never an
 // alias); asking for a name the command does not declare is a bug and throws std::logic_error.
@@ -76,8 +81,14 @@ class Command {
   Args parse(int argc, char** argv, int first) const;  // argv[first..argc)
   std::string help() const;
 
+  // The name may be several words ("zkey export verificationkey"): the command is then named by
+  // those words in order.
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
+  // Every spelling (aliases included) of the options that take a value, and of the flags
+  // (--help and -h included), in declaration order: what shell completion offers.
+  std::vector<std::string> value_option_names() const;
+  std::vector<std::string> flag_names() const;
 
  private:
   struct Positional {
@@ -104,6 +115,12 @@ class Command {
 
 // "  NAME   SUMMARY" for each command, aligned: the command list of `cuzk help`.
 std::string command_table(const std::vector<const Command*>& commands);
+
+// A bash completion script for `program` generated from its commands: command names complete
+// word by word (a name of several words, one word at a time), then each command's options; the
+// value of an option that takes one, and positional arguments, complete as file names; the
+// positional arguments of a command named "help" complete as command names.
+std::string bash_completion(const std::string& program, const std::vector<const Command*>& commands);
 
 // `text` wrapped at `width` columns for a cursor already at column `indent`: every further line
 // starts at `indent`, plus the leading spaces of the '\n'-separated line it continues.

@@ -31,6 +31,37 @@ void check_output_paths(const std::vector<std::string>& paths) {
   for (auto& p : paths) check_output_path(p);
 }
 
+std::string output_dir_problem(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int e = errno;
+    if (e == ENOENT) return "directory " + dir + " does not exist";
+    if (e == ENOTDIR) return "a component of " + dir + " is not a directory";
+    return "directory " + dir + " cannot be reached: " + std::strerror(e);
+  }
+  if (!S_ISDIR(st.st_mode)) return dir + " is not a directory";
+  const std::string probe = dir + "/.cuzk-probe-" + std::to_string(::getpid());
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == EEXIST) {  // a probe of this pid left behind by a killed run
+    ::unlink(probe.c_str());
+    fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  }
+  if (fd < 0) return "directory " + dir + " is not writable: " + std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
+void check_output_dir(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string problem = output_dir_problem(parent.empty() ? "." : parent.string());
+  if (!problem.empty()) throw Error("cannot write " + path + ": " + problem);
+}
+
+void check_output_dirs(const std::vector<std::string>& paths) {
+  for (auto& p : paths) check_output_dir(p);
+}
+
 void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
   namespace fs = std::filesystem;
   // Refuse what would fail at the rename stage, after other targets were already replaced, and

@@ -13,6 +13,16 @@ namespace cuzk {
 void check_output_path(const std::string& path);
 void check_output_paths(const std::vector<std::string>& paths);
 
+// Refuses (Error naming the output and its directory) an output whose directory does not exist,
+// is not a directory, or does not take a new file: a probe file is created there and removed,
+// which also catches what permission bits do not tell (a read-only filesystem, root on /sys).
+// Called before the work, so that a proof is not computed only to be lost.
+void check_output_dir(const std::string& path);
+// What is wrong with `dir` as a place for new files ("directory D does not exist", "D is not a
+// directory", "directory D is not writable: ..."), or "" when nothing is.
+std::string output_dir_problem(const std::string& dir);
+void check_output_dirs(const std::vector<std::string>& paths);
+
 // Each file goes to a temporary beside its target and is renamed into place only after every one
 // was written (and synced). Throws Error naming the file on any problem (check_output_path's
 // included, before anything is written); nothing is left behind.

@@ -18,6 +18,13 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
+// {"a", "b"} joined with `sep`: "a b" (split's inverse).
+inline std::string join(const std::vector<std::string>& items, char sep) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) (i ? s += sep : s) += items[i];
+  return s;
+}
+
 inline std::string to_lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
