@@ -243,6 +243,9 @@ expect filecoin-poseidon-needs-arity 2 "needs --arity" filecoin poseidon 1 2
 expect filecoin-poseidon-bad-tag 2 "custom domain tag id 257" filecoin poseidon --arity 2 --tag custom:257 1 2
 # The Poseidon gadgets of `filecoin shape`: storage-proofs-core's published PoR count, and refusals.
 expect_out filecoin-shape-por-8-8 0 '{"inputs": 3, "aux": 1613, "constraints": 1593}' filecoin shape por --tree poseidon-8-8 --witness --json
+# SHA-256: the count bellperson's tests assert, without the 512 input bits' booleanity rows.
+expect_out filecoin-shape-sha256-compress 0 '{"inputs": 1, "aux": 26326, "constraints": 25840, "input_constraints": 1, "nnz_a": 59456, "nnz_b": 25872, "nnz_c": 56886, "density_a_aux": 26326, "density_b_inputs": 1, "density_b_aux": 6822}' filecoin shape sha256-compress --json
+expect_out filecoin-shape-sha256-512 0 '{"inputs": 1, "aux": 45340, "constraints": 44874}' filecoin shape sha256 --bits 512 --witness --json
 expect filecoin-shape-por-needs-tree 2 "the por gadget needs --tree" filecoin shape por
 expect filecoin-shape-tree-elsewhere 2 "--tree belongs to the por gadget" filecoin shape sha256 --tree poseidon-8
 expect filecoin-shape-bad-tree 2 "expected poseidon-B[-S[-T]] or sha256-B[-S[-T]]" filecoin shape por --tree blake2s-8
