@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "filecoin/c1.hpp"
 #include "filecoin/porep_challenges.hpp"
 #include "filecoin/porep_circuit.hpp"
 #include "filecoin/seal.hpp"
@@ -322,6 +323,62 @@ CUZK_TEST(porep_sealed_2kib_sector_satisfies_with_its_public_inputs) {
       CHECK(!b.is_satisfied());
     }
   }
+}
+
+// A C1 output written for a sealed 2KiB sector reads back into the same witness (the seed's
+// challenges and the graph's parents checked on the way), satisfies the circuit, and refuses
+// what does not fit, naming the member.
+CUZK_TEST(porep_c1_output_round_trip_and_refusals) {
+  const SealProofType t = seal_proof_type("StackedDrg2KiBV1_1");
+  CHECK_EQ(t.vanilla_key(), std::string("StackedDrg2KiBV1"));
+  const PorepSectorConfig sc = porep_sector_config(2048);
+  RandomSource rs(seed() + 4096);
+  std::vector<Fr> data(sc.circuit.nodes);
+  for (Fr& x : data) x = random_field<Fr>(rs);
+  SealIds ids;
+  for (auto& x : ids.ticket) x = uint8_t(rs.next());
+  ids.porep_id = porep_id_of(t.porep_proof_id);
+  const SealedSector sealed = seal_sector(sc.circuit, data, ids);
+  const StackedGraph graph(sc.circuit.nodes, ids.porep_id, t.api);
+  Bytes32 sd;
+  for (auto& x : sd) x = uint8_t(rs.next());
+  const auto challenges = interactive_challenges(sc.circuit.nodes, sealed.replica_id, sd, sc.circuit.challenges, 0);
+  const std::string json = c1_json(sealed, t, sd, ids.ticket, graph, {challenges});
+  const C1Output c1 = parse_c1("c1.json", json);
+  CHECK(c1.partitions.size() == 1 && c1.challenges[0] == challenges);
+  const PorepWitness want = porep_vanilla_witness(sealed, graph, challenges);
+  const PorepWitness& got = c1.partitions[0];
+  CHECK(got.replica_id == want.replica_id && got.comm_c == want.comm_c && got.comm_r_last == want.comm_r_last);
+  for (size_t i = 0; i < want.challenges.size(); ++i) {
+    const auto &a = got.challenges[i], &b = want.challenges[i];
+    CHECK(a.challenge == b.challenge && a.data_leaf == b.data_leaf);
+    CHECK(a.drg_parents[5].rows == b.drg_parents[5].rows &&
+          a.exp_parents[7].path[1].siblings == b.exp_parents[7].path[1].siblings);
+  }
+  CheckCs cs;
+  porep_circuit(cs, sc.circuit, got);
+  CHECK_MSG(cs.is_satisfied(), "row " << cs.first_unsatisfied);
+  // Refusals, each naming where.
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string j = json;
+    const size_t at = j.find(from);
+    CHECK_MSG(at != std::string::npos, from);
+    return j.replace(at, from.size(), to);
+  };
+  CHECK_THROWS_WITH(parse_c1("c1.json", edit("StackedDrg2KiBV1_1", "StackedDrg4KiBV1_1")), FormatError,
+                    "c1.json: registered_proof: registered proof 'StackedDrg4KiBV1_1'");
+  CHECK_THROWS_WITH(parse_c1("c1.json", edit("\"seed\":[", "\"seed\":[1,")), FormatError,
+                    "seed: expected 32 items, found 33");
+  CHECK_THROWS_WITH(parse_c1("c1.json", edit("\"index\":" + std::to_string(challenges[0]) + ",",
+                                             "\"index\":" + std::to_string(challenges[0] ^ 1) + ",")),
+                    FormatError, "vanilla_proofs.StackedDrg2KiBV1[0][0].replica_column_proofs.c_x");
+  CHECK_THROWS_WITH(parse_c1("c1.json", edit("{\"data\":{\"Single\"", "{\"data\":{\"Sub\"")), FormatError,
+                    "a \"Sub\" proof, expected \"Single\"");
+  Bytes32 other = sd;
+  other[0] ^= 1;
+  const std::string other_seed = c1_json(sealed, t, other, ids.ticket, graph, {challenges});
+  CHECK_THROWS_WITH(parse_c1("c1.json", other_seed), FormatError, "(from replica_id, seed and comm_r)");
+  CHECK_THROWS_WITH(parse_c1("c1.json", "{]"), FormatError, "c1.json: invalid JSON");
 }
 
 CUZK_TEST(porep_sector_sizes) {
