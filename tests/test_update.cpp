@@ -10,6 +10,7 @@
 #include "testing.hpp"
 #include "util/error.hpp"
 #include "util/rng.hpp"
+#include "util/thread_pool.hpp"
 
 namespace cuzk::test {
 namespace {
@@ -39,6 +40,245 @@ CUZK_TEST(update_test_circuit_counts) {
     CHECK_MSG(s.constraints == count, bytes << " bytes, Poseidon: " << s.constraints << " constraints, want " << count);
     CHECK_EQ(s.inputs, c.inputs());
   }
+}
+
+// Back ends: RecordCs's rows give ShapeCs's counts, and the values back end allocates the same.
+CUZK_TEST(update_back_ends_agree) {
+  for (bool poseidon : {false, true}) {
+    const UpdateCircuitConfig c = update_sector_config(1 << 10, poseidon).circuit;
+    const UpdateWitness w = update_blank_witness(c);
+    circuit::RecordCs<Fr, false> rec;
+    update_circuit(rec, c, w);
+    CHECK(rec.shape() == shape_of(c));
+    circuit::WitnessCs<Fr> wit;
+    update_circuit(wit, c, w);
+    CHECK_EQ(wit.num_inputs(), rec.num_inputs());
+    CHECK_EQ(wit.num_aux(), rec.num_aux());
+    CHECK_EQ(wit.num_constraints(), rec.num_constraints());
+  }
+}
+
+// The table of constants.rs.
+CUZK_TEST(update_sector_sizes) {
+  const UpdateSectorConfig s32 = update_sector_config(uint64_t(32) << 30, false);
+  CHECK_EQ(s32.partitions, size_t(16));
+  CHECK_EQ(s32.circuit.challenges, size_t(86));
+  CHECK_EQ(s32.circuit.apex_leaves, size_t(128));
+  CHECK_EQ(s32.circuit.tree_r.name(), std::string("poseidon-8-8"));
+  CHECK_EQ(s32.circuit.hs[3], size_t(10));
+  CHECK_EQ(s32.circuit.random_bits(), size_t(26));
+  CHECK_EQ(s32.circuit.digests(), size_t(10));  // 9 challenges per digest
+  CHECK_EQ(update_sector_config(uint64_t(64) << 30, false).circuit.tree_r.name(), std::string("poseidon-8-8-2"));
+  const UpdateSectorConfig p32 = update_sector_config(uint64_t(32) << 30, true);
+  CHECK_EQ(p32.partitions, size_t(1));
+  CHECK_EQ(p32.circuit.tree_d().name(), std::string("poseidon-8-8"));
+  const UpdateSectorConfig s1 = update_sector_config(1 << 10, false);
+  CHECK_EQ(s1.circuit.tree_r.name(), std::string("poseidon-8-4"));
+  CHECK_EQ(s1.circuit.apex_leaves, size_t(8));
+  CHECK_EQ(s1.circuit.hs[0], size_t(1));
+  CHECK_EQ(update_sector_config(16 << 10, false).partitions, size_t(2));
+  CHECK_EQ(update_sector_config(8 << 20, false).partitions, size_t(4));
+  CHECK_EQ(update_sector_config(512 << 20, false).partitions, size_t(16));
+  for (uint64_t kib : {1, 2, 4, 8, 16, 32, 8 << 10, 16 << 10, 512 << 10, 32 << 20, 64 << 20})
+    for (bool poseidon : {false, true}) update_sector_config(kib << 10, poseidon).circuit.validate();
+  CHECK_THROWS_WITH(update_sector_config(64 << 10, false), InvalidArgument, "not one storage-proofs-update allows");
+  UpdateCircuitConfig bad = s1.circuit;
+  bad.hs[5] = 6;
+  CHECK_THROWS_WITH(bad.validate(), InvalidArgument, "h = 6");
+  bad = s1.circuit;
+  bad.apex_leaves = 32;
+  CHECK_THROWS_WITH(bad.validate(), InvalidArgument, "too few");
+  CHECK_THROWS_WITH(update_k_and_h_select(s1.circuit, 1, 1), InvalidArgument, "partition 1 of 1");
+  CHECK_THROWS_WITH(update_h_select(s32.circuit, 13), InvalidArgument, "h = 13");
+  CHECK_EQ(update_k_and_h_select(s32.circuit, 5, 10), uint64_t(5 | 8 << 4));
+}
+
+// A sector updated as rust-fil-proofs' circuit tests do it: random old replica labels (tree R
+// old), comm_c, random new data (tree D new), the new replica label by label as
+// old + data · rho(phi, the node's h high bits) (tree R new), comm_r = Poseidon-2(comm_c, root).
+struct Sector {
+  UpdateCircuitConfig c;
+  size_t h = 0;
+  std::vector<Fr> r_old, d_new, r_new;
+  std::vector<std::vector<Fr>> tree_d;  // the SHA-256 variant's tree D, leaves up
+  Fr comm_c, root_r_old, root_r_new, comm_r_old, comm_r_new, comm_d_new;
+};
+
+Sector make_sector(const UpdateCircuitConfig& c, size_t h, uint64_t salt) {
+  Sector s;
+  s.c = c, s.h = h;
+  RandomSource rs(seed() + salt);
+  auto rnd = [&] { return random_field<Fr>(rs); };
+  for (uint64_t n = 0; n < c.nodes; ++n) s.r_old.push_back(rnd());
+  s.comm_c = rnd();
+  for (uint64_t n = 0; n < c.nodes; ++n) s.d_new.push_back(rnd());
+  auto root = [&](const TreeShape& t, const std::vector<Fr>& leaves) { return por_witness(t, leaves, 0).root; };
+  s.root_r_old = root(c.tree_r, s.r_old);
+  s.comm_r_old = poseidon_hash(2, std::vector<Fr>{s.comm_c, s.root_r_old});
+  if (c.poseidon) {
+    s.comm_d_new = root(c.tree_r, s.d_new);
+  } else {
+    s.tree_d.push_back(s.d_new);
+    while (s.tree_d.back().size() > 1) {
+      const std::vector<Fr>& below = s.tree_d.back();
+      std::vector<Fr> up;
+      for (size_t i = 0; i < below.size(); i += 2)
+        up.push_back(merkle_node(MerkleHasher::sha256, std::span<const Fr>(below).subspan(i, 2)));
+      s.tree_d.push_back(std::move(up));
+    }
+    s.comm_d_new = s.tree_d.back()[0];
+    CHECK(s.comm_d_new == root(c.tree_d(), s.d_new));
+  }
+  const Fr phi = update_phi(s.comm_d_new, s.comm_r_old);
+  const size_t shift = c.challenge_bits() - h;
+  for (uint64_t n = 0; n < c.nodes; ++n) s.r_new.push_back(s.r_old[n] + s.d_new[n] * update_rho(phi, n >> shift));
+  s.root_r_new = root(c.tree_r, s.r_new);
+  s.comm_r_new = poseidon_hash(2, std::vector<Fr>{s.comm_c, s.root_r_new});
+  return s;
+}
+
+// Partition k's witness: its challenges' three Merkle proofs and its apex leaves.
+UpdateWitness partition_witness(const Sector& s, size_t k) {
+  const UpdateCircuitConfig& c = s.c;
+  UpdateWitness w;
+  w.k_and_h_select = update_k_and_h_select(c, k, s.h);
+  w.comm_r_old = s.comm_r_old, w.comm_d_new = s.comm_d_new, w.comm_r_new = s.comm_r_new;
+  w.comm_c = s.comm_c, w.root_r_old = s.root_r_old, w.root_r_new = s.root_r_new;
+  if (!c.poseidon) {
+    const std::vector<Fr>& row = s.tree_d.at(c.challenge_bits() - c.partition_bits() - c.apex_bits());
+    w.apex_leaves.assign(row.begin() + k * c.apex_leaves, row.begin() + (k + 1) * c.apex_leaves);
+  }
+  for (uint64_t ch : update_challenges(c, s.comm_r_new, k)) {
+    CHECK_MSG(ch / (c.nodes / c.partitions) == k, "challenge " << ch << " outside partition " << k);
+    UpdateChallengeWitness cw;
+    const PorWitness r_old = por_witness(c.tree_r, s.r_old, ch), r_new = por_witness(c.tree_r, s.r_new, ch);
+    const PorWitness d_new = por_witness(c.tree_d(), s.d_new, ch);
+    cw.leaf_r_old = r_old.leaf, cw.path_r_old = r_old.path;
+    cw.leaf_r_new = r_new.leaf, cw.path_r_new = r_new.path;
+    cw.leaf_d_new = d_new.leaf, cw.path_d_new = d_new.path;
+    w.challenges.push_back(std::move(cw));
+  }
+  return w;
+}
+
+// Values and rows, each row checked as it comes and none kept (quicker than recording them).
+class CheckCs {
+ public:
+  using Field = Fr;
+  static constexpr bool kValues = true;
+  static constexpr bool kRows = true;
+
+  template <class Fn>
+  circuit::Var alloc(Fn&& f) {
+    aux.push_back(f());
+    return circuit::Var::aux(uint32_t(aux.size() - 1));
+  }
+  template <class Fn>
+  circuit::Var alloc_input(Fn&& f) {
+    inputs.push_back(f());
+    return circuit::Var::input(uint32_t(inputs.size() - 1));
+  }
+  template <class A, class B, class C>
+  void enforce(A&& a, B&& b, C&& c) {
+    auto value = [&](circuit::Var v) { return v.is_input() ? inputs[v.index()] : aux[v.index()]; };
+    const Fr va = circuit::make_lc<Fr>(std::forward<A>(a)).eval(value);
+    const Fr vb = circuit::make_lc<Fr>(std::forward<B>(b)).eval(value);
+    const Fr vc = circuit::make_lc<Fr>(std::forward<C>(c)).eval(value);
+    if (va * vb != vc) ok = false;
+  }
+  uint64_t num_inputs() const { return inputs.size(); }
+  uint64_t num_aux() const { return aux.size(); }
+
+  std::vector<Fr> inputs{Fr::one()}, aux;
+  bool ok = true;
+};
+
+bool satisfied(const UpdateCircuitConfig& c, const UpdateWitness& w) {
+  CheckCs cs;
+  update_circuit(cs, c, w);
+  return cs.ok;
+}
+
+// The circuit over a real sector's partition: satisfied, its public inputs generate_public_inputs'
+// (k_and_h_select, comm_r_old, comm_d_new, comm_r_new), the parallel values the sequential ones,
+// and a changed value breaks it.
+void check_sector(const UpdateCircuitConfig& c, size_t h, size_t k, const std::string& what) {
+  const Sector s = make_sector(c, h, c.nodes + (c.poseidon ? 1 : 0));
+  const UpdateWitness w = partition_witness(s, k);
+  circuit::RecordCs<Fr> cs;
+  update_circuit(cs, c, w);
+  CHECK_MSG(cs.is_satisfied(), what << ": row " << cs.first_unsatisfied());
+  const std::vector<Fr> pub = update_public_inputs(c, k, h, s.comm_r_old, s.comm_d_new, s.comm_r_new);
+  CHECK_EQ(cs.inputs.size(), size_t(5));
+  for (size_t i = 0; i < pub.size() && i + 1 < cs.inputs.size(); ++i)
+    CHECK_MSG(cs.inputs[i + 1] == pub[i], what << ": public input " << i);
+  {
+    ThreadPool pool(3);
+    circuit::WitnessCs<Fr> par;
+    update_circuit(par, c, w, &pool);
+    CHECK_MSG(par.inputs == cs.inputs && par.aux == cs.aux, what);
+    CHECK_EQ(par.num_constraints(), cs.num_constraints());
+  }
+  auto breaks = [&](auto change) {
+    UpdateWitness bad = w;
+    change(bad);
+    return !satisfied(c, bad);
+  };
+  CHECK_MSG(breaks([](UpdateWitness& b) { b.comm_c += Fr::one(); }), what);
+  CHECK_MSG(breaks([](UpdateWitness& b) { b.root_r_new += Fr::one(); }), what);
+  CHECK_MSG(breaks([](UpdateWitness& b) { b.challenges[3].path_r_old[0].siblings[2] += Fr::one(); }), what);
+  CHECK_MSG(breaks([](UpdateWitness& b) { b.challenges[7].path_d_new[0].siblings[0] += Fr::one(); }), what);
+  CHECK_MSG(breaks([](UpdateWitness& b) {
+              b.challenges[5].leaf_r_old += Fr::one();
+              b.challenges[5].leaf_r_new += Fr::one();
+            }),
+            what);
+  if (!c.poseidon) CHECK_MSG(breaks([](UpdateWitness& b) { b.apex_leaves.back() += Fr::one(); }), what);
+  // What the Rust circuit asserts is refused with the reason: among it a leaf_r_new other than the
+  // circuit computes. So a changed comm_r_new (other challenges) is refused where some rho changes
+  // with it, and unsatisfied otherwise.
+  UpdateWitness bad = w;
+  bad.challenges[2].leaf_r_new += Fr::one();
+  CHECK_THROWS_WITH(satisfied(c, bad), InvalidArgument, "leaf_r_new is not");
+  bad = w;
+  bad.comm_r_new += Fr::one();
+  try {
+    CHECK_MSG(!satisfied(c, bad), what);
+  } catch (const InvalidArgument& e) {
+    CHECK_MSG(std::string(e.what()).find("leaf_r_new is not") != std::string::npos, e.what());
+  }
+  bad = w;
+  bad.challenges[1].path_r_new.pop_back();
+  CHECK_THROWS_WITH(satisfied(c, bad), InvalidArgument, "path_r_new is not a path");
+  bad = w;
+  bad.k_and_h_select = 0;
+  CHECK_THROWS_WITH(satisfied(c, bad), InvalidArgument, "exactly one of 6 h_select bits");
+  bad = w;
+  bad.challenges.pop_back();
+  CHECK_THROWS_WITH(satisfied(c, bad), InvalidArgument, "challenge proofs for");
+  if (c.partitions > 1) {
+    bad = w;
+    bad.challenges[4].path_d_new.back().siblings[0] += Fr::one();
+    CHECK_THROWS_WITH(satisfied(c, bad), InvalidArgument, "another partition path");
+  }
+}
+
+CUZK_TEST(update_witness_satisfies_and_breaks_sha256) {
+  check_sector(update_sector_config(1 << 10, false).circuit, 1, 0, "1KiB");
+  // Partitions without the size of 16KiB: 32 nodes in 2 partitions of 4 apex leaves, partition 1
+  // (its challenges' top bit, its apex leaves, the partition path, digest_index = k · digests + j).
+  UpdateCircuitConfig c = update_sector_config(1 << 10, false).circuit;
+  c.partitions = 2, c.apex_leaves = 4;
+  check_sector(c, 1, 1, "32 nodes, partition 1 of 2");
+}
+
+CUZK_TEST(update_witness_satisfies_and_breaks_poseidon) {
+  check_sector(update_sector_config(1 << 10, true).circuit, 1, 0, "1KiB Poseidon");
+  check_sector(update_sector_config(8 << 10, true).circuit, 1, 0, "8KiB Poseidon");
+  // Another h than the first: a 1KiB circuit whose hs differ (h = 3, h_select 2^3).
+  UpdateCircuitConfig c = update_sector_config(1 << 10, true).circuit;
+  c.hs = {1, 2, 4, 3, 5, 2};
+  check_sector(c, 3, 0, "1KiB Poseidon, h = 3");
 }
 
 // One partition of a 32GiB sector (86 challenges, tree R 8-8-0, 128 apex leaves), blank, in the
