@@ -289,6 +289,14 @@ CUZK_TEST(sector_32gib_snap_sha256_counts) {
   const circuit::Shape s = shape_of(c);
   CHECK_EQ(s.constraints, uint64_t(81049499));
   CHECK_EQ(s.inputs, uint64_t(5));
+  // The rest of the shape as cuzk records it (the Rust tests assert the count alone).
+  CHECK_EQ(s.aux, uint64_t(80978488));
+  CHECK_EQ(s.nnz_a, uint64_t(190374907));
+  CHECK_EQ(s.nnz_b, uint64_t(81118127));
+  CHECK_EQ(s.nnz_c, uint64_t(172187492));
+  CHECK_EQ(s.a_aux_density, uint64_t(80743581));
+  CHECK_EQ(s.b_input_density, uint64_t(1));
+  CHECK_EQ(s.b_aux_density, uint64_t(20983607));
 }
 
 // The Poseidon variant's one proof of a 32GiB sector (16 x 86 challenges, trees R and D 8-8-0).
@@ -298,6 +306,13 @@ CUZK_TEST(sector_32gib_snap_poseidon_counts) {
   const circuit::Shape s = shape_of(c);
   CHECK_EQ(s.constraints, uint64_t(22305906));
   CHECK_EQ(s.inputs, uint64_t(5));
+  CHECK_EQ(s.aux, uint64_t(22593319));
+  CHECK_EQ(s.nnz_a, uint64_t(153822196));
+  CHECK_EQ(s.nnz_b, uint64_t(22680528));
+  CHECK_EQ(s.nnz_c, uint64_t(28116285));
+  CHECK_EQ(s.a_aux_density, uint64_t(17104392));
+  CHECK_EQ(s.b_input_density, uint64_t(1));
+  CHECK_EQ(s.b_aux_density, uint64_t(16340709));
 }
 
 }  // namespace
