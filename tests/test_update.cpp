@@ -25,8 +25,8 @@ circuit::Shape shape_of(const UpdateCircuitConfig& c) {
 }
 
 CUZK_TEST(update_test_circuit_counts) {
-  const std::pair<uint64_t, uint64_t> published[] = {
-      {1 << 10, 1248389}, {2 << 10, 1705039}, {8 << 10, 2620359}, {32 << 10, 6760091}};
+  const std::pair<uint64_t, uint64_t> published[] = {{1 << 10, 1248389}, {2 << 10, 1705039},  {4 << 10, 2165109},
+                                                     {8 << 10, 2620359}, {16 << 10, 6300021}, {32 << 10, 6760091}};
   for (const auto& [bytes, count] : published) {
     const UpdateCircuitConfig c = update_sector_config(bytes, false).circuit;
     const circuit::Shape s = shape_of(c);
@@ -39,6 +39,49 @@ CUZK_TEST(update_test_circuit_counts) {
     const circuit::Shape s = shape_of(c);
     CHECK_MSG(s.constraints == count, bytes << " bytes, Poseidon: " << s.constraints << " constraints, want " << count);
     CHECK_EQ(s.inputs, c.inputs());
+  }
+}
+
+// The gadgets' counts gadgets.rs' tests assert: gen_challenge_bits at every allowed size (after
+// the partition's bits, as the test allocates them), and apex_por.
+CUZK_TEST(update_gadget_counts) {
+  const uint64_t kib[] = {1, 2, 4, 8, 16, 32, 8 << 10, 16 << 10, 512 << 10, 32 << 20, 64 << 20};
+  const uint64_t gen_expected[] = {568, 568, 568, 568, 568, 568, 568, 568, 4544, 5680, 5680};
+  for (size_t i = 0; i < std::size(kib); ++i) {
+    const UpdateCircuitConfig c = update_sector_config(kib[i] << 10, false).circuit;
+    circuit::ShapeCs<Fr> cs;
+    const auto comm_r_new = circuit::alloc_num(cs, [] { return Fr::zero(); });
+    const auto k = circuit::alloc_num(cs, [] { return Fr::zero(); });
+    detail::update_num_bits(cs, k, size_t(circuit::field_num_bits<Fr>()));
+    const uint64_t before = cs.num_constraints();
+    const auto bits = detail::update_gen_challenge_bits(cs, c, comm_r_new, k, c.random_bits());
+    CHECK_MSG(cs.num_constraints() - before == gen_expected[i], kib[i] << "KiB: " << cs.num_constraints() - before);
+    CHECK_EQ(bits.size(), c.challenges);
+  }
+  // apex_por at the test sizes (32KiB's is 16KiB's: 2 partitions of 128 apex leaves), and at 16KiB
+  // split into 4 partitions of 16 apex leaves and 8 of 8 (test_apex_por_gadget_16kib_4_8_partitions).
+  struct Apex {
+    uint64_t kib;
+    size_t partitions, apex_leaves;
+    uint64_t want;
+  };
+  for (const Apex& a : {Apex{1, 1, 8, 317654}, Apex{2, 1, 8, 317654}, Apex{4, 1, 8, 317654}, Apex{8, 1, 8, 317654},
+                        Apex{16, 2, 128, 5808515}, Apex{16, 4, 16, 771448}, Apex{16, 8, 8, 453797}}) {
+    UpdateCircuitConfig c = update_sector_config(a.kib << 10, false).circuit;
+    c.partitions = a.partitions, c.apex_leaves = a.apex_leaves;
+    c.validate();
+    circuit::ShapeCs<Fr> cs;
+    const auto comm_d = circuit::alloc_num(cs, [] { return Fr::zero(); });
+    std::vector<circuit::Bit> pbits;
+    for (size_t b = 0; b < c.partition_bits(); ++b) pbits.push_back(circuit::alloc_bit(cs, false));
+    std::vector<circuit::Num<Fr>> leaves;
+    for (size_t l = 0; l < c.apex_leaves; ++l) leaves.push_back(circuit::alloc_num(cs, [] { return Fr::zero(); }));
+    std::vector<std::vector<circuit::Num<Fr>>> path;
+    for (size_t b = 0; b < c.partition_bits(); ++b) path.push_back({circuit::alloc_num(cs, [] { return Fr::zero(); })});
+    const uint64_t before = cs.num_constraints();
+    detail::update_apex_por(cs, std::span<const circuit::Bit>(pbits), leaves, path, comm_d);
+    CHECK_MSG(cs.num_constraints() - before == a.want,
+              a.kib << "KiB, " << a.partitions << " partitions: " << cs.num_constraints() - before);
   }
 }
 

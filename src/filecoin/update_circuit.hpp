@@ -111,6 +111,7 @@ inline UpdateSectorConfig update_sector_config(uint64_t sector_bytes, bool posei
   for (const Row& r : rows) {
     if (r.nodes * 32 != sector_bytes) continue;
     const uint64_t n = r.nodes;
+    // partition_count and challenge_count (per partition): up to 8KiB, 32KiB, 16MiB, above.
     const size_t partitions = n <= (1u << 8) ? 1 : n <= (1u << 10) ? 2 : n <= (1u << 19) ? 4 : 16;
     const size_t challenges = n <= (1u << 19) ? 10 : 86;
     UpdateSectorConfig s;
@@ -118,7 +119,7 @@ inline UpdateSectorConfig update_sector_config(uint64_t sector_bytes, bool posei
     c.nodes = n;
     c.poseidon = poseidon;
     c.tree_r = TreeShape{MerkleHasher::poseidon, 8, r.sub, r.top};
-    if (n <= (1u << 10))
+    if (n <= (1u << 10))  // hs: the test sizes take the top bit alone
       c.hs = {1, 1, 1, 1, 1, 1};
     else
       c.hs = {7, 8, 9, 10, 11, 12};
@@ -126,6 +127,7 @@ inline UpdateSectorConfig update_sector_config(uint64_t sector_bytes, bool posei
       c.partitions = 1, c.challenges = challenges * partitions, c.apex_leaves = 0;
       s.partitions = 1;
     } else {
+      // apex_leaf_count: 8 up to 8KiB, else 128.
       c.partitions = partitions, c.challenges = challenges, c.apex_leaves = n <= (1u << 8) ? 8 : 128;
       s.partitions = partitions;
     }
@@ -344,6 +346,22 @@ void update_por(CS& cs, const TreeShape& s, std::span<const circuit::Bit> bits, 
   circuit::enforce_num_equal(cs, cur, root);
 }
 
+// apex_por: the apex tree (binary SHA-256, row by row) over the partition's apex leaves, and its
+// root's inclusion in comm_d along the partition path, positions from the partition bits.
+template <class CS>
+void update_apex_por(CS& cs, std::span<const circuit::Bit> partition_bits, const std::vector<UNum>& apex_leaves,
+                     const std::vector<std::vector<UNum>>& partition_path, const UNum& comm_d) {
+  const TreeShape td{MerkleHasher::sha256, 2, 0, 0};
+  std::vector<UNum> row = apex_leaves;
+  while (row.size() > 1) {
+    std::vector<UNum> up;
+    for (size_t i = 0; i < row.size(); i += 2)
+      up.push_back(hash_multi_leaf_circuit(cs, td.hasher, std::span<const UNum>(row).subspan(i, 2)));
+    row = std::move(up);
+  }
+  update_por(cs, td, partition_bits, row.at(0), partition_path, comm_d);
+}
+
 // gen_challenge_bits: per digest j, digest_index = partition · digests + j (constrained), the
 // digest H(comm_r_new, digest_index) as NUM_BITS booleans, random_bits of them per challenge.
 template <class CS>
@@ -503,17 +521,8 @@ void update_circuit(CS& cs, const UpdateCircuitConfig& c, const UpdateWitness& w
   circuit::enforce_num_equal(cs, r_new, comm_r_new);
 
   if (!c.poseidon) {
-    // apex_por: the apex tree over this partition's apex leaves, its root included in comm_d_new.
-    const TreeShape td = c.tree_d();
-    std::vector<UNum> row = sh.apex_leaves;
-    while (row.size() > 1) {
-      std::vector<UNum> up;
-      for (size_t i = 0; i < row.size(); i += 2)
-        up.push_back(hash_multi_leaf_circuit(cs, td.hasher, std::span<const UNum>(row).subspan(i, 2)));
-      row = std::move(up);
-    }
-    detail::update_por(cs, td, std::span<const circuit::Bit>(sh.partition_bits), row.at(0), partition_path,
-                       sh.comm_d_new);
+    detail::update_apex_por(cs, std::span<const circuit::Bit>(sh.partition_bits), sh.apex_leaves, partition_path,
+                            sh.comm_d_new);
   } else {
     partition = circuit::alloc_num(cs, [] { return F::zero(); });
   }
