@@ -3,6 +3,8 @@
 // agreeing, the sector-size table, a real sector's witness satisfying the rows (and a changed
 // value breaking them), and the 32GiB counts. `test_update update` runs the fast cases,
 // `test_update sector_32gib` the 32GiB ones (ctest runs both).
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,85 @@ CUZK_TEST(update_gadget_counts) {
     detail::update_apex_por(cs, std::span<const circuit::Bit>(pbits), leaves, path, comm_d);
     CHECK_MSG(cs.num_constraints() - before == a.want,
               a.kib << "KiB, " << a.partitions << " partitions: " << cs.num_constraints() - before);
+  }
+}
+
+// rand_xorshift's XorShiftRng (the Rust tests' generator) and blstrs' Scalar::random over it
+// (four u64 least significant first, the top bit cleared, rejected unless below r).
+class XorShiftRng {
+ public:
+  explicit XorShiftRng(const std::array<uint8_t, 16>& seed) {
+    for (int i = 0; i < 4; ++i)
+      s_[i] = uint32_t(seed[4 * i]) | uint32_t(seed[4 * i + 1]) << 8 | uint32_t(seed[4 * i + 2]) << 16 |
+              uint32_t(seed[4 * i + 3]) << 24;
+  }
+  uint32_t next_u32() {
+    const uint32_t t = s_[0] ^ (s_[0] << 11);
+    s_[0] = s_[1], s_[1] = s_[2], s_[2] = s_[3];
+    s_[3] = s_[3] ^ (s_[3] >> 19) ^ (t ^ (t >> 8));
+    return s_[3];
+  }
+  uint64_t next_u64() {
+    const uint64_t lo = next_u32();
+    return uint64_t(next_u32()) << 32 | lo;
+  }
+  Fr random_fr() {
+    for (;;) {
+      Fr::Limbs l{};
+      for (int i = 0; i < 4; ++i) l.v[i] = next_u64();
+      l.v[3] &= ~uint64_t(0) >> 1;
+      const Fr x = Fr::from_std(l);
+      const Fr::Limbs back = x.to_std();
+      if (std::equal(back.v, back.v + 4, l.v)) return x;  // below r: the value round-trips
+    }
+  }
+
+ private:
+  uint32_t s_[4];
+};
+
+// challenges.rs' test_challenges_against_hardcoded: the first five challenges of partition k for
+// comm_r_new = the first random Fr of TEST_SEED. They hold Poseidon-2 under the custom tag 1 and
+// the bit slicing to what rust-fil-proofs computes (the circuit takes the same bits).
+CUZK_TEST(update_challenges_known_answers) {
+  XorShiftRng rng({0x59, 0x62, 0xbe, 0x5d, 0x76, 0x3d, 0x31, 0x8d, 0x17, 0xdb, 0x37, 0x32, 0x54, 0x06, 0xbc, 0xe5});
+  const Fr comm_r_new = rng.random_fr();
+  struct Vector {
+    uint64_t kib;
+    size_t k;
+    std::array<uint64_t, 5> first;
+  };
+  const Vector vectors[] = {
+      {1, 0, {21, 7, 3, 31, 0}},
+      {2, 0, {53, 51, 56, 3, 0}},
+      {4, 0, {117, 25, 62, 0, 72}},
+      {8, 0, {245, 140, 15, 128, 28}},
+      {16, 0, {245, 140, 15, 128, 28}},
+      {16, 1, {286, 308, 493, 510, 508}},
+      {32, 0, {245, 454, 3, 400, 193}},
+      {32, 1, {542, 666, 955, 927, 911}},
+      {8 << 10, 0, {36085, 32783, 44060, 10950, 3731}},
+      {8 << 10, 1, {78878, 130797, 112892, 93994, 78379}},
+      {16 << 10, 0, {101621, 16391, 109319, 25944, 41193}},
+      {16 << 10, 1, {209950, 163702, 175679, 224741, 197410}},
+      {512 << 10, 0, {1019125, 116736, 706220, 59698, 799498}},
+      {512 << 10, 1, {2092548, 1213276, 1185483, 1164598, 1095197}},
+      {512 << 10, 14, {15212432, 15665918, 15015423, 15012912, 15495223}},
+      {512 << 10, 15, {16388544, 15794686, 16637142, 16319148, 16328348}},
+      {32 << 20, 0, {1019125, 27985696, 15282860, 11586600, 44651330}},
+      {32 << 20, 1, {109168525, 127316247, 80331041, 97065716, 72310052}},
+      {32 << 20, 14, {990420169, 955146989, 968005601, 976863263, 944650706}},
+      {32 << 20, 15, {1038629497, 1053983614, 1030421316, 1027373887, 1068685433}},
+      {64 << 20, 0, {1019125, 13992848, 3820715, 18225541, 57316660}},
+      {64 << 20, 1, {243386253, 197875851, 204632136, 171516766, 247789010}},
+      {64 << 20, 14, {1997053129, 1920414070, 2003609080, 1900492803, 1963254685}},
+      {64 << 20, 15, {2045262457, 2036941247, 2136653521, 2091356007, 2147167623}},
+  };
+  for (const Vector& v : vectors) {
+    const std::vector<uint64_t> got =
+        update_challenges(update_sector_config(v.kib << 10, false).circuit, comm_r_new, v.k);
+    for (size_t i = 0; i < 5; ++i)
+      CHECK_MSG(got.at(i) == v.first[i], v.kib << "KiB k " << v.k << " challenge " << i << ": " << got.at(i));
   }
 }
 
