@@ -477,7 +477,8 @@ std::vector<Command> filecoin_commands() {
       .flag("--private-root", "shape, fingerprint: the por gadget's root is not a public input")
       .option("--leaves", "N", "shape, fingerprint: the por gadget's leaves (default 64 per base tree)")
       .option("--layers", "L", "shape, fingerprint: the column-hash gadget's rows, 2 or 11; porep's layers")
-      .option("--sector-size", "SIZE", "shape, fingerprint: porep or snap of this sector size (2KiB ... 64GiB)")
+      .option("--sector-size", "SIZE",
+              "shape, fingerprint: porep (2KiB ... 64GiB) or snap (1KiB ... 64GiB) of this sector size")
       .flag("--poseidon", "shape, fingerprint: snap's Poseidon variant")
       .option("--nodes", "N", "shape, fingerprint: porep's test form: the sector's nodes")
       .option("--challenges", "C", "shape, fingerprint: porep's test form: challenges per partition")
