@@ -21,6 +21,7 @@
 #include "filecoin/poseidon.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/sha256.hpp"
+#include "filecoin/update_circuit.hpp"
 #include "util/error.hpp"
 #include "util/thread_pool.hpp"
 
@@ -137,17 +138,20 @@ filecoin::PoseidonHashType poseidon_tag_arg(const std::string& tag) {
 // each option checked against the gadget it belongs to.
 filecoin::FilecoinGadgetSpec gadget_spec(const Args& a) {
   if (a.pos.size() < 2)
-    throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() + ") or porep");
+    throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() + "), porep or snap");
   if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
   filecoin::FilecoinGadgetSpec g;
   g.name = a.pos[1];
   if (!filecoin::is_filecoin_gadget(g.name))
-    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() + ", porep)");
+    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() + ", porep, snap)");
   auto only = [&](const char* opt, const char* gadget) {
     if (g.name != gadget) throw UsageError(std::string(opt) + " belongs to the " + gadget + " gadget");
   };
   for (const char* opt : {"--sector-size", "--nodes", "--challenges"})
-    if (a.get(opt)) throw UsageError(std::string(opt) + " belongs to the porep circuit");
+    if (a.get(opt))
+      throw UsageError(std::string(opt) + (std::string(opt) == "--sector-size"
+                                               ? " belongs to the porep and snap circuits"
+                                               : " belongs to the porep circuit"));
   if (auto b = a.get("--bits")) {
     only("--bits", "sha256");
     g.bits = number_arg(*b, "--bits");
@@ -244,6 +248,23 @@ filecoin::PorepCircuitConfig porep_spec(const Args& a) {
   return c;
 }
 
+// The SnapDeals circuit of `filecoin shape snap` / `fingerprint snap`: one partition of a sector size
+// storage-proofs-update allows (its challenges, apex leaves, h values, tree R), --poseidon for the
+// Poseidon variant.
+filecoin::UpdateCircuitConfig snap_spec(const Args& a) {
+  if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
+  for (const char* opt : {"--bits", "--arity", "--tag", "--leaves", "--tree", "--layers", "--nodes", "--challenges"})
+    if (a.get(opt)) throw UsageError(std::string(opt) + " does not belong to the snap circuit");
+  if (a.flag("--private-root")) throw UsageError("--private-root does not belong to the snap circuit");
+  auto size = a.get("--sector-size");
+  if (!size) throw UsageError("snap needs --sector-size SIZE (1KiB to 32KiB, 8MiB, 16MiB, 512MiB, 32GiB, 64GiB)");
+  try {
+    return filecoin::update_sector_config(sector_size_arg(*size), a.flag("--poseidon")).circuit;
+  } catch (const InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 // A shape as `filecoin shape --json` prints it: the circuit's own constraints and non-zeros (as
 // the Rust tests count them), input_constraints the rows A = input_i, B = 0, C = 0 bellperson
 // adds when it proves (one per input, ONE included), and the density popcounts.
@@ -267,10 +288,14 @@ circuit::Shape as_tested(circuit::Shape x, const filecoin::FilecoinGadgetSpec& g
 int filecoin_shape(const Args& a) {
   using Fr = ff::Bls12381Fr;
   const bool porep = a.pos.size() >= 2 && a.pos[1] == "porep";
+  const bool snap = a.pos.size() >= 2 && a.pos[1] == "snap";
   filecoin::FilecoinGadgetSpec g;
   filecoin::PorepCircuitConfig pc;
+  filecoin::UpdateCircuitConfig uc;
   if (porep)
     pc = porep_spec(a), g.name = "porep";
+  else if (snap)
+    uc = snap_spec(a), g.name = "snap";
   else
     g = gadget_spec(a);
   const uint64_t repeat = std::stoull(a.get_or("--repeat", "1"));
@@ -278,9 +303,11 @@ int filecoin_shape(const Args& a) {
   const bool witness = a.flag("--witness"), record = a.flag("--record");
   if (witness && record) throw UsageError("--witness and --record: choose one back end");
   const filecoin::PorepWitness pw = porep ? filecoin::porep_blank_witness(pc) : filecoin::PorepWitness{};
-  ThreadPool pool;  // the values back end fills a PoRep partition's challenges in parallel
+  const filecoin::UpdateWitness uw = snap ? filecoin::update_blank_witness(uc) : filecoin::UpdateWitness{};
+  ThreadPool pool;  // the values back end fills a PoRep or SnapDeals partition's challenges in parallel
   auto synthesize = [&](auto& cs, uint64_t i) {
     if (porep) return filecoin::porep_circuit(cs, pc, pw, &pool);
+    if (snap) return filecoin::update_circuit(cs, uc, uw, &pool);
     filecoin::FilecoinGadgetSpec gi = g;
     if (witness) gi.seed = g.seed + i;
     filecoin::synthesize_filecoin_gadget(cs, gi);
@@ -290,7 +317,7 @@ int filecoin_shape(const Args& a) {
   uint64_t constraints = 0;
   if (witness) {
     circuit::WitnessCs<Fr> cs;
-    if (porep)  // the partition fills its challenges over the pool itself
+    if (porep || snap)  // the partition fills its challenges over the pool itself
       for (uint64_t i = 0; i < repeat; ++i) synthesize(cs, i);
     else  // the copies of a gadget have one shape: filled in parallel, appended in order
       circuit::for_each_block(cs, size_t(repeat), &pool, [&](auto& block, size_t i) { synthesize(block, i); });
@@ -377,10 +404,14 @@ int filecoin_parents(const Args& a) {
 
 int filecoin_fingerprint(const Args& a) {
   const bool porep = a.pos.size() >= 2 && a.pos[1] == "porep";
+  const bool snap = a.pos.size() >= 2 && a.pos[1] == "snap";
   filecoin::FilecoinGadgetSpec g;
   filecoin::PorepCircuitConfig pc;
+  filecoin::UpdateCircuitConfig uc;
   if (porep)
     pc = porep_spec(a);
+  else if (snap)
+    uc = snap_spec(a);
   else
     g = gadget_spec(a);
   if (a.get("--repeat") || a.flag("--witness") || a.flag("--record") || a.flag("--json"))
@@ -390,6 +421,8 @@ int filecoin_fingerprint(const Args& a) {
   circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256> cs(k, a.flag("--rows"));
   if (porep)
     filecoin::porep_circuit(cs, pc, filecoin::porep_blank_witness(pc));
+  else if (snap)
+    filecoin::update_circuit(cs, uc, filecoin::update_blank_witness(uc));
   else
     filecoin::synthesize_filecoin_gadget(cs, g);
   std::fputs(circuit::format_fingerprint(cs.finish()).c_str(), stdout);
@@ -444,6 +477,8 @@ int cmd_filecoin(const Args& a) {
         "shape' and 'fingerprint' (--sector-size also to 'parents')");
   if (sub != "parents" && (a.get("--seal-proof") || a.get("--node") || a.flag("--digest")))
     throw UsageError("--seal-proof, --node and --digest belong to 'filecoin parents'");
+  if (a.flag("--poseidon") && !(gadget && a.pos.size() >= 2 && a.pos[1] == "snap"))
+    throw UsageError("--poseidon belongs to 'filecoin shape snap' and 'fingerprint snap'");
   if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
@@ -488,6 +523,7 @@ std::vector<Command> filecoin_commands() {
       .synopsis("records <FILE.json> [--vk-dir DIR] [--inputs]")
       .synopsis("shape <GADGET> [GADGET OPTIONS] [--repeat N] [--witness] [--json]")
       .synopsis("shape porep --sector-size SIZE | --nodes N --layers L --challenges C --tree B-S-T [--json]")
+      .synopsis("shape snap --sector-size SIZE [--poseidon] [--witness] [--json]")
       .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
       .synopsis("parents --sector-size SIZE [--seal-proof ID] [--node N] [--digest]")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
@@ -514,7 +550,12 @@ std::vector<Command> filecoin_commands() {
           "shape porep: one partition of the StackedDRG PoRep circuit (storage-proofs-porep's StackedCircuit, "
           "blank), of a sector size rust-fil-proofs supports (--sector-size 2KiB, 8MiB, 512MiB, 32GiB, 64GiB, ...: "
           "its layers, challenges per partition and tree shape), or the stacked test form: --nodes N --layers 2|11 "
-          "--challenges C --tree 8-0-0|8-4-0|8-4-2|2-0-0 (trees C and R; tree D is binary SHA-256).\n"
+          "--challenges C --tree 8-0-0|8-4-0|8-4-2|2-0-0 (trees C and R; tree D is binary SHA-256). "
+          "shape snap: one partition of the SnapDeals EmptySectorUpdate circuit (storage-proofs-update, blank) "
+          "of a sector size it allows (--sector-size 1KiB, 2KiB, 4KiB, 8KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, "
+          "32GiB, 64GiB: its partitions' challenges, apex leaves, h values and tree R shape; tree D new binary "
+          "SHA-256); --poseidon: the Poseidon variant (tree D new Poseidon with tree R's shape, one proof of every "
+          "partition's challenges). porep and snap take fingerprint too.\n"
           "fingerprint: a SHA-256 digest per block of 2^K rows (default 12) and of the whole circuit, over a "
           "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.\n"
           "parents: the StackedDRG graph of a seal proof (--seal-proof 0..4: StackedDrg<size>V1, API 1.0.0; "
@@ -536,7 +577,9 @@ std::vector<Command> filecoin_commands() {
       .flag("--private-root", "shape, fingerprint: the por gadget's root is not a public input")
       .option("--leaves", "N", "shape, fingerprint: the por gadget's leaves (default 64 per base tree)")
       .option("--layers", "L", "shape, fingerprint: the column-hash gadget's rows, 2 or 11; porep's layers")
-      .option("--sector-size", "SIZE", "shape, fingerprint: porep of this sector size (2KiB ... 64GiB)")
+      .option("--sector-size", "SIZE",
+              "shape, fingerprint: porep (2KiB ... 64GiB) or snap (1KiB ... 64GiB) of this sector size")
+      .flag("--poseidon", "shape, fingerprint: snap's Poseidon variant")
       .option("--nodes", "N", "shape, fingerprint: porep's test form: the sector's nodes")
       .option("--challenges", "C", "shape, fingerprint: porep's test form: challenges per partition")
       .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")

@@ -262,6 +262,14 @@ expect filecoin-shape-porep-size-name 2 "expected a size such as 2KiB" filecoin 
 expect filecoin-shape-porep-layers 2 "the column hash takes 2 or 11" filecoin shape porep --nodes 64 --layers 3 --challenges 1 --tree 8-0-0
 expect filecoin-shape-porep-nodes 2 "not a power of 8" filecoin shape porep --nodes 16 --layers 2 --challenges 1 --tree 8-0-0
 expect filecoin-shape-nodes-elsewhere 2 "--nodes belongs to the porep circuit" filecoin shape sha256 --nodes 8
+# The SnapDeals circuit: storage-proofs-update's 1KiB test circuit (1,248,389 rows, 5 inputs), and refusals.
+expect_out filecoin-shape-snap-1kib 0 '{"inputs": 5, "aux": 1247309, "constraints": 1248389, "input_constraints": 5, "nnz_a": 2968107, "nnz_b": 1249487, "nnz_c": 2644258, "density_a_aux": 1241649, "density_b_inputs": 1, "density_b_aux": 327403}' filecoin shape snap --sector-size 1KiB --json
+expect_out filecoin-shape-snap-poseidon-1kib 0 '{"inputs": 5, "aux": 32454, "constraints": 32164, "input_constraints": 5, "nnz_a": 217596, "nnz_b": 32582, "nnz_c": 40063, "density_a_aux": 24600, "density_b_inputs": 1, "density_b_aux": 23667}' filecoin shape snap --sector-size 1KiB --poseidon --json
+expect filecoin-shape-snap-needs-size 2 "snap needs --sector-size SIZE" filecoin shape snap
+expect filecoin-shape-snap-bad-size 2 "not one storage-proofs-update allows" filecoin shape snap --sector-size 64KiB
+expect filecoin-shape-snap-tree 2 "--tree does not belong to the snap circuit" filecoin shape snap --sector-size 2KiB --tree 8-0-0
+expect filecoin-poseidon-flag-elsewhere 2 "--poseidon belongs to 'filecoin shape snap'" filecoin shape porep --sector-size 2KiB --poseidon
+expect filecoin-sector-size-elsewhere 2 "--sector-size belongs to the porep and snap circuits" filecoin shape sha256 --sector-size 2KiB
 # Proving from a .params and verifying with a .vk: the key of BLS mulchain in bellperson's layout.
 "$CUZK" setup "$BLS/circuit.r1cs" "$T/m" --insecure --format bellperson --seed 3 --device cpu --quiet
 expect params-prove-needs-r1cs 1 "carries no constraint rows" prove "$T/m.params" "$BLS/witness.wtns" "${OUT[@]}"

@@ -24,6 +24,12 @@ cases=(
   "por-sha256-8:por --tree sha256-8"
   "column-hash-2:column-hash --layers 2"
   "column-hash-11:column-hash --layers 11"
+  "snap-1kib:snap --sector-size 1KiB --block-log2 16"
+  "snap-2kib:snap --sector-size 2KiB --block-log2 16"
+  "snap-8kib:snap --sector-size 8KiB --block-log2 16"
+  "snap-32kib:snap --sector-size 32KiB --block-log2 16"
+  "snap-poseidon-1kib:snap --sector-size 1KiB --poseidon"
+  "snap-poseidon-8kib:snap --sector-size 8KiB --poseidon"
 )
 bad=0
 for c in "${cases[@]}"; do
