@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include "commands.hpp"
 #include "ff/bls12_381.hpp"
 #include "filecoin/blake2b.hpp"
+#include "filecoin/c1.hpp"
 #include "filecoin/gadgets.hpp"
 #include "filecoin/manifest.hpp"
 #include "filecoin/param_names.hpp"
@@ -20,6 +22,7 @@
 #include "filecoin/porep_graph.hpp"
 #include "filecoin/poseidon.hpp"
 #include "filecoin/records.hpp"
+#include "filecoin/seal.hpp"
 #include "filecoin/sha256.hpp"
 #include "filecoin/update_circuit.hpp"
 #include "util/error.hpp"
@@ -359,6 +362,67 @@ int filecoin_shape(const Args& a) {
 
 // `filecoin parents`: a seal proof's StackedDRG graph: its parent cache's name and digest, or the
 // parents of one node.
+// `filecoin seal`: a test sector of random data (from --seed) sealed in memory and its C1 output.
+int filecoin_seal(const Args& a) {
+  if (a.pos.size() > 1) throw UsageError("seal takes no argument");
+  const auto size = a.get("--sector-size");
+  const auto out = a.get("--out");
+  if (!size || !out) throw UsageError("seal needs --sector-size SIZE and --out DIR");
+  const uint64_t bytes = sector_size_arg(*size);
+  if (bytes > (uint64_t(512) << 20))
+    throw UsageError("--sector-size " + *size + ": seal makes test sectors of 2KiB, 8MiB or 512MiB (in memory)");
+  filecoin::SealProofType t;
+  try {
+    t = filecoin::seal_proof_type(a.get_or("--seal-proof", "StackedDrg" + filecoin::sector_size_name(bytes) + "V1_1"));
+  } catch (const InvalidArgument& e) {
+    throw UsageError(std::string("--seal-proof: ") + e.what());
+  }
+  if (t.sector_size != bytes) throw UsageError("--seal-proof " + t.name + " is not of sector size " + *size);
+  if (t.kind == filecoin::PorepChallengeKind::non_interactive)
+    throw UsageError("--seal-proof " + t.name + ": non-interactive PoRep is not sealed here");
+  std::filesystem::create_directories(*out);
+  const uint64_t seed = number_arg(a.get_or("--seed", "1"), "--seed");
+  RandomSource rs(seed);
+  const filecoin::PorepSectorConfig sc = filecoin::porep_sector_config(bytes);
+  std::vector<ff::Bls12381Fr> data(sc.circuit.nodes);
+  for (auto& x : data) x = random_field<ff::Bls12381Fr>(rs);
+  filecoin::SealIds ids;
+  for (auto* b : {&ids.prover_id, &ids.ticket})
+    for (auto& x : *b) x = uint8_t(rs.next());
+  ids.sector_id = rs.next() >> 1;
+  ids.porep_id = filecoin::porep_id_of(t.porep_proof_id);
+  ids.api = t.api;
+  filecoin::Bytes32 interactive_seed;
+  for (auto& x : interactive_seed) x = uint8_t(rs.next());
+  ThreadPool pool;
+  const auto t0 = std::chrono::steady_clock::now();
+  const filecoin::SealedSector sealed = filecoin::seal_sector(sc.circuit, std::move(data), ids, &pool);
+  const filecoin::StackedGraph graph(sc.circuit.nodes, ids.porep_id, t.api);
+  filecoin::PorepRecord rec;  // the challenge counts and derivations of this proof type
+  rec.sector_size = bytes, rec.kind = t.kind, rec.partitions = sc.partitions;
+  rec.comm_r = sealed.comm_r, rec.seed = interactive_seed;
+  std::vector<std::vector<uint64_t>> challenges;
+  for (size_t k = 0; k < sc.partitions; ++k) challenges.push_back(rec.challenges(sealed.replica_id, k));
+  const std::string c1 = filecoin::c1_json(sealed, t, interactive_seed, ids.ticket, graph, challenges);
+  const std::string path = (std::filesystem::path(*out) / "c1.json").string();
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << c1;
+    if (!f) throw Error("cannot write " + path);
+  }
+  using filecoin::to_hex;
+  std::printf(
+      "{\"registered_proof\": \"%s\", \"sector_size\": %llu, \"prover_id\": \"%s\", \"sector_id\": %llu, "
+      "\"ticket\": \"%s\", \"seed\": \"%s\", \"comm_d\": \"%s\", \"comm_r\": \"%s\", \"replica_id\": \"%s\", "
+      "\"c1\": \"%s\"}\n",
+      t.name.c_str(), (unsigned long long)bytes, to_hex(ids.prover_id).c_str(), (unsigned long long)ids.sector_id,
+      to_hex(ids.ticket).c_str(), to_hex(interactive_seed).c_str(), to_hex(sealed.comm_d).c_str(),
+      to_hex(sealed.comm_r).c_str(), to_hex(sealed.replica_id).c_str(), path.c_str());
+  std::fprintf(stderr, "seal: %s sealed in %.1f s, C1 output of %zu bytes\n", *size == "" ? "" : size->c_str(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), c1.size());
+  return kExitOk;
+}
+
 int filecoin_parents(const Args& a) {
   if (a.pos.size() > 1) throw UsageError("parents takes no argument");
   const auto size = a.get("--sector-size");
@@ -470,13 +534,18 @@ int cmd_filecoin(const Args& a) {
   const bool gadget = sub == "shape" || sub == "fingerprint";
   if (sub != "poseidon" && !gadget && (a.get("--arity") || a.get("--tag")))
     throw UsageError("--arity and --tag belong to 'filecoin poseidon' and the poseidon gadget");
-  if (!gadget && (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers") ||
-                  (a.get("--sector-size") && sub != "parents") || a.get("--nodes") || a.get("--challenges")))
+  if (!gadget &&
+      (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers") ||
+       (a.get("--sector-size") && sub != "parents" && sub != "seal") || a.get("--nodes") || a.get("--challenges")))
     throw UsageError(
         "--tree, --private-root, --leaves, --layers, --sector-size, --nodes and --challenges belong to 'filecoin "
-        "shape' and 'fingerprint' (--sector-size also to 'parents')");
-  if (sub != "parents" && (a.get("--seal-proof") || a.get("--node") || a.flag("--digest")))
-    throw UsageError("--seal-proof, --node and --digest belong to 'filecoin parents'");
+        "shape' and 'fingerprint' (--sector-size also to 'parents' and 'seal')");
+  if (sub != "parents" && (a.get("--node") || a.flag("--digest")))
+    throw UsageError("--node and --digest belong to 'filecoin parents'");
+  if (sub != "parents" && sub != "seal" && a.get("--seal-proof"))
+    throw UsageError("--seal-proof belongs to 'filecoin parents' and 'seal'");
+  if (sub != "seal" && (a.get("--out") || a.get("--seed")))
+    throw UsageError("--out and --seed belong to 'filecoin seal'");
   if (a.flag("--poseidon") && !(gadget && a.pos.size() >= 2 && a.pos[1] == "snap"))
     throw UsageError("--poseidon belongs to 'filecoin shape snap' and 'fingerprint snap'");
   if (sub == "poseidon") return filecoin_poseidon(a);
@@ -496,8 +565,9 @@ int cmd_filecoin(const Args& a) {
   if (sub == "shape") return filecoin_shape(a);
   if (sub == "fingerprint") return filecoin_fingerprint(a);
   if (sub == "parents") return filecoin_parents(a);
+  if (sub == "seal") return filecoin_seal(a);
   throw UsageError("unknown subcommand '" + sub +
-                   "' (expected param-names, records, shape, fingerprint, parents or poseidon)");
+                   "' (expected param-names, records, shape, fingerprint, parents, seal or poseidon)");
 }
 
 }  // namespace
@@ -526,6 +596,7 @@ std::vector<Command> filecoin_commands() {
       .synopsis("shape snap --sector-size SIZE [--poseidon] [--witness] [--json]")
       .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
       .synopsis("parents --sector-size SIZE [--seal-proof ID] [--node N] [--digest]")
+      .synopsis("seal --sector-size 2KiB|8MiB|512MiB --out DIR [--seal-proof NAME] [--seed N]")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
@@ -562,11 +633,16 @@ std::vector<Command> filecoin_commands() {
           "5..9, the default: V1_1, API 1.1.0) as one JSON object: its parent cache's name (as in "
           "rust-fil-proofs' parent_cache.json), --node N's 6 DRG and 8 expander parents, --digest the SHA-256 of "
           "the whole cache (every node's parents, u32 LE; all cores).\n"
+          "seal: a test sector of random data (from --seed, default 1) sealed in memory as storage-proofs-porep "
+          "seals (labels, trees D, C and R) and its C1 output (SealCommitPhase1Output JSON) written to DIR/c1.json "
+          "for the challenges of a random interactive seed; prints the sector's public data as one JSON object. "
+          "--seal-proof: StackedDrg2KiBV1_1 (the default for 2KiB), StackedDrg2KiBV1, "
+          "StackedDrg2KiBV1_1_Feat_SyntheticPoRep, ...\n"
           "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
           "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
           "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
           "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
-      .positional("<param-names|records|shape|fingerprint|parents|poseidon>", "what to do")
+      .positional("<param-names|records|shape|fingerprint|parents|seal|poseidon>", "what to do")
       .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
       .option("--vk-dir", "DIR", "records: the directory of the published verifying keys (.vk)")
       .flag("--inputs", "records: print each record's replica_id and challenges")
@@ -588,7 +664,9 @@ std::vector<Command> filecoin_commands() {
       .flag("--json", "shape: print the JSON object alone")
       .option("--block-log2", "K", "fingerprint: rows per block digest, 2^K (default 12)")
       .flag("--rows", "fingerprint: also print every row's digest")
-      .option("--seal-proof", "ID", "parents: the registered seal proof (0..9)")
+      .option("--seal-proof", "ID", "parents: the registered seal proof (0..9); seal: its name")
+      .option("--out", "DIR", "seal: where c1.json goes")
+      .option("--seed", "N", "seal: the seed of the sector's data and ids (default 1)")
       .option("--node", "N", "parents: print this node's parents")
       .flag("--digest", "parents: the SHA-256 of the whole parent cache")
       .option("--arity", "A", "poseidon and the poseidon gadget: the arity, 1 to 36")
