@@ -1,0 +1,246 @@
+// The Fallback PoSt circuit: the counts storage-proofs-post's tests assert (fallback_circuit.rs: 64
+// leaves per base tree, 5 challenges per sector; the 32GiB blank circuit of 5 sectors; WindowPoSt
+// 32GiB's 2349 sectors from constants.rs), the three back ends agreeing, a witness from real
+// Poseidon trees that satisfies the rows and gives generate_public_inputs' inputs, and one changed
+// value failing it. `test_post post_` runs the fast cases, `test_post window_32gib` the
+// 125 M-constraint one (ctest runs both).
+#include <string>
+#include <vector>
+
+#include "filecoin/post_circuit.hpp"
+#include "filecoin/post_vanilla.hpp"
+#include "testing.hpp"
+#include "util/error.hpp"
+#include "util/rng.hpp"
+#include "util/thread_pool.hpp"
+
+namespace cuzk::test {
+namespace {
+
+using namespace cuzk::filecoin;
+using Fr = PoseidonFr;
+
+// The Rust test's configuration: leaves = 64 per base tree.
+PostCircuitConfig test_config(const std::string& tree, size_t sectors, size_t challenges = 5) {
+  PostCircuitConfig c;
+  c.tree = TreeShape::parse("poseidon-" + tree);
+  c.leaves = 64 * c.tree.base_tree_count();
+  c.sectors = sectors;
+  c.challenges = challenges;
+  return c;
+}
+
+circuit::Shape shape_of(const PostCircuitConfig& c) {
+  circuit::ShapeCs<Fr> cs;
+  post_circuit(cs, c, post_blank_witness(c));
+  return cs.shape();
+}
+
+CUZK_TEST(post_fallback_test_circuit_counts) {
+  struct Case {
+    const char* tree;
+    size_t sectors;
+    uint64_t inputs, constraints;
+  };
+  const Case published[] = {
+      {"8-0-0", 3, 19, 16869}, {"8-4-0", 3, 19, 22674}, {"8-4-2", 3, 19, 27384}, {"8-0-0", 2, 13, 11246}};
+  for (const Case& p : published) {
+    const PostCircuitConfig c = test_config(p.tree, p.sectors);
+    const circuit::Shape s = shape_of(c);
+    CHECK_MSG(s.constraints == p.constraints, p.tree << " x" << p.sectors << ": " << s.constraints << " constraints");
+    CHECK_MSG(s.inputs == p.inputs, p.tree << " x" << p.sectors << ": " << s.inputs << " inputs");
+    CHECK_EQ(c.inputs(), s.inputs);
+    CHECK_EQ(s.b_input_density, uint64_t(1));  // B touches ONE and no other input
+  }
+}
+
+// test_fallback_post_circuit_poseidon_base_8_bench_cs: 32GiB, 10 challenges, 5 sectors, 8-0-0.
+CUZK_TEST(post_blank_32gib_five_sectors) {
+  PostCircuitConfig c;
+  c.tree = TreeShape::parse("poseidon-8");
+  c.leaves = uint64_t(1) << 30;
+  c.sectors = 5;
+  c.challenges = 10;
+  const circuit::Shape s = shape_of(c);
+  CHECK_MSG(s.constraints == 266665, s.constraints << " constraints");
+  CHECK_EQ(s.inputs, uint64_t(1 + 5 * 11));
+}
+
+// The sector-size table: WindowPoSt 10 challenges per sector, 2349 sectors at 32GiB, 2300 at
+// 64GiB; WinningPoSt 66 sectors of one challenge; trees by size.
+CUZK_TEST(post_sector_sizes) {
+  const PostCircuitConfig w32 = post_sector_config(PostKind::window, uint64_t(1) << 35);
+  CHECK_EQ(w32.sectors, size_t(2349));
+  CHECK_EQ(w32.challenges, size_t(10));
+  CHECK_EQ(w32.tree.name(), std::string("poseidon-8-8"));
+  CHECK_EQ(w32.leaves, uint64_t(1) << 30);
+  const PostCircuitConfig w64 = post_sector_config(PostKind::window, uint64_t(1) << 36);
+  CHECK_EQ(w64.sectors, size_t(2300));
+  CHECK_EQ(w64.tree.name(), std::string("poseidon-8-8-2"));
+  const PostCircuitConfig w2k = post_sector_config(PostKind::window, uint64_t(1) << 11);
+  CHECK_EQ(w2k.sectors, size_t(2));
+  CHECK_EQ(w2k.tree.name(), std::string("poseidon-8"));
+  const PostCircuitConfig win = post_sector_config(PostKind::winning, uint64_t(1) << 35);
+  CHECK_EQ(win.sectors, size_t(66));
+  CHECK_EQ(win.challenges, size_t(1));
+  // One sector of the 32GiB circuit is 53,333 constraints: 2349 of them the 125,279,217 of
+  // constants.rs (test_post window_post_32gib synthesizes them all).
+  PostCircuitConfig one = w32;
+  one.sectors = 1;
+  CHECK_EQ(shape_of(one).constraints, uint64_t(53333));
+  CHECK_THROWS_WITH(post_sector_config(PostKind::window, 12345), InvalidArgument, "not one rust-fil-proofs supports");
+  PostCircuitConfig bad = w32;
+  bad.sectors = 0;
+  CHECK_THROWS_WITH(bad.validate(), InvalidArgument, "no sectors");
+}
+
+// The rows kept (RecordCs) give the counts ShapeCs computes without keeping them, and the values
+// back end, sequential or over a pool, allocates the same variables.
+CUZK_TEST(post_back_ends_agree) {
+  const PostCircuitConfig c = test_config("8-4-0", 3);
+  const PostWitness w = post_blank_witness(c);
+  circuit::RecordCs<Fr, false> rec;
+  post_circuit(rec, c, w);
+  CHECK(rec.shape() == shape_of(c));
+  ThreadPool pool(2);
+  circuit::WitnessCs<Fr> wit;
+  post_circuit(wit, c, w, &pool);
+  CHECK_EQ(wit.num_inputs(), rec.num_inputs());
+  CHECK_EQ(wit.num_aux(), rec.num_aux());
+  CHECK_EQ(wit.num_constraints(), rec.num_constraints());
+  // The counting back end over a pool (blocks counted apart, then added) counts as it does alone.
+  circuit::ShapeCs<Fr> par;
+  post_circuit(par, c, w, &pool);
+  CHECK(par.shape() == shape_of(c));
+}
+
+// The same for blocks that share variables allocated before them: a PoRep partition's
+// challenges all use replica_id's bits, comm_d, comm_c and comm_r_last.
+CUZK_TEST(post_parallel_shape_with_shared_variables) {
+  PorepCircuitConfig c;
+  c.tree = TreeShape::parse("poseidon-8");
+  c.nodes = 8;
+  c.layers = 2;
+  c.challenges = 2;
+  const PorepWitness w = porep_blank_witness(c);
+  circuit::ShapeCs<Fr> seq, par;
+  porep_circuit(seq, c, w);
+  ThreadPool pool(2);
+  porep_circuit(par, c, w, &pool);
+  CHECK(par.shape() == seq.shape());
+  CHECK(par.shape().a_aux_density > 0 && par.shape().b_aux_density > 0);
+}
+
+// Real trees: per sector random leaves, tree R's root comm_r_last, a random comm_c, comm_r =
+// Poseidon2(comm_c, comm_r_last), and the paths of challenges derived as the vanilla proofs derive them.
+struct RealPost {
+  PostCircuitConfig c;
+  PostWitness w;
+  std::vector<Fr> comm_r;
+  std::vector<std::vector<uint64_t>> challenges;
+};
+
+RealPost real_post(const std::string& tree, size_t sectors, RandomSource& rs) {
+  RealPost p;
+  p.c = test_config(tree, sectors);
+  std::array<uint8_t, 32> randomness{};
+  for (auto& b : randomness) b = uint8_t(rs.next());
+  randomness[31] &= 0x3f;
+  for (size_t s = 0; s < sectors; ++s) {
+    std::vector<Fr> leaves;
+    for (uint64_t i = 0; i < p.c.leaves; ++i) leaves.push_back(random_field<Fr>(rs));
+    PostSectorWitness sw;
+    sw.comm_c = random_field<Fr>(rs);
+    std::vector<uint64_t> chs;
+    for (size_t n = 0; n < p.c.challenges; ++n) {
+      const uint64_t ch = post_leaf_challenge(randomness, 100 + s, n, p.c.leaves);
+      const PorWitness pw = por_witness(p.c.tree, leaves, ch);
+      sw.comm_r_last = pw.root;
+      sw.challenges.push_back({pw.leaf, pw.path});
+      chs.push_back(ch);
+    }
+    const Fr pair[2] = {sw.comm_c, sw.comm_r_last};
+    sw.comm_r = poseidon_hash(2, pair);
+    p.comm_r.push_back(sw.comm_r);
+    p.challenges.push_back(chs);
+    p.w.sectors.push_back(sw);
+  }
+  return p;
+}
+
+CUZK_TEST(post_witness_satisfies_and_breaks) {
+  RandomSource rs(seed());
+  for (const char* tree : {"8-0-0", "8-4-0", "8-4-2"}) {
+    const RealPost p = real_post(tree, 3, rs);
+    circuit::RecordCs<Fr> cs;
+    post_circuit(cs, p.c, p.w);
+    CHECK_MSG(cs.is_satisfied(), tree << ": row " << cs.first_unsatisfied() << " unsatisfied");
+    // generate_public_inputs: per sector comm_r, then each challenged leaf's index.
+    const std::vector<Fr> want = post_public_inputs(p.c, p.comm_r, p.challenges);
+    CHECK_EQ(cs.inputs.size(), want.size() + 1);
+    for (size_t i = 0; i < want.size() && i + 1 < cs.inputs.size(); ++i)
+      CHECK_MSG(cs.inputs[i + 1] == want[i], tree << ": input " << i + 1);
+    // The paths encode the challenges.
+    for (size_t s = 0; s < p.w.sectors.size(); ++s)
+      for (size_t n = 0; n < p.c.challenges; ++n)
+        CHECK_EQ(post_path_index(p.c.tree, p.c.leaves, p.w.sectors[s].challenges[n].path), p.challenges[s][n]);
+    // A test of the test: any one value changed breaks a row. comm_r_last, comm_c and comm_r are
+    // the first three aux of each sector; a leaf, a sibling and the last aux too.
+    const size_t per_sector = cs.aux.size() / 3;
+    for (size_t i :
+         {size_t(0), size_t(1), size_t(2), size_t(3), size_t(5), per_sector, per_sector + 2, cs.aux.size() - 1}) {
+      circuit::RecordCs<Fr> bad = cs;
+      bad.aux.at(i) += Fr::one();
+      CHECK_MSG(!bad.is_satisfied(), tree << ": aux " << i << " changed, still satisfied");
+    }
+    // A wrong comm_r (the public input) fails the comm_r row; a wrong leaf fails its path.
+    RealPost q = p;
+    q.w.sectors[1].comm_r += Fr::one();
+    circuit::RecordCs<Fr> bad_r;
+    post_circuit(bad_r, q.c, q.w);
+    CHECK(!bad_r.is_satisfied());
+    q = p;
+    q.w.sectors[2].challenges[4].leaf += Fr::one();
+    circuit::RecordCs<Fr> bad_leaf;
+    post_circuit(bad_leaf, q.c, q.w);
+    CHECK(!bad_leaf.is_satisfied());
+    // The values back end, sequential and over a pool, gives RecordCs's values.
+    ThreadPool pool(3);
+    for (ThreadPool* tp : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      circuit::WitnessCs<Fr> wit;
+      post_circuit(wit, p.c, p.w, tp);
+      CHECK(wit.inputs == cs.inputs);
+      CHECK(wit.aux == cs.aux);
+      CHECK_EQ(wit.num_constraints(), cs.num_constraints());
+    }
+  }
+}
+
+// The public inputs repeat the last sector when the partition has more room than sectors.
+CUZK_TEST(post_public_inputs_repeat_the_last_sector) {
+  const PostCircuitConfig c = test_config("8-0-0", 3, 2);
+  const Fr comm_r[2] = {Fr::from_u64(7), Fr::from_u64(8)};
+  const std::vector<uint64_t> chs[2] = {{1, 2}, {3, 4}};
+  const std::vector<Fr> in = post_public_inputs(c, comm_r, chs);
+  const uint64_t want[] = {7, 1, 2, 8, 3, 4, 8, 3, 4};
+  CHECK_EQ(in.size(), size_t(9));
+  for (size_t i = 0; i < 9 && i < in.size(); ++i) CHECK_MSG(in[i] == Fr::from_u64(want[i]), "input " << i);
+  CHECK_THROWS_WITH(post_public_inputs(c, comm_r, std::span<const std::vector<uint64_t>>(chs, 1)), InvalidArgument,
+                    "each with its challenges");
+}
+
+// WindowPoSt 32GiB: 2349 sectors of 10 challenges, 125,279,217 constraints (constants.rs), in
+// shape mode (counts and densities only: bitmaps of a few tens of MB), the sectors over all cores.
+CUZK_TEST(window_32gib_2349_sectors) {
+  const PostCircuitConfig c = post_sector_config(PostKind::window, uint64_t(1) << 35);
+  ThreadPool pool;  // the sectors counted in parallel (for_each_block)
+  circuit::ShapeCs<Fr> cs;
+  post_circuit(cs, c, post_blank_witness(c), &pool);
+  const circuit::Shape s = cs.shape();
+  CHECK_MSG(s.constraints == 125279217, s.constraints << " constraints");
+  CHECK_EQ(s.inputs, uint64_t(1 + 2349 * 11));
+  CHECK_EQ(s.constraints, uint64_t(2349) * 53333);
+}
+
+}  // namespace
+}  // namespace cuzk::test
