@@ -15,6 +15,8 @@
 #include "filecoin/params.hpp"
 #include "filecoin/porep_circuit.hpp"
 #include "filecoin/poseidon.hpp"
+#include "filecoin/post_circuit.hpp"
+#include "filecoin/post_vanilla.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/sha256.hpp"
 #include "util/error.hpp"
@@ -123,12 +125,14 @@ filecoin::PoseidonHashType poseidon_tag_arg(const std::string& tag) {
 // each option checked against the gadget it belongs to.
 filecoin::FilecoinGadgetSpec gadget_spec(const Args& a) {
   if (a.pos.size() < 2)
-    throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() + ") or porep");
+    throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() +
+                     ") or a circuit (porep, window-post, winning-post, fallback-post)");
   if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
   filecoin::FilecoinGadgetSpec g;
   g.name = a.pos[1];
   if (!filecoin::is_filecoin_gadget(g.name))
-    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() + ", porep)");
+    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() +
+                     ", porep, window-post, winning-post, fallback-post)");
   auto only = [&](const char* opt, const char* gadget) {
     if (g.name != gadget) throw UsageError(std::string(opt) + " belongs to the " + gadget + " gadget");
   };
@@ -241,8 +245,119 @@ std::string shape_json(const circuit::Shape& x) {
          kv("density_b_inputs", x.b_input_density) + ", " + kv("density_b_aux", x.b_aux_density) + "}";
 }
 
+// The Fallback PoSt circuits of `filecoin shape` / `fingerprint`: window-post and winning-post
+// of a sector size (one partition, as rust-fil-proofs prescribes), or the test form fallback-post
+// --tree B-S-T --base-leaves N --sectors S --challenges C.
+bool is_post_circuit(const Args& a) {
+  return a.pos.size() >= 2 && (a.pos[1] == "window-post" || a.pos[1] == "winning-post" || a.pos[1] == "fallback-post");
+}
+
+filecoin::PostCircuitConfig post_spec(const Args& a) {
+  const std::string& name = a.pos[1];
+  if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one circuit");
+  for (const char* opt : {"--bits", "--arity", "--tag", "--leaves", "--layers", "--nodes", "--repeat"})
+    if (a.get(opt)) throw UsageError(std::string(opt) + " does not belong to the " + name + " circuit");
+  if (a.flag("--private-root")) throw UsageError("--private-root does not belong to the " + name + " circuit");
+  try {
+    if (name != "fallback-post") {
+      for (const char* opt : {"--tree", "--base-leaves", "--sectors", "--challenges"})
+        if (a.get(opt))
+          throw UsageError(std::string(opt) + " belongs to fallback-post (" + name + " takes --sector-size)");
+      auto size = a.get("--sector-size");
+      if (!size) throw UsageError(name + " needs --sector-size SIZE (2KiB ... 64GiB)");
+      return filecoin::post_sector_config(
+          name == "window-post" ? filecoin::PostKind::window : filecoin::PostKind::winning, sector_size_arg(*size));
+    }
+    if (a.get("--sector-size")) throw UsageError("fallback-post takes --tree, --base-leaves, --sectors, --challenges");
+    for (const char* opt : {"--tree", "--base-leaves", "--sectors", "--challenges"})
+      if (!a.get(opt)) throw UsageError(std::string("fallback-post needs ") + opt);
+    filecoin::PostCircuitConfig c;
+    std::string tree = *a.get("--tree");
+    if (!tree.empty() && tree[0] >= '0' && tree[0] <= '9') tree = "poseidon-" + tree;
+    c.tree = filecoin::TreeShape::parse(tree);
+    const uint64_t base_leaves = number_arg(*a.get("--base-leaves"), "--base-leaves");
+    c.leaves = base_leaves * c.tree.base_tree_count();
+    c.sectors = size_t(number_arg(*a.get("--sectors"), "--sectors"));
+    c.challenges = size_t(number_arg(*a.get("--challenges"), "--challenges"));
+    if (c.sectors > 100000 || c.challenges > 10000)
+      throw UsageError("fallback-post: at most 100000 sectors and 10000 challenges");
+    c.validate();
+    return c;
+  } catch (const InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+int filecoin_post_shape(const Args& a) {
+  using Fr = ff::Bls12381Fr;
+  const filecoin::PostCircuitConfig c = post_spec(a);
+  const filecoin::PostWitness w = filecoin::post_blank_witness(c);
+  ThreadPool pool;  // the sectors in parallel, in both modes
+  const bool witness = a.flag("--witness");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string s;
+  uint64_t constraints = 0;
+  if (witness) {
+    circuit::WitnessCs<Fr> cs;
+    filecoin::post_circuit(cs, c, w, &pool);
+    constraints = cs.num_constraints();
+    s = "{\"inputs\": " + std::to_string(cs.num_inputs()) + ", \"aux\": " + std::to_string(cs.num_aux()) +
+        ", \"constraints\": " + std::to_string(constraints) + "}";
+  } else {
+    circuit::ShapeCs<Fr> cs;
+    filecoin::post_circuit(cs, c, w, &pool);
+    const circuit::Shape x = cs.shape();
+    constraints = x.constraints;
+    s = shape_json(x);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (a.flag("--json"))
+    std::printf("%s\n", s.c_str());
+  else
+    std::printf("%s (%zu sectors x %zu challenges, tree %s, %llu leaves; %s mode): %s\n", a.pos[1].c_str(), c.sectors,
+                c.challenges, c.tree.name().c_str(), (unsigned long long)c.leaves, witness ? "witness" : "shape",
+                s.c_str());
+  std::fprintf(stderr, "%s mode: %llu constraints in %.0f ms (%.2f M constraints/s)\n", witness ? "witness" : "shape",
+               (unsigned long long)constraints, ms, ms > 0 ? double(constraints) / ms / 1e3 : 0.0);
+  return kExitOk;
+}
+
+int filecoin_post_fingerprint(const Args& a, circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256>& cs) {
+  const filecoin::PostCircuitConfig c = post_spec(a);
+  filecoin::post_circuit(cs, c, filecoin::post_blank_witness(c));
+  std::fputs(circuit::format_fingerprint(cs.finish()).c_str(), stdout);
+  return kExitOk;
+}
+
+// check-post VPROOF PUB.json: a sector's vanilla proof against the PoSt's public data.
+int filecoin_check_post(const Args& a) {
+  if (a.pos.size() != 3) throw UsageError("check-post needs a vanilla proof (bincode) and its public data (JSON)");
+  for (const char* opt : {"--tree", "--leaves", "--layers", "--sector-size", "--nodes", "--challenges", "--sectors",
+                          "--base-leaves", "--repeat", "--bits", "--vk-dir", "--block-log2"})
+    if (a.get(opt)) throw UsageError(std::string(opt) + " does not belong to check-post");
+  const std::vector<uint8_t> bytes = filecoin::read_post_vproof_bytes(a.pos[1]);
+  const filecoin::FallbackPostSectorProof proof = filecoin::parse_fallback_post_sector_proof(bytes, a.pos[1]);
+  const filecoin::PostPublicData pub = filecoin::parse_post_public_json(a.pos[2]);
+  size_t paths = 0;
+  for (const auto& sp : proof.sectors) paths += sp.inclusion_proofs.size();
+  std::printf("read %s: sector %llu, %zu sector proof(s), %zu inclusion proofs (%zu bytes)\n", a.pos[1].c_str(),
+              (unsigned long long)proof.sector_id, proof.sectors.size(), paths, bytes.size());
+  std::printf("read %s: prover %llu, %zu challenged sector(s), PoSt proof %llu\n", a.pos[2].c_str(),
+              (unsigned long long)pub.prover, pub.sectors.size(), (unsigned long long)pub.post_proofs[0]);
+  const filecoin::PostCheckResult r = filecoin::check_fallback_post(proof, pub);
+  for (const std::string& line : r.passed) std::printf("ok: %s\n", line.c_str());
+  if (!r.failure.empty()) {
+    std::printf("FAILED: %s\n", r.failure.c_str());
+    std::fprintf(stderr, "cuzk: check-post: %s\n", r.failure.c_str());
+    return kExitError;
+  }
+  std::printf("the vanilla proof holds: %zu checks passed\n", r.passed.size());
+  return kExitOk;
+}
+
 int filecoin_shape(const Args& a) {
   using Fr = ff::Bls12381Fr;
+  if (is_post_circuit(a)) return filecoin_post_shape(a);
   const bool porep = a.pos.size() >= 2 && a.pos[1] == "porep";
   filecoin::FilecoinGadgetSpec g;
   filecoin::PorepCircuitConfig pc;
@@ -295,13 +410,14 @@ int filecoin_fingerprint(const Args& a) {
   filecoin::PorepCircuitConfig pc;
   if (porep)
     pc = porep_spec(a);
-  else
+  else if (!is_post_circuit(a))
     g = gadget_spec(a);
   if (a.get("--repeat") || a.flag("--witness") || a.flag("--json"))
     throw UsageError("--repeat, --witness and --json belong to 'filecoin shape'");
   const int k = std::stoi(a.get_or("--block-log2", "12"));
   if (k < 0 || k > 40) throw UsageError("--block-log2 must be within 0..40");
   circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256> cs(k, a.flag("--rows"));
+  if (is_post_circuit(a)) return filecoin_post_fingerprint(a, cs);
   if (porep)
     filecoin::porep_circuit(cs, pc, filecoin::porep_blank_witness(pc));
   else
@@ -356,6 +472,9 @@ int cmd_filecoin(const Args& a) {
     throw UsageError(
         "--tree, --private-root, --leaves, --layers, --sector-size, --nodes and --challenges belong to 'filecoin "
         "shape' and 'fingerprint'");
+  if ((a.get("--sectors") || a.get("--base-leaves")) && !(gadget && is_post_circuit(a)))
+    throw UsageError("--sectors and --base-leaves belong to 'filecoin shape' and 'fingerprint' fallback-post");
+  if (sub == "check-post") return filecoin_check_post(a);
   if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
@@ -372,7 +491,8 @@ int cmd_filecoin(const Args& a) {
   }
   if (sub == "shape") return filecoin_shape(a);
   if (sub == "fingerprint") return filecoin_fingerprint(a);
-  throw UsageError("unknown subcommand '" + sub + "' (expected param-names, records, shape, fingerprint or poseidon)");
+  throw UsageError("unknown subcommand '" + sub +
+                   "' (expected param-names, records, shape, fingerprint, check-post or poseidon)");
 }
 
 }  // namespace
@@ -392,13 +512,18 @@ std::vector<Command> filecoin_commands() {
       .positional("<FILE|DIR>", "the file to inspect, or the directory of the files to verify")
       .flag("--check", "inspect: also check every point of h, l, a, b_g1 and b_g2 in its subgroup (all cores)")
       .option("--manifest", "FILE", "verify: rust-fil-proofs' parameters.json");
-  cli::Command fil("filecoin",
-                   "Filecoin: published parameter names, the proofs of regression records, circuit shapes, Poseidon");
+  cli::Command fil(
+      "filecoin",
+      "Filecoin: published parameter names, the proofs of regression records, circuit shapes, PoSt vanilla "
+      "proofs, Poseidon");
   fil.synopsis("param-names")
       .synopsis("records <FILE.json> [--vk-dir DIR]")
       .synopsis("shape <GADGET> [GADGET OPTIONS] [--repeat N] [--witness] [--json]")
       .synopsis("shape porep --sector-size SIZE | --nodes N --layers L --challenges C --tree B-S-T [--json]")
+      .synopsis("shape window-post|winning-post --sector-size SIZE [--witness] [--json]")
+      .synopsis("shape fallback-post --tree B-S-T --base-leaves N --sectors S --challenges C [--witness] [--json]")
       .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
+      .synopsis("check-post <VPROOF> <PUB.json>")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
@@ -419,26 +544,45 @@ std::vector<Command> filecoin_commands() {
           "shape porep: one partition of the StackedDRG PoRep circuit (storage-proofs-porep's StackedCircuit, "
           "blank), of a sector size rust-fil-proofs supports (--sector-size 2KiB, 8MiB, 512MiB, 32GiB, 64GiB, ...: "
           "its layers, challenges per partition and tree shape), or the stacked test form: --nodes N --layers 2|11 "
-          "--challenges C --tree 8-0-0|8-4-0|8-4-2|2-0-0 (trees C and R; tree D is binary SHA-256).\n"
+          "--challenges C --tree 8-0-0|8-4-0|8-4-2|2-0-0 (trees C and R; tree D is binary SHA-256). "
+          "shape window-post / winning-post: one partition of the Fallback PoSt circuit (storage-proofs-post's "
+          "FallbackPoStCircuit, blank) of a sector size: WindowPoSt 10 challenges per sector, 2349 sectors at "
+          "32GiB, 2300 at 64GiB, 2 below; WinningPoSt 66 sectors of 1 challenge; the size's tree shape. "
+          "shape fallback-post: the test form, --tree 8-0-0|8-4-0|8-4-2 --base-leaves N (leaves per base tree) "
+          "--sectors S --challenges C (per sector). Sectors are synthesized in parallel.\n"
           "fingerprint: a SHA-256 digest per block of 2^K rows (default 12) and of the whole circuit, over a "
           "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.\n"
+          "check-post: checks one sector's WindowPoSt / WinningPoSt vanilla proof (bincode "
+          "FallbackPoStSectorProof, every length and tag validated) against the PoSt's public data (JSON: "
+          "Randomness, Proofs[].PoStProof, ChallengedSectors[] with SealProof, SectorNumber, SealedCID, Prover): "
+          "the sector is challenged, comm_r in the sealed CID = the proof's = Poseidon2(comm_c, comm_r_last), every "
+          "inclusion proof opens the leaf the PoSt challenge derived from the randomness, sector and index names "
+          "and hashes to comm_r_last, and the Fallback PoSt circuit of that sector with its values is satisfied "
+          "with generate_public_inputs' inputs. Prints each check; exit 1 naming the first that fails. The "
+          "prover id enters no vanilla proof, so it is read, not checked.\n"
           "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
           "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
           "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
           "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
-      .positional("<param-names|records|shape|fingerprint|poseidon>", "what to do")
-      .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
+      .positional("<param-names|records|shape|fingerprint|check-post|poseidon>", "what to do")
+      .variadic("<ARG>",
+                "records: the records file; shape, fingerprint: the gadget or circuit; check-post: VPROOF PUB.json; "
+                "poseidon: the inputs X0 X1 ...")
       .option("--vk-dir", "DIR", "records: the verifying keys (verification is not built yet: says so)")
       .option("--bits", "N", "shape, fingerprint: the input bits of the sha256 gadget (default 512)")
       .option("--tree", "T",
               "shape, fingerprint: the por gadget's tree: poseidon-8, poseidon-8-8-2, sha256-2, ...; porep's trees "
-              "C and R: 8-8-0, ...")
+              "C and R: 8-8-0, ...; fallback-post's tree R")
       .flag("--private-root", "shape, fingerprint: the por gadget's root is not a public input")
       .option("--leaves", "N", "shape, fingerprint: the por gadget's leaves (default 64 per base tree)")
       .option("--layers", "L", "shape, fingerprint: the column-hash gadget's rows, 2 or 11; porep's layers")
-      .option("--sector-size", "SIZE", "shape, fingerprint: porep of this sector size (2KiB ... 64GiB)")
+      .option("--sector-size", "SIZE",
+              "shape, fingerprint: porep, window-post or winning-post of this sector size (2KiB ... 64GiB)")
       .option("--nodes", "N", "shape, fingerprint: porep's test form: the sector's nodes")
-      .option("--challenges", "C", "shape, fingerprint: porep's test form: challenges per partition")
+      .option("--challenges", "C",
+              "shape, fingerprint: porep's test form: challenges per partition; fallback-post's: per sector")
+      .option("--sectors", "S", "shape, fingerprint: fallback-post's sectors per partition")
+      .option("--base-leaves", "N", "shape, fingerprint: fallback-post's leaves per base tree")
       .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")
       .flag("--witness", "shape: compute the witness values instead of the shape")
       .flag("--json", "shape: print the JSON object alone")

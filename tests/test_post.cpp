@@ -4,6 +4,8 @@
 // Poseidon trees that satisfies the rows and gives generate_public_inputs' inputs, and one changed
 // value failing it. `test_post post_` runs the fast cases, `test_post window_32gib` the
 // 125 M-constraint one (ctest runs both).
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -227,6 +229,77 @@ CUZK_TEST(post_public_inputs_repeat_the_last_sector) {
   for (size_t i = 0; i < 9 && i < in.size(); ++i) CHECK_MSG(in[i] == Fr::from_u64(want[i]), "input " << i);
   CHECK_THROWS_WITH(post_public_inputs(c, comm_r, std::span<const std::vector<uint64_t>>(chs, 1)), InvalidArgument,
                     "each with its challenges");
+}
+
+std::string vectors_dir() {
+  const char* d = std::getenv("CUZK_FILECOIN_VECTORS");
+  return d ? std::string(d) : std::filesystem::path(fixtures_dir()).parent_path().string() + "/filecoin/vectors";
+}
+
+// The real WindowPoSt vanilla proof (Curio's golden, 32GiB, 8-8-0) parses to its layout, holds
+// against its public data, and every cut of it is refused with an error, never a crash.
+CUZK_TEST(post_vanilla_proof_reads_and_checks) {
+  const std::string dir = vectors_dir();
+  const std::vector<uint8_t> bytes = read_post_vproof_bytes(dir + "/windowpost-32gib.vproof");
+  const FallbackPostSectorProof p = parse_fallback_post_sector_proof(bytes, "vproof");
+  CHECK_EQ(p.sector_id, uint64_t(1));
+  CHECK_EQ(p.sectors.size(), size_t(1));
+  if (p.sectors.size() != 1) return;
+  CHECK_EQ(p.sectors[0].inclusion_proofs.size(), size_t(10));
+  for (const PostMerkleProof& m : p.sectors[0].inclusion_proofs) {
+    CHECK(m.kind == PostMerkleProof::sub);
+    CHECK_EQ(m.base_levels, size_t(9));
+    CHECK_EQ(m.sub_levels, size_t(1));
+    CHECK(m.root == p.sectors[0].comm_r_last);
+  }
+  const PostPublicData pub = parse_post_public_json(dir + "/windowpost-32gib.pub.json");
+  CHECK_EQ(pub.prover, uint64_t(1000));
+  CHECK(pub.sectors.size() == 1 && pub.sectors[0].comm_r == p.comm_r);
+  const PostCheckResult r = check_fallback_post(p, pub);
+  CHECK_MSG(r.failure.empty(), r.failure);
+  CHECK_EQ(r.passed.size(), size_t(5));
+  // With one sector, both api numberings give its challenges 0..9.
+  CHECK_EQ(post_challenge_index(PostApiVersion::v1_1, 0, 10, 7), uint64_t(7));
+  CHECK_EQ(post_challenge_index(PostApiVersion::v1_2, 3, 10, 7), uint64_t(7));
+  CHECK_EQ(post_challenge_index(PostApiVersion::v1_1, 3, 10, 7), uint64_t(37));
+  // Every prefix is refused (a FormatError naming a field and offset); so are trailing bytes.
+  size_t refused = 0;
+  for (size_t n = 0; n < bytes.size(); n += (n < 200 ? 1 : 97)) {
+    try {
+      (void)parse_fallback_post_sector_proof(std::span<const uint8_t>(bytes.data(), n), "vproof");
+    } catch (const FormatError& e) {
+      refused += std::string(e.what()).find(" at offset ") != std::string::npos;
+    }
+  }
+  CHECK_EQ(refused, size_t(200 + (bytes.size() - 200 + 96) / 97));
+  std::vector<uint8_t> more = bytes;
+  more.push_back(0);
+  CHECK_THROWS_WITH(parse_fallback_post_sector_proof(more, "vproof"), FormatError, "1 bytes after");
+  // A length beyond what the bytes can hold is refused before any allocation.
+  std::vector<uint8_t> huge = bytes;
+  huge[40 + 7] = 0x7f;  // vanilla_proof.sectors length
+  CHECK_THROWS_WITH(parse_fallback_post_sector_proof(huge, "vproof"), FormatError, "vanilla_proof.sectors length");
+  std::vector<uint8_t> tag = bytes;
+  tag[56] = 3;  // the first MerkleProof's variant
+  CHECK_THROWS_WITH(parse_fallback_post_sector_proof(tag, "vproof"), FormatError, "tag 3");
+}
+
+CUZK_TEST(post_sealed_cid_and_proof_types) {
+  const Fr c = sealed_cid_comm_r("bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mtl");
+  CHECK_EQ(poseidon_fr_to_hex(c), std::string("0x6b329f1c186ebcd98b881bf243ed5c8e93c5d4138790455ac973c6e3861069df"));
+  CHECK_THROWS_WITH(sealed_cid_comm_r("zagboea4b5abc"), InvalidArgument, "multibase 'b'");
+  CHECK_THROWS_WITH(sealed_cid_comm_r("bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mt"),
+                    InvalidArgument, "sealed CID");
+  CHECK_THROWS_WITH(sealed_cid_comm_r("baga6ea4seaqaaaicamcakbqhbaequcymbuha6earcijrifiwc4mbsgq3dqor4hy"),
+                    InvalidArgument,
+                    "codec");  // an unsealed CID (fil-commitment-unsealed)
+  CHECK_EQ(seal_proof_info(8).name, std::string("StackedDrg32GiBV1_1"));
+  CHECK_EQ(seal_proof_info(8).sector_bytes, uint64_t(1) << 35);
+  CHECK_EQ(post_proof_info(8).name, std::string("StackedDrgWindow32GiBV1"));
+  CHECK(post_proof_info(13).api == PostApiVersion::v1_2);
+  CHECK(post_proof_info(3).winning);
+  CHECK_THROWS_WITH(seal_proof_info(20), InvalidArgument, "not a registered seal proof");
+  CHECK_THROWS_WITH(post_proof_info(15), InvalidArgument, "not a registered PoSt proof");
 }
 
 // WindowPoSt 32GiB: 2349 sectors of 10 challenges, 125,279,217 constraints (constants.rs), in

@@ -24,6 +24,7 @@ cases=(
   "por-sha256-8:por --tree sha256-8"
   "column-hash-2:column-hash --layers 2"
   "column-hash-11:column-hash --layers 11"
+  "fallback-post-8-0-0:fallback-post --tree 8-0-0 --base-leaves 64 --sectors 3 --challenges 5"
 )
 bad=0
 for c in "${cases[@]}"; do
