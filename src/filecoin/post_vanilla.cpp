@@ -95,7 +95,8 @@ class Bincode {
   size_t pos_ = 0;
 };
 
-// Arities in Filecoin's trees are at most 16 (base 8, sub 2/4/8, top 2), paths at most 64 levels.
+// Arities in Filecoin's trees are at most 8 (base 8, sub 2/4/8, top 2); the reader allows up to
+// 32 (TreeShape's limit) and 64 levels, the check then holds each path to the sector's tree.
 constexpr uint64_t kMaxArity = 32;
 constexpr uint64_t kMaxLevels = 64;
 
@@ -371,7 +372,7 @@ PostCheckResult check_fallback_post(const FallbackPostSectorProof& proof, const 
   };
   // The challenged sector this proof is for, and what its registered proofs say.
   size_t index = pub.sectors.size();
-  for (size_t i = 0; i < pub.sectors.size(); ++i)
+  for (size_t i = 0; i < pub.sectors.size() && index == pub.sectors.size(); ++i)
     if (pub.sectors[i].sector_number == proof.sector_id) index = i;
   if (index == pub.sectors.size())
     return fail("sector id: the proof's sector " + std::to_string(proof.sector_id) +
@@ -385,6 +386,10 @@ PostCheckResult check_fallback_post(const FallbackPostSectorProof& proof, const 
   } catch (const InvalidArgument& e) {
     return fail(e.what());
   }
+  for (uint64_t other : pub.post_proofs)
+    if (other != pub.post_proofs[0])
+      return fail("Proofs: PoSt proof types " + std::to_string(pub.post_proofs[0]) + " and " + std::to_string(other) +
+                  " in one PoSt");
   if (post.sector_bytes != seal.sector_bytes)
     return fail("proof types: PoSt proof " + post.name + " does not fit seal proof " + seal.name);
   PostCircuitConfig c = post_sector_config(post.winning ? PostKind::winning : PostKind::window, seal.sector_bytes);
@@ -452,9 +457,12 @@ PostCheckResult check_fallback_post(const FallbackPostSectorProof& proof, const 
   }
   std::string list;
   for (uint64_t ch : chs) list += (list.empty() ? "" : " ") + std::to_string(ch);
-  pass(std::to_string(chs.size()) + " challenges derived from the randomness and sector " +
-       std::to_string(proof.sector_id) + " (" + (post.api == PostApiVersion::v1_2 ? "api 1.2" : "api 1.0/1.1") +
-       "): leaves " + list + "; each proof opens its leaf");
+  const std::string numbering =
+      post.api == PostApiVersion::v1_2
+          ? "challenge index n (api 1.2)"
+          : "challenge index " + std::to_string(index) + " * " + std::to_string(challenges) + " + n (api 1.0 / 1.1)";
+  pass(std::to_string(chs.size()) + " challenges from SHA-256(randomness, sector " + std::to_string(proof.sector_id) +
+       ", " + numbering + ") mod leaves: " + list + "; each proof opens its leaf");
   pass(std::to_string(chs.size()) + " Merkle paths (" + c.tree.name() + ") hash to comm_r_last " +
        poseidon_fr_to_hex(sp.comm_r_last));
 

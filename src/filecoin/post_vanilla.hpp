@@ -88,8 +88,8 @@ PostPublicData parse_post_public_json(const std::string& path);
 // (0x1012) of 32 bytes: the digest is comm_r's little-endian bytes. Throws InvalidArgument.
 PoseidonFr sealed_cid_comm_r(const std::string& cid);
 
-// A field element from its 32 little-endian bytes; nullopt-like: throws InvalidArgument (naming
-// `what`) unless the value is below r.
+// A field element from its 32 little-endian bytes; throws InvalidArgument (naming `what`) unless
+// the value is below r.
 PoseidonFr post_fr_from_le(std::span<const uint8_t> b, const std::string& what);
 
 // What a registered proof number means for a PoSt check.
