@@ -91,6 +91,11 @@ CUZK_TEST(post_sector_sizes) {
   PostCircuitConfig one = w32;
   one.sectors = 1;
   CHECK_EQ(shape_of(one).constraints, uint64_t(53333));
+  // Likewise one 64GiB sector (8-8-2) is 56,473: 2300 of them the 129,887,900 of constants.rs.
+  PostCircuitConfig one64 = w64;
+  one64.sectors = 1;
+  CHECK_EQ(shape_of(one64).constraints, uint64_t(56473));
+  CHECK_EQ(uint64_t(w64.sectors) * shape_of(one64).constraints, uint64_t(129887900));
   CHECK_THROWS_WITH(post_sector_config(PostKind::window, 12345), InvalidArgument, "not one rust-fil-proofs supports");
   PostCircuitConfig bad = w32;
   bad.sectors = 0;
