@@ -21,6 +21,8 @@
 #include "filecoin/porep_circuit.hpp"
 #include "filecoin/porep_graph.hpp"
 #include "filecoin/poseidon.hpp"
+#include "filecoin/post_circuit.hpp"
+#include "filecoin/post_vanilla.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/seal.hpp"
 #include "filecoin/sha256.hpp"
@@ -141,12 +143,14 @@ filecoin::PoseidonHashType poseidon_tag_arg(const std::string& tag) {
 // each option checked against the gadget it belongs to.
 filecoin::FilecoinGadgetSpec gadget_spec(const Args& a) {
   if (a.pos.size() < 2)
-    throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() + "), porep or snap");
+    throw UsageError(a.pos[0] + " needs a gadget (" + filecoin::filecoin_gadget_names() +
+                     ") or a circuit (porep, snap, window-post, winning-post, fallback-post)");
   if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one gadget");
   filecoin::FilecoinGadgetSpec g;
   g.name = a.pos[1];
   if (!filecoin::is_filecoin_gadget(g.name))
-    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() + ", porep, snap)");
+    throw UsageError("unknown gadget '" + g.name + "' (known: " + filecoin::filecoin_gadget_names() +
+                     ", porep, snap, window-post, winning-post, fallback-post)");
   auto only = [&](const char* opt, const char* gadget) {
     if (g.name != gadget) throw UsageError(std::string(opt) + " belongs to the " + gadget + " gadget");
   };
@@ -288,8 +292,119 @@ circuit::Shape as_tested(circuit::Shape x, const filecoin::FilecoinGadgetSpec& g
   return x;
 }
 
+// The Fallback PoSt circuits of `filecoin shape` / `fingerprint`: window-post and winning-post
+// of a sector size (one partition, as rust-fil-proofs prescribes), or the test form fallback-post
+// --tree B-S-T --base-leaves N --sectors S --challenges C.
+bool is_post_circuit(const Args& a) {
+  return a.pos.size() >= 2 && (a.pos[1] == "window-post" || a.pos[1] == "winning-post" || a.pos[1] == "fallback-post");
+}
+
+filecoin::PostCircuitConfig post_spec(const Args& a) {
+  const std::string& name = a.pos[1];
+  if (a.pos.size() > 2) throw UsageError(a.pos[0] + " takes one circuit");
+  for (const char* opt : {"--bits", "--arity", "--tag", "--leaves", "--layers", "--nodes", "--repeat"})
+    if (a.get(opt)) throw UsageError(std::string(opt) + " does not belong to the " + name + " circuit");
+  if (a.flag("--private-root")) throw UsageError("--private-root does not belong to the " + name + " circuit");
+  try {
+    if (name != "fallback-post") {
+      for (const char* opt : {"--tree", "--base-leaves", "--sectors", "--challenges"})
+        if (a.get(opt))
+          throw UsageError(std::string(opt) + " belongs to fallback-post (" + name + " takes --sector-size)");
+      auto size = a.get("--sector-size");
+      if (!size) throw UsageError(name + " needs --sector-size SIZE (2KiB ... 64GiB)");
+      return filecoin::post_sector_config(
+          name == "window-post" ? filecoin::PostKind::window : filecoin::PostKind::winning, sector_size_arg(*size));
+    }
+    if (a.get("--sector-size")) throw UsageError("fallback-post takes --tree, --base-leaves, --sectors, --challenges");
+    for (const char* opt : {"--tree", "--base-leaves", "--sectors", "--challenges"})
+      if (!a.get(opt)) throw UsageError(std::string("fallback-post needs ") + opt);
+    filecoin::PostCircuitConfig c;
+    std::string tree = *a.get("--tree");
+    if (!tree.empty() && tree[0] >= '0' && tree[0] <= '9') tree = "poseidon-" + tree;
+    c.tree = filecoin::TreeShape::parse(tree);
+    const uint64_t base_leaves = number_arg(*a.get("--base-leaves"), "--base-leaves");
+    c.leaves = base_leaves * c.tree.base_tree_count();
+    c.sectors = size_t(number_arg(*a.get("--sectors"), "--sectors"));
+    c.challenges = size_t(number_arg(*a.get("--challenges"), "--challenges"));
+    if (c.sectors > 100000 || c.challenges > 10000)
+      throw UsageError("fallback-post: at most 100000 sectors and 10000 challenges");
+    c.validate();
+    return c;
+  } catch (const InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+int filecoin_post_shape(const Args& a) {
+  using Fr = ff::Bls12381Fr;
+  const filecoin::PostCircuitConfig c = post_spec(a);
+  const filecoin::PostWitness w = filecoin::post_blank_witness(c);
+  ThreadPool pool;  // the sectors in parallel, in both modes
+  const bool witness = a.flag("--witness");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string s;
+  uint64_t constraints = 0;
+  if (witness) {
+    circuit::WitnessCs<Fr> cs;
+    filecoin::post_circuit(cs, c, w, &pool);
+    constraints = cs.num_constraints();
+    s = "{\"inputs\": " + std::to_string(cs.num_inputs()) + ", \"aux\": " + std::to_string(cs.num_aux()) +
+        ", \"constraints\": " + std::to_string(constraints) + "}";
+  } else {
+    circuit::ShapeCs<Fr> cs;
+    filecoin::post_circuit(cs, c, w, &pool);
+    const circuit::Shape x = cs.shape();
+    constraints = x.constraints;
+    s = shape_json(x);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (a.flag("--json"))
+    std::printf("%s\n", s.c_str());
+  else
+    std::printf("%s (%zu sectors x %zu challenges, tree %s, %llu leaves; %s mode): %s\n", a.pos[1].c_str(), c.sectors,
+                c.challenges, c.tree.name().c_str(), (unsigned long long)c.leaves, witness ? "witness" : "shape",
+                s.c_str());
+  std::fprintf(stderr, "%s mode: %llu constraints in %.0f ms (%.2f M constraints/s)\n", witness ? "witness" : "shape",
+               (unsigned long long)constraints, ms, ms > 0 ? double(constraints) / ms / 1e3 : 0.0);
+  return kExitOk;
+}
+
+int filecoin_post_fingerprint(const Args& a, circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256>& cs) {
+  const filecoin::PostCircuitConfig c = post_spec(a);
+  filecoin::post_circuit(cs, c, filecoin::post_blank_witness(c));
+  std::fputs(circuit::format_fingerprint(cs.finish()).c_str(), stdout);
+  return kExitOk;
+}
+
+// check-post VPROOF PUB.json: a sector's vanilla proof against the PoSt's public data.
+int filecoin_check_post(const Args& a) {
+  if (a.pos.size() != 3) throw UsageError("check-post needs a vanilla proof (bincode) and its public data (JSON)");
+  for (const char* opt : {"--tree", "--leaves", "--layers", "--sector-size", "--nodes", "--challenges", "--sectors",
+                          "--base-leaves", "--repeat", "--bits", "--vk-dir", "--block-log2"})
+    if (a.get(opt)) throw UsageError(std::string(opt) + " does not belong to check-post");
+  const std::vector<uint8_t> bytes = filecoin::read_post_vproof_bytes(a.pos[1]);
+  const filecoin::FallbackPostSectorProof proof = filecoin::parse_fallback_post_sector_proof(bytes, a.pos[1]);
+  const filecoin::PostPublicData pub = filecoin::parse_post_public_json(a.pos[2]);
+  size_t paths = 0;
+  for (const auto& sp : proof.sectors) paths += sp.inclusion_proofs.size();
+  std::printf("read %s: sector %llu, %zu sector proof(s), %zu inclusion proofs (%zu bytes)\n", a.pos[1].c_str(),
+              (unsigned long long)proof.sector_id, proof.sectors.size(), paths, bytes.size());
+  std::printf("read %s: prover %llu, %zu challenged sector(s), PoSt proof %llu\n", a.pos[2].c_str(),
+              (unsigned long long)pub.prover, pub.sectors.size(), (unsigned long long)pub.post_proofs[0]);
+  const filecoin::PostCheckResult r = filecoin::check_fallback_post(proof, pub);
+  for (const std::string& line : r.passed) std::printf("ok: %s\n", line.c_str());
+  if (!r.failure.empty()) {
+    std::printf("FAILED: %s\n", r.failure.c_str());
+    std::fprintf(stderr, "cuzk: check-post: %s\n", r.failure.c_str());
+    return kExitError;
+  }
+  std::printf("the vanilla proof holds: %zu checks passed\n", r.passed.size());
+  return kExitOk;
+}
+
 int filecoin_shape(const Args& a) {
   using Fr = ff::Bls12381Fr;
+  if (is_post_circuit(a)) return filecoin_post_shape(a);
   const bool porep = a.pos.size() >= 2 && a.pos[1] == "porep";
   const bool snap = a.pos.size() >= 2 && a.pos[1] == "snap";
   filecoin::FilecoinGadgetSpec g;
@@ -476,13 +591,14 @@ int filecoin_fingerprint(const Args& a) {
     pc = porep_spec(a);
   else if (snap)
     uc = snap_spec(a);
-  else
+  else if (!is_post_circuit(a))
     g = gadget_spec(a);
   if (a.get("--repeat") || a.flag("--witness") || a.flag("--record") || a.flag("--json"))
     throw UsageError("--repeat, --witness, --record and --json belong to 'filecoin shape'");
   const int k = std::stoi(a.get_or("--block-log2", "12"));
   if (k < 0 || k > 40) throw UsageError("--block-log2 must be within 0..40");
   circuit::FingerprintCs<ff::Bls12381Fr, filecoin::Sha256> cs(k, a.flag("--rows"));
+  if (is_post_circuit(a)) return filecoin_post_fingerprint(a, cs);
   if (porep)
     filecoin::porep_circuit(cs, pc, filecoin::porep_blank_witness(pc));
   else if (snap)
@@ -548,6 +664,9 @@ int cmd_filecoin(const Args& a) {
     throw UsageError("--out and --seed belong to 'filecoin seal'");
   if (a.flag("--poseidon") && !(gadget && a.pos.size() >= 2 && a.pos[1] == "snap"))
     throw UsageError("--poseidon belongs to 'filecoin shape snap' and 'fingerprint snap'");
+  if ((a.get("--sectors") || a.get("--base-leaves")) && !(gadget && is_post_circuit(a)))
+    throw UsageError("--sectors and --base-leaves belong to 'filecoin shape' and 'fingerprint' fallback-post");
+  if (sub == "check-post") return filecoin_check_post(a);
   if (sub == "poseidon") return filecoin_poseidon(a);
   if (sub == "param-names") {
     if (a.pos.size() > 1) throw UsageError("param-names takes no argument");
@@ -567,7 +686,7 @@ int cmd_filecoin(const Args& a) {
   if (sub == "parents") return filecoin_parents(a);
   if (sub == "seal") return filecoin_seal(a);
   throw UsageError("unknown subcommand '" + sub +
-                   "' (expected param-names, records, shape, fingerprint, parents, seal or poseidon)");
+                   "' (expected param-names, records, shape, fingerprint, check-post, parents, seal or poseidon)");
 }
 
 }  // namespace
@@ -587,14 +706,19 @@ std::vector<Command> filecoin_commands() {
       .positional("<FILE|DIR>", "the file to inspect, or the directory of the files to verify")
       .flag("--check", "inspect: also check every point of h, l, a, b_g1 and b_g2 in its subgroup (all cores)")
       .option("--manifest", "FILE", "verify: rust-fil-proofs' parameters.json");
-  cli::Command fil("filecoin",
-                   "Filecoin: published parameter names, the proofs of regression records, circuit shapes, Poseidon");
+  cli::Command fil(
+      "filecoin",
+      "Filecoin: published parameter names, the proofs of regression records, circuit shapes, PoSt vanilla "
+      "proofs, Poseidon");
   fil.synopsis("param-names")
       .synopsis("records <FILE.json> [--vk-dir DIR] [--inputs]")
       .synopsis("shape <GADGET> [GADGET OPTIONS] [--repeat N] [--witness] [--json]")
       .synopsis("shape porep --sector-size SIZE | --nodes N --layers L --challenges C --tree B-S-T [--json]")
       .synopsis("shape snap --sector-size SIZE [--poseidon] [--witness] [--json]")
+      .synopsis("shape window-post|winning-post --sector-size SIZE [--witness] [--json]")
+      .synopsis("shape fallback-post --tree B-S-T --base-leaves N --sectors S --challenges C [--witness] [--json]")
       .synopsis("fingerprint <GADGET> [GADGET OPTIONS] [--block-log2 K] [--rows]")
+      .synopsis("check-post <VPROOF> <PUB.json>")
       .synopsis("parents --sector-size SIZE [--seal-proof ID] [--node N] [--digest]")
       .synopsis("seal --sector-size 2KiB|8MiB|512MiB --out DIR [--seal-proof NAME] [--seed N]")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
@@ -627,8 +751,21 @@ std::vector<Command> filecoin_commands() {
           "32GiB, 64GiB: its partitions' challenges, apex leaves, h values and tree R shape; tree D new binary "
           "SHA-256); --poseidon: the Poseidon variant (tree D new Poseidon with tree R's shape, one proof of every "
           "partition's challenges). porep and snap take fingerprint too.\n"
+          "shape window-post / winning-post: one partition of the Fallback PoSt circuit (storage-proofs-post's "
+          "FallbackPoStCircuit, blank) of a sector size: WindowPoSt 10 challenges per sector, 2349 sectors at "
+          "32GiB, 2300 at 64GiB, 2 below; WinningPoSt 66 sectors of 1 challenge; the size's tree shape. "
+          "shape fallback-post: the test form, --tree 8-0-0|8-4-0|8-4-2 --base-leaves N (leaves per base tree) "
+          "--sectors S --challenges C (per sector). Sectors are synthesized in parallel.\n"
           "fingerprint: a SHA-256 digest per block of 2^K rows (default 12) and of the whole circuit, over a "
           "canonical encoding of every row (src/circuit/fingerprint.hpp); --rows also prints every row's digest.\n"
+          "check-post: checks one sector's WindowPoSt / WinningPoSt vanilla proof (bincode "
+          "FallbackPoStSectorProof, every length and tag validated) against the PoSt's public data (JSON: "
+          "Randomness, Proofs[].PoStProof, ChallengedSectors[] with SealProof, SectorNumber, SealedCID, Prover): "
+          "the sector is challenged, comm_r in the sealed CID = the proof's = Poseidon2(comm_c, comm_r_last), every "
+          "inclusion proof opens the leaf the PoSt challenge derived from the randomness, sector and index names "
+          "and hashes to comm_r_last, and the Fallback PoSt circuit of that sector with its values is satisfied "
+          "with generate_public_inputs' inputs. Prints each check; exit 1 naming the first that fails. The "
+          "prover id enters no vanilla proof, so it is read, not checked.\n"
           "parents: the StackedDRG graph of a seal proof (--seal-proof 0..4: StackedDrg<size>V1, API 1.0.0; "
           "5..9, the default: V1_1, API 1.1.0) as one JSON object: its parent cache's name (as in "
           "rust-fil-proofs' parent_cache.json), --node N's 6 DRG and 8 expander parents, --digest the SHA-256 of "
@@ -642,22 +779,28 @@ std::vector<Command> filecoin_commands() {
           "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
           "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
           "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
-      .positional("<param-names|records|shape|fingerprint|parents|seal|poseidon>", "what to do")
-      .variadic("<ARG>", "records: the records file; shape, fingerprint: the gadget; poseidon: the inputs X0 X1 ...")
+      .positional("<param-names|records|shape|fingerprint|check-post|parents|seal|poseidon>", "what to do")
+      .variadic("<ARG>",
+                "records: the records file; shape, fingerprint: the gadget or circuit; check-post: VPROOF PUB.json; "
+                "poseidon: the inputs X0 X1 ...")
       .option("--vk-dir", "DIR", "records: the directory of the published verifying keys (.vk)")
       .flag("--inputs", "records: print each record's replica_id and challenges")
       .option("--bits", "N", "shape, fingerprint: the input bits of the sha256 gadget (default 512)")
       .option("--tree", "T",
               "shape, fingerprint: the por gadget's tree: poseidon-8, poseidon-8-8-2, sha256-2, ...; porep's trees "
-              "C and R: 8-8-0, ...")
+              "C and R: 8-8-0, ...; fallback-post's tree R")
       .flag("--private-root", "shape, fingerprint: the por gadget's root is not a public input")
       .option("--leaves", "N", "shape, fingerprint: the por gadget's leaves (default 64 per base tree)")
       .option("--layers", "L", "shape, fingerprint: the column-hash gadget's rows, 2 or 11; porep's layers")
       .option("--sector-size", "SIZE",
-              "shape, fingerprint: porep (2KiB ... 64GiB) or snap (1KiB ... 64GiB) of this sector size")
+              "shape, fingerprint: porep, window-post or winning-post (2KiB ... 64GiB) or snap (1KiB ... 64GiB) of "
+              "this sector size")
       .flag("--poseidon", "shape, fingerprint: snap's Poseidon variant")
       .option("--nodes", "N", "shape, fingerprint: porep's test form: the sector's nodes")
-      .option("--challenges", "C", "shape, fingerprint: porep's test form: challenges per partition")
+      .option("--challenges", "C",
+              "shape, fingerprint: porep's test form: challenges per partition; fallback-post's: per sector")
+      .option("--sectors", "S", "shape, fingerprint: fallback-post's sectors per partition")
+      .option("--base-leaves", "N", "shape, fingerprint: fallback-post's leaves per base tree")
       .option("--repeat", "N", "shape: synthesize the gadget N times into one constraint system")
       .flag("--witness", "shape: compute the witness values instead of the shape")
       .flag("--record", "shape: keep every row as the prover would (record mode) and add record_bytes")

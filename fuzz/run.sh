@@ -10,7 +10,7 @@ OUT=${1:-build-fuzz}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SECS=${CUZK_FUZZ_SECONDS:-20}
-TARGETS=${CUZK_FUZZ_TARGETS:-"zkey wtns r1cs params proofs"}
+TARGETS=${CUZK_FUZZ_TARGETS:-"zkey wtns r1cs params proofs post"}
 SEED_MAX_BYTES=${CUZK_FUZZ_SEED_MAX_BYTES:-262144}
 if [[ -z "${CXX:-}" ]]; then
   CXX=clang++-14
@@ -22,7 +22,8 @@ COMMON=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I"$ROOT/src" -I"$ROOT/include
 
 # ---- build: the parser sources once (instrumented), then one binary per target
 LIB_SRCS=(src/util/error.cpp src/util/thread_pool.cpp src/util/files.cpp src/io/binfile.cpp src/ff/curve_id.cpp src/io/wtns.cpp
-          src/io/zkey.cpp src/io/r1cs.cpp src/filecoin/params.cpp src/filecoin/proof_bytes.cpp)
+          src/io/zkey.cpp src/io/r1cs.cpp src/filecoin/params.cpp src/filecoin/proof_bytes.cpp
+          src/filecoin/post_vproof.cpp)
 OBJS=()
 for s in "${LIB_SRCS[@]}"; do
   o="$OUT/obj/${s//\//_}.o"
@@ -41,7 +42,8 @@ done
 # ---- seeds: fixtures (small ones) and tiny valid files written here
 SEEDS="$OUT/seeds"
 rm -rf "$SEEDS"
-mkdir -p "$SEEDS"/{zkey,wtns,r1cs,params,proofs}
+mkdir -p "$SEEDS"/{zkey,wtns,r1cs,params,proofs,post}
+[[ -f "$ROOT/tests/filecoin/vectors/windowpost-32gib.vproof" ]] && cp "$ROOT/tests/filecoin/vectors/windowpost-32gib.vproof" "$SEEDS/post/"
 if [[ -d "$ROOT/tests/fixtures" ]]; then
   for ext in zkey wtns r1cs; do
     while IFS= read -r -d '' f; do

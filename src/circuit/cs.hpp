@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -63,21 +64,46 @@ struct Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
-// A growable bitmap of dense variables.
+// A growable bitmap of dense variables. A block's bitmap (ShapeCs::at) starts at its base and keeps
+// the variables below it, those the block shares with what came before, in a second bitmap (small:
+// shared variables come first); merge() adds a block's bits to the system's.
 class Density {
  public:
+  Density() = default;
+  explicit Density(uint64_t base) : base_(base) {}
   void grow(uint64_t n) {
-    if (n > words_.size() * 64) words_.resize((n + 63) / 64 + words_.size(), 0);
+    if (n > base_ && n - base_ > words_.size() * 64) words_.resize((n - base_ + 63) / 64 + words_.size(), 0);
   }
-  void set(uint64_t i) { words_[i / 64] |= 1ull << (i % 64); }
+  void set(uint64_t i) {
+    if (i >= base_) {
+      words_[(i - base_) / 64] |= 1ull << ((i - base_) % 64);
+      return;
+    }
+    if (i / 64 >= below_.size()) below_.resize(i / 64 + 1, 0);
+    below_[i / 64] |= 1ull << (i % 64);
+  }
   uint64_t count() const {
     uint64_t s = 0;
+    for (uint64_t w : below_) s += uint64_t(__builtin_popcountll(w));
     for (uint64_t w : words_) s += uint64_t(__builtin_popcountll(w));
     return s;
   }
+  void merge(const Density& o) {
+    auto each = [&](const std::vector<uint64_t>& words, uint64_t base) {
+      for (size_t k = 0; k < words.size(); ++k)
+        for (uint64_t w = words[k]; w; w &= w - 1) {
+          const uint64_t i = base + k * 64 + uint64_t(__builtin_ctzll(w));
+          grow(i + 1);
+          set(i);
+        }
+    };
+    each(o.below_, 0);
+    each(o.words_, o.base_);
+  }
 
  private:
-  std::vector<uint64_t> words_;
+  uint64_t base_ = 0;
+  std::vector<uint64_t> words_, below_;
 };
 
 // Counts only: O(variables / 8) bytes of density bitmaps, nothing per row.
@@ -89,6 +115,22 @@ class ShapeCs {
   static constexpr bool kRows = true;
 
   ShapeCs() { b_input_.grow(1); }
+  // A block placed after given counts of inputs and aux (for_each_block): its variables carry their
+  // global indices, and append() adds its counts and densities to the system's.
+  static ShapeCs at(uint64_t input_base, uint64_t aux_base) {
+    ShapeCs b;
+    b.s_ = Shape{input_base, aux_base, 0, 0, 0, 0, 0, 0, 0, 0};
+    b.a_aux_ = Density(aux_base), b.b_aux_ = Density(aux_base), b.b_input_ = Density(input_base);
+    b.base_inputs_ = input_base, b.base_aux_ = aux_base;
+    return b;
+  }
+  void append(const ShapeCs& b) {
+    s_.inputs += b.s_.inputs - b.base_inputs_, s_.aux += b.s_.aux - b.base_aux_;
+    s_.constraints += b.s_.constraints, s_.zero_terms += b.s_.zero_terms;
+    s_.nnz_a += b.s_.nnz_a, s_.nnz_b += b.s_.nnz_b, s_.nnz_c += b.s_.nnz_c;
+    a_aux_.grow(s_.aux), b_aux_.grow(s_.aux), b_input_.grow(s_.inputs);
+    a_aux_.merge(b.a_aux_), b_aux_.merge(b.b_aux_), b_input_.merge(b.b_input_);
+  }
   template <class Fn>
   Var alloc(Fn&&) {
     a_aux_.grow(s_.aux + 1), b_aux_.grow(s_.aux + 1);
@@ -136,6 +178,7 @@ class ShapeCs {
  private:
   Shape s_{1, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // ONE is input 0
   Density a_aux_, b_input_, b_aux_;
+  uint64_t base_inputs_ = 0, base_aux_ = 0;  // a block's (at)
 };
 
 // An allocator that leaves values of a trivial type uninitialised when a vector grows by resize:
@@ -157,6 +200,11 @@ struct UninitAlloc : std::allocator<T> {
 };
 template <class F>
 using ValueVec = std::vector<F, UninitAlloc<F>>;
+
+template <class CS>
+struct IsShapeCs : std::false_type {};
+template <class F>
+struct IsShapeCs<ShapeCs<F>> : std::true_type {};
 
 // Values only: the witness a prover needs, with no linear combination built. A system made by
 // `at` holds the values of a block placed after given counts of inputs and aux (its variables
@@ -246,11 +294,35 @@ struct IsWitnessCs<WitnessCs<F>> : std::true_type {};
 // enforce as many constraints (a circuit's challenges), in order. With the values back end and a
 // pool, block 0 runs first and gives the shape; the aux values of blocks 1 .. n - 1 are then
 // written in parallel straight into cs's array, grown once to hold them all (their inputs, few,
-// are appended in order): the values are the sequential ones. A block of another shape is an
-// error (a circuit whose blocks differ must not use this). A system that itself writes into a
-// caller's array (a block of an enclosing for_each_block) runs its blocks in order.
+// are appended in order): the values are the sequential ones. The counting back end (ShapeCs)
+// runs its blocks in parallel too, their counts and densities added as they finish (a sum: the
+// order does not matter). A block of another shape is an error (a circuit whose blocks differ
+// must not use this). A values system that itself writes into a caller's array (a block of an
+// enclosing for_each_block) runs its blocks in order.
 template <class CS, class Fn>
 void for_each_block(CS& cs, size_t n, ThreadPool* pool, Fn&& fn) {
+  if constexpr (IsShapeCs<CS>::value) {
+    if (pool && n > 1) {
+      const uint64_t i0 = cs.num_inputs(), a0 = cs.num_aux(), c0 = cs.num_constraints();
+      fn(cs, size_t(0));
+      const uint64_t di = cs.num_inputs() - i0, da = cs.num_aux() - a0, dc = cs.num_constraints() - c0;
+      CS sum = CS::at(cs.num_inputs(), cs.num_aux());
+      std::mutex m;
+      pool->parallel_for(n - 1, [&](size_t b, size_t e) {
+        for (size_t k = b; k < e; ++k) {
+          CS block = CS::at(i0 + (k + 1) * di, a0 + (k + 1) * da);
+          fn(block, k + 1);
+          if (block.num_inputs() != i0 + (k + 2) * di || block.num_aux() != a0 + (k + 2) * da ||
+              block.num_constraints() != dc)
+            throw Error("for_each_block: block " + std::to_string(k + 1) + " differs in shape from block 0");
+          std::lock_guard<std::mutex> lock(m);
+          sum.append(block);
+        }
+      });
+      cs.append(sum);
+      return;
+    }
+  }
   if constexpr (IsWitnessCs<CS>::value) {
     if (pool && n > 1 && !cs.writes_into()) {
       const uint64_t i0 = cs.num_inputs(), a0 = cs.num_aux(), c0 = cs.num_constraints();

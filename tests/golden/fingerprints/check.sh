@@ -30,6 +30,7 @@ cases=(
   "snap-32kib:snap --sector-size 32KiB --block-log2 16"
   "snap-poseidon-1kib:snap --sector-size 1KiB --poseidon"
   "snap-poseidon-8kib:snap --sector-size 8KiB --poseidon"
+  "fallback-post-8-0-0:fallback-post --tree 8-0-0 --base-leaves 64 --sectors 3 --challenges 5"
 )
 bad=0
 for c in "${cases[@]}"; do

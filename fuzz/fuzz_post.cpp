@@ -1,0 +1,26 @@
+// libFuzzer target: a PoSt vanilla proof (bincode FallbackPoStSectorProof) on arbitrary bytes.
+// Only cuzk::Error may escape; a proof that parses holds every path index within its level.
+#include <cstdint>
+#include <span>
+
+#include "filecoin/post_vanilla.hpp"
+#include "util/error.hpp"
+
+using namespace cuzk::filecoin;
+
+static void require(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    const FallbackPostSectorProof p = parse_fallback_post_sector_proof(std::span<const uint8_t>(data, size), "fuzz");
+    for (const PostSectorProof& s : p.sectors)
+      for (const PostMerkleProof& m : s.inclusion_proofs) {
+        require(m.path.size() == m.base_levels + m.sub_levels + m.top_levels);
+        for (const PorPathLevel& l : m.path) require(l.index <= l.siblings.size());
+      }
+  } catch (const cuzk::Error&) {
+  }
+  return 0;
+}
