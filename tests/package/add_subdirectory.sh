@@ -21,12 +21,12 @@ args=(-DCMAKE_BUILD_TYPE="$(cache CMAKE_BUILD_TYPE)" -DCMAKE_C_COMPILER="$(cache
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$BUILD")}
 start=$(date +%s)
 log=$(mktemp)
-cmake -S "$HERE/consumer" -B "$OUT" -G Ninja -DCUZK_FROM=subdirectory -DCUZK_SOURCE_DIR="$SRC" "${args[@]}" \
+cmake -S "$HERE/consumer" -B "$OUT" -G "$(cache CMAKE_GENERATOR)" -DCUZK_FROM=subdirectory -DCUZK_SOURCE_DIR="$SRC" "${args[@]}" \
   > "$log" 2>&1 || { cat "$log"; rm -f "$log"; exit 1; }
 rm -f "$log"
 cmake --build "$OUT" > "$OUT/build.log" || { cat "$OUT/build.log"; exit 1; }
-echo "configured and built in $(( $(date +%s) - start )) s ($(grep -c 'Building' "$OUT/build.log") compiled, through" \
-     "$(grep -qs ccache "$OUT"/CMakeFiles/rules.ninja && echo ccache || echo "no ccache"))"
+echo "configured and built in $(( $(date +%s) - start )) s ($(grep -c 'Building' "$OUT/build.log") compiled," \
+     "$(grep -rqs --include='*.ninja' --include='*.make' ccache "$OUT" && echo "through ccache" || echo "no ccache"))"
 for f in cuzk/cuzk cuzk/tests cuzk/bench cuzk/libcuzk_daemon.a; do
   [ ! -e "$OUT/$f" ] || { echo "FAIL the subproject builds more than the libraries: $f"; exit 1; }
 done

@@ -13,8 +13,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cmake --install "$BUILD" --prefix "$T/prefix" > "$T/install.log"
 cp -r "$HERE/consumer" "$T/src"
-version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$BUILD/CMakeCache.txt")
-cmake -S "$T/src" -B "$T/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$T/prefix" \
+cache() { sed -n "s/^$1:[A-Z]*=//p" "$BUILD/CMakeCache.txt"; }
+version=$(cache CMAKE_PROJECT_VERSION)
+cmake -S "$T/src" -B "$T/build" -G "$(cache CMAKE_GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$T/prefix" \
   -DCUZK_WANT_VERSION="$version" > "$T/configure.log" || { cat "$T/configure.log"; exit 1; }
 grep "cuzk $version from" "$T/configure.log"
 cmake --build "$T/build" > "$T/build.log" || { cat "$T/build.log"; exit 1; }
@@ -30,7 +31,7 @@ for p in prove_shared prove_static; do
   "$T/build/$p" "$FIX"
 done
 # Another major version is not this one.
-if cmake -S "$T/src" -B "$T/build-v" -DCMAKE_PREFIX_PATH="$T/prefix" -DCUZK_WANT_VERSION=99.0 > "$T/v.log" 2>&1; then
+if cmake -S "$T/src" -B "$T/build-v" -G "$(cache CMAKE_GENERATOR)" -DCMAKE_PREFIX_PATH="$T/prefix" -DCUZK_WANT_VERSION=99.0 > "$T/v.log" 2>&1; then
   echo "FAIL find_package(cuzk 99.0) accepted cuzk $version"
   exit 1
 fi
