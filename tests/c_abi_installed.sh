@@ -3,7 +3,8 @@
 # tests/c_abi_test.c compiled as C with plain `cc` and pkg-config alone (no path of the source
 # tree) and run as ctest c_abi runs it:
 #   shared: `pkg-config --cflags --libs cuzk` (libcuzk.so; the program must load it by its SONAME)
-#   static: `pkg-config --cflags --libs cuzk-static` (libcuzk.a; the program must need no libcuzk.so)
+#   static: `pkg-config --cflags --libs cuzk-static` (libcuzk.a; the program must need no libcuzk.so),
+#           then `cc -static` with `pkg-config --static --cflags --libs cuzk` (cuzk.pc's Libs.private)
 # Exit 77 (skipped) without pkg-config.
 #   bash tests/c_abi_installed.sh BUILD_DIR C_COMPILER [shared|static]
 set -euo pipefail
@@ -39,3 +40,11 @@ else
   [[ " $needed " != *libcuzk* ]] || { echo "FAIL the static program needs $needed"; exit 1; }
 fi
 bash "$HERE/c_abi.sh" "$T/prog"
+if [ "$MODE" = static ]; then
+  flags=$(pkg-config --static --cflags --libs cuzk)
+  echo "flags (cc -static): $flags"
+  # shellcheck disable=SC2086
+  "$CC" -static -std=c99 -Wall -Wextra "$T/prog.c" -o "$T/prog-static" $flags
+  ! readelf -d "$T/prog-static" 2> /dev/null | grep -q NEEDED || { echo "FAIL cc -static gave a dynamic program"; exit 1; }
+  bash "$HERE/c_abi.sh" "$T/prog-static"
+fi
