@@ -33,6 +33,7 @@ have_cmd curl || need+=(curl)
 # The farm's shared queue: libpq, and a PostgreSQL server that the tests start on loopback.
 have_pkg libpq-dev || need+=(libpq-dev)
 have_pkg postgresql || need+=(postgresql)
+have_cmd go || need+=(golang-go)                      # examples/go's ctest (cgo); cuzk's build needs no Go
 have_cmd node || need+=(nodejs)                       # snarkjs, the independent verifier
 have_cmd npm || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,0 +1,3 @@
+module cuzk.example/prove
+
+go 1.19
