@@ -477,6 +477,40 @@ int filecoin_shape(const Args& a) {
 
 // `filecoin parents`: a seal proof's StackedDRG graph: its parent cache's name and digest, or the
 // parents of one node.
+// `filecoin check-c1 C1.json`: a PoRep C1 output read and checked (parse_c1), then each partition's
+// circuit synthesized from it with every row checked, its public inputs those the public data give.
+int filecoin_check_c1(const Args& a) {
+  if (a.pos.size() != 2) throw UsageError("check-c1 needs one C1 output (JSON)");
+  const filecoin::C1Output c1 = filecoin::read_c1(a.pos[1]);
+  const filecoin::PorepCircuitConfig& c = c1.config;
+  std::printf(
+      "ok: %s read: %s, %zu partition(s) of %zu challenges, tree %s; every proof opens the challenge the "
+      "seed gives and the parents the graph gives; comm_r = Poseidon2(comm_c, comm_r_last)\n",
+      a.pos[1].c_str(), c1.proof.name.c_str(), c1.partitions.size(), c.challenges, c.tree.name().c_str());
+  const filecoin::StackedGraph graph(c.nodes, filecoin::porep_id_of(c1.proof.porep_proof_id), c1.proof.api);
+  for (size_t k = 0; k < c1.partitions.size(); ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    circuit::CheckCs<ff::Bls12381Fr> cs;
+    filecoin::porep_circuit(cs, c, c1.partitions[k]);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!cs.is_satisfied()) {
+      std::printf("FAILED: partition %zu: row %llu of %llu unsatisfied\n", k, (unsigned long long)cs.first_unsatisfied,
+                  (unsigned long long)cs.num_constraints());
+      return kExitError;
+    }
+    const auto want = filecoin::porep_public_inputs(graph, c1.replica_id, c1.comm_d, c1.comm_r, c1.challenges[k]);
+    if (cs.inputs.size() != want.size() + 1 || !std::equal(want.begin(), want.end(), cs.inputs.begin() + 1)) {
+      std::printf("FAILED: partition %zu: the circuit's public inputs are not those of the public data\n", k);
+      return kExitError;
+    }
+    std::printf(
+        "ok: partition %zu: %llu constraints satisfied, %zu public inputs as generate_public_inputs gives them\n", k,
+        (unsigned long long)cs.num_constraints(), want.size());
+    std::fprintf(stderr, "check-c1: partition %zu in %.1f s\n", k, s);
+  }
+  return kExitOk;
+}
+
 // `filecoin seal`: a test sector of random data (from --seed) sealed in memory and its C1 output.
 int filecoin_seal(const Args& a) {
   if (a.pos.size() > 1) throw UsageError("seal takes no argument");
@@ -685,8 +719,10 @@ int cmd_filecoin(const Args& a) {
   if (sub == "fingerprint") return filecoin_fingerprint(a);
   if (sub == "parents") return filecoin_parents(a);
   if (sub == "seal") return filecoin_seal(a);
-  throw UsageError("unknown subcommand '" + sub +
-                   "' (expected param-names, records, shape, fingerprint, check-post, parents, seal or poseidon)");
+  if (sub == "check-c1") return filecoin_check_c1(a);
+  throw UsageError(
+      "unknown subcommand '" + sub +
+      "' (expected param-names, records, shape, fingerprint, check-post, check-c1, parents, seal or poseidon)");
 }
 
 }  // namespace
@@ -721,6 +757,7 @@ std::vector<Command> filecoin_commands() {
       .synopsis("check-post <VPROOF> <PUB.json>")
       .synopsis("parents --sector-size SIZE [--seal-proof ID] [--node N] [--digest]")
       .synopsis("seal --sector-size 2KiB|8MiB|512MiB --out DIR [--seal-proof NAME] [--seed N]")
+      .synopsis("check-c1 <C1.json>")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
@@ -775,11 +812,16 @@ std::vector<Command> filecoin_commands() {
           "for the challenges of a random interactive seed; prints the sector's public data as one JSON object. "
           "--seal-proof: StackedDrg2KiBV1_1 (the default for 2KiB), StackedDrg2KiBV1, "
           "StackedDrg2KiBV1_1_Feat_SyntheticPoRep, ...\n"
+          "check-c1: reads a PoRep C1 output (SealCommitPhase1Output JSON: every value canonical, every path of the "
+          "sector's tree shape, each proof opening the challenge the seed gives and the parents the graph gives, "
+          "comm_r = Poseidon2(comm_c, comm_r_last)), then synthesizes each partition's circuit from it checking "
+          "every row, and its public inputs against those of the public data. Exit 1 naming the first failure "
+          "(a 32GiB partition is 130 M rows: minutes).\n"
           "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
           "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
           "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
           "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
-      .positional("<param-names|records|shape|fingerprint|check-post|parents|seal|poseidon>", "what to do")
+      .positional("<param-names|records|shape|fingerprint|check-post|check-c1|parents|seal|poseidon>", "what to do")
       .variadic("<ARG>",
                 "records: the records file; shape, fingerprint: the gadget or circuit; check-post: VPROOF PUB.json; "
                 "poseidon: the inputs X0 X1 ...")

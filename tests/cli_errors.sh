@@ -233,6 +233,13 @@ expect filecoin-records-vk-dir-missing 1 "not a directory" filecoin records "$T/
 expect filecoin-parents-needs-size 2 "parents needs --sector-size SIZE" filecoin parents
 expect filecoin-parents-wrong-proof 2 "--seal-proof 3: not a StackedDrg2KiB V1 or V1_1 proof (0 or 5)" filecoin parents --sector-size 2KiB --seal-proof 3
 expect_out filecoin-parents-2kib 0 '{"sector_size": 2048, "seal_proof": 0, "api_version": "V1_0_0", "cache": "v28-sdr-parent-3f0eef38bb48af1f48ad65e14eb85b4ebfc167cec18cd81764f6d998836c9899", "digest": "3da49221e2ed55371b86d0bf3d6526fcf128af61bed904f966428db1b531750d"}' filecoin parents --sector-size 2KiB --seal-proof 0 --digest
+# A test sector sealed and its C1 output checked; one changed label, one changed seed refused.
+"$CUZK" filecoin seal --sector-size 2KiB --out "$T/sector" > /dev/null 2>&1
+expect_out filecoin-check-c1 0 "ok: partition 0: 2687921 constraints satisfied, 39 public inputs as generate_public_inputs gives them" filecoin check-c1 "$T/sector/c1.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['vanilla_proofs']['StackedDrg2KiBV1'][0][1]['replica_column_proofs']['drg_parents'][2]['column']['rows'][1][0] ^= 1; json.dump(d, open(sys.argv[2], 'w'))" "$T/sector/c1.json" "$T/sector/label.json"
+expect_out filecoin-check-c1-label 1 "FAILED: partition 0: row 1620658 of 2687921 unsatisfied" filecoin check-c1 "$T/sector/label.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['seed'][3] ^= 1; json.dump(d, open(sys.argv[2], 'w'))" "$T/sector/c1.json" "$T/sector/seed.json"
+expect filecoin-check-c1-seed 1 "(from replica_id, seed and comm_r)" filecoin check-c1 "$T/sector/seed.json"
 # Poseidon: neptune's published values (Poseidon2(1, 0); the constant-length hash of 0..3, arity 4), then refusals.
 expect_out filecoin-poseidon2 0 0x042f94ffbe786bc393c003cc74a24f26ec5907b3dc3094afb339ff6079800b5e filecoin poseidon --arity 2 1 0x0
 expect_out filecoin-poseidon-const 0 0x3a21a6ae86754a2939443980077d75934984de08542c99778935b00a07909d45 filecoin poseidon --arity 4 --tag const:4 0 1 2 3

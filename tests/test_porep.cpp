@@ -104,42 +104,7 @@ CUZK_TEST(porep_public_inputs_in_order) {
   }
 }
 
-// Values and rows, each row checked as it comes and none kept: the test mode for circuits too big
-// to record (a label alone is half a million rows).
-class CheckCs {
- public:
-  using Field = Fr;
-  static constexpr bool kValues = true;
-  static constexpr bool kRows = true;
-
-  CheckCs() { inputs.push_back(Fr::one()); }
-  template <class Fn>
-  circuit::Var alloc(Fn&& f) {
-    aux.push_back(f());
-    return circuit::Var::aux(uint32_t(aux.size() - 1));
-  }
-  template <class Fn>
-  circuit::Var alloc_input(Fn&& f) {
-    inputs.push_back(f());
-    return circuit::Var::input(uint32_t(inputs.size() - 1));
-  }
-  template <class A, class B, class C>
-  void enforce(A&& a, B&& b, C&& c) {
-    auto value = [&](circuit::Var v) { return v.is_input() ? inputs[v.index()] : aux[v.index()]; };
-    const Fr va = circuit::make_lc<Fr>(std::forward<A>(a)).eval(value);
-    const Fr vb = circuit::make_lc<Fr>(std::forward<B>(b)).eval(value);
-    const Fr vc = circuit::make_lc<Fr>(std::forward<C>(c)).eval(value);
-    if (va * vb != vc && first_unsatisfied == UINT64_MAX) first_unsatisfied = constraints;
-    ++constraints;
-  }
-  uint64_t num_inputs() const { return inputs.size(); }
-  uint64_t num_aux() const { return aux.size(); }
-  uint64_t num_constraints() const { return constraints; }
-  bool is_satisfied() const { return first_unsatisfied == UINT64_MAX; }
-
-  std::vector<Fr> inputs, aux;
-  uint64_t constraints = 0, first_unsatisfied = UINT64_MAX;
-};
+using CheckCs = circuit::CheckCs<Fr>;
 
 // The 32-byte little-endian encoding of a field element.
 std::array<uint8_t, 32> fr_bytes(const Fr& x) {

@@ -13,7 +13,8 @@
 //
 // Back ends: ShapeCs (counts, non-zeros, densities; no values, no rows kept), WitnessCs (values
 // only; no linear combination is built), RecordCs (rows as CSR, optionally with the values: the
-// test mode checks every row against them), and FingerprintCs (fingerprint.hpp).
+// test mode checks every row against them), CheckCs (values, each row checked as it comes, none
+// kept) and FingerprintCs (fingerprint.hpp).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -356,6 +357,44 @@ void for_each_block(CS& cs, size_t n, ThreadPool* pool, Fn&& fn) {
   (void)pool;
   for (size_t k = 0; k < n; ++k) fn(cs, k);
 }
+
+// Values and rows, each row checked as it comes and none kept: the test mode for circuits too big
+// to record (one PoRep label is half a million rows, a 32GiB partition 130 million).
+template <class F>
+class CheckCs {
+ public:
+  using Field = F;
+  static constexpr bool kValues = true;
+  static constexpr bool kRows = true;
+
+  CheckCs() { inputs.push_back(F::one()); }
+  template <class Fn>
+  Var alloc(Fn&& f) {
+    aux.push_back(f());
+    return Var::aux(uint32_t(aux.size() - 1));
+  }
+  template <class Fn>
+  Var alloc_input(Fn&& f) {
+    inputs.push_back(f());
+    return Var::input(uint32_t(inputs.size() - 1));
+  }
+  template <class A, class B, class C>
+  void enforce(A&& a, B&& b, C&& c) {
+    auto value = [&](Var v) { return v.is_input() ? inputs[v.index()] : aux[v.index()]; };
+    const F va = make_lc<F>(std::forward<A>(a)).eval(value);
+    const F vb = make_lc<F>(std::forward<B>(b)).eval(value);
+    const F vc = make_lc<F>(std::forward<C>(c)).eval(value);
+    if (va * vb != vc && first_unsatisfied == std::numeric_limits<uint64_t>::max()) first_unsatisfied = constraints;
+    ++constraints;
+  }
+  uint64_t num_inputs() const { return inputs.size(); }
+  uint64_t num_aux() const { return aux.size(); }
+  uint64_t num_constraints() const { return constraints; }
+  bool is_satisfied() const { return first_unsatisfied == std::numeric_limits<uint64_t>::max(); }
+
+  std::vector<F> inputs, aux;
+  uint64_t constraints = 0, first_unsatisfied = std::numeric_limits<uint64_t>::max();
+};
 
 // One matrix of recorded rows, compressed by row; terms in bellpepper's order, zeros kept.
 template <class F>

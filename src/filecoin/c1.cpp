@@ -193,6 +193,7 @@ C1Output parse_c1(const std::string& file, const std::string& text) {
                        : sc.partitions;
   rec.comm_r = out.comm_r, rec.seed = out.seed;
   sc.circuit.challenges = rec.challenges_per_partition();
+  out.config = sc.circuit;
   const PorepCircuitConfig& c = sc.circuit;
   const StackedGraph graph(c.nodes, porep_id_of(out.proof.porep_proof_id), out.proof.api);
 

@@ -39,6 +39,7 @@ SealProofType seal_proof_type(const std::string& name);
 
 struct C1Output {
   SealProofType proof;
+  PorepCircuitConfig config;  // one partition's circuit (nodes, layers, challenges, trees)
   Bytes32 comm_r{}, comm_d{}, replica_id{}, seed{}, ticket{};
   std::vector<PorepWitness> partitions;  // the circuit's witness of each partition
   std::vector<std::vector<uint64_t>> challenges;
