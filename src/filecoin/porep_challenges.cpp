@@ -75,37 +75,39 @@ Bytes32 replica_id_of(const Bytes32& prover_id, uint64_t sector_id, const Bytes3
   return r;
 }
 
-std::vector<uint64_t> interactive_challenges(uint64_t nodes, const Bytes32& replica_id, const Bytes32& seed,
-                                             size_t per_partition, size_t k) {
+namespace {
+
+// Challenge j = per_partition * k + i: SHA-256(head || j u32 LE) as a node (1 .. nodes - 1).
+std::vector<uint64_t> hashed_challenges(uint64_t nodes, const Sha256& head, size_t per_partition, size_t k) {
   check_nodes(nodes);
   std::vector<uint64_t> out;
   for (size_t i = 0; i < per_partition; ++i) {
     const uint32_t j = uint32_t(per_partition * k + i);
     const uint8_t le[4] = {uint8_t(j), uint8_t(j >> 8), uint8_t(j >> 16), uint8_t(j >> 24)};
-    Sha256 h;
-    h.update(replica_id);
-    h.update(seed);
+    Sha256 h = head;
     h.update(le);
     out.push_back(to_challenge(h.finish(), nodes));
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<uint64_t> interactive_challenges(uint64_t nodes, const Bytes32& replica_id, const Bytes32& seed,
+                                             size_t per_partition, size_t k) {
+  Sha256 head;
+  head.update(replica_id);
+  head.update(seed);
+  return hashed_challenges(nodes, head, per_partition, k);
+}
+
 std::vector<uint64_t> non_interactive_challenges(uint64_t nodes, const Bytes32& replica_id, const Bytes32& comm_r,
                                                  size_t per_partition, size_t k) {
-  check_nodes(nodes);
-  std::vector<uint64_t> out;
-  for (size_t i = 0; i < per_partition; ++i) {
-    const uint32_t j = uint32_t(per_partition * k + i);
-    const uint8_t le[4] = {uint8_t(j), uint8_t(j >> 8), uint8_t(j >> 16), uint8_t(j >> 24)};
-    Sha256 h;
-    h.update(std::string("filecoin.io|PoRep|1|NonInteractive|1"));
-    h.update(replica_id);
-    h.update(comm_r);
-    h.update(le);
-    out.push_back(to_challenge(h.finish(), nodes));
-  }
-  return out;
+  Sha256 head;
+  head.update(std::string("filecoin.io|PoRep|1|NonInteractive|1"));
+  head.update(replica_id);
+  head.update(comm_r);
+  return hashed_challenges(nodes, head, per_partition, k);
 }
 
 SyntheticChallenges::SyntheticChallenges(uint64_t nodes, const Bytes32& replica_id, const Bytes32& comm_r,
