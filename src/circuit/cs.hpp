@@ -28,6 +28,7 @@
 #include "ff/field.hpp"
 #include "r1cs/rows.hpp"
 #include "util/error.hpp"
+#include "util/fill_vector.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::circuit {
@@ -182,26 +183,6 @@ class ShapeCs {
   uint64_t base_inputs_ = 0, base_aux_ = 0;  // a block's (at)
 };
 
-// An allocator that leaves values of a trivial type uninitialised when a vector grows by resize:
-// a witness's values are each written once by the block that owns them, and its pages are first
-// touched (and cleared by the kernel) by the thread that fills them, not by one thread up front.
-template <class T>
-struct UninitAlloc : std::allocator<T> {
-  UninitAlloc() noexcept = default;
-  template <class U>
-  UninitAlloc(const UninitAlloc<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-template <class F>
-using ValueVec = std::vector<F, UninitAlloc<F>>;
-
 template <class CS>
 struct IsShapeCs : std::false_type {};
 template <class F>
@@ -277,7 +258,7 @@ class WitnessCs {
   }
 
   std::vector<F> inputs;  // this system's own (from its base)
-  ValueVec<F> aux;        // likewise, unless made by into()
+  FillVector<F> aux;      // likewise, unless made by into(); grown uninitialised (for_each_block)
   uint64_t constraints = 0;
 
  private:
