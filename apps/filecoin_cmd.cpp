@@ -1,6 +1,7 @@
 // `cuzk params` (bellperson's .params / .vk files, parameters.json digests) and `cuzk filecoin`
 // (the published parameter names, regression records' proofs, circuit shapes, the Poseidon hash).
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,11 +24,14 @@
 #include "filecoin/poseidon.hpp"
 #include "filecoin/post_circuit.hpp"
 #include "filecoin/post_vanilla.hpp"
+#include "filecoin/prover.hpp"
 #include "filecoin/records.hpp"
 #include "filecoin/seal.hpp"
 #include "filecoin/sha256.hpp"
 #include "filecoin/update_circuit.hpp"
+#include "io/json_parse.hpp"
 #include "util/error.hpp"
+#include "util/files.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::app {
@@ -560,13 +564,60 @@ int filecoin_seal(const Args& a) {
     if (!f) throw Error("cannot write " + path);
   }
   using filecoin::to_hex;
-  std::printf(
-      "{\"registered_proof\": \"%s\", \"sector_size\": %llu, \"prover_id\": \"%s\", \"sector_id\": %llu, "
-      "\"ticket\": \"%s\", \"seed\": \"%s\", \"comm_d\": \"%s\", \"comm_r\": \"%s\", \"replica_id\": \"%s\", "
-      "\"c1\": \"%s\"}\n",
-      t.name.c_str(), (unsigned long long)bytes, to_hex(ids.prover_id).c_str(), (unsigned long long)ids.sector_id,
-      to_hex(ids.ticket).c_str(), to_hex(interactive_seed).c_str(), to_hex(sealed.comm_d).c_str(),
-      to_hex(sealed.comm_r).c_str(), to_hex(sealed.replica_id).c_str(), path.c_str());
+  // The sector's public data (what `filecoin verify --kind porep --public` takes), and a WindowPoSt
+  // and a WinningPoSt vanilla proof of it for a random PoSt randomness, with their public data in
+  // Lotus' form (what `filecoin prove` and `verify --kind window-post|winning-post` take).
+  std::vector<std::pair<std::string, std::string>> files;
+  char head[1024];
+  std::snprintf(head, sizeof head,
+                "{\"registered_proof\": \"%s\", \"sector_size\": %llu, \"prover_id\": \"%s\", \"sector_id\": %llu, "
+                "\"ticket\": \"%s\", \"seed\": \"%s\", \"comm_d\": \"%s\", \"comm_r\": \"%s\", \"replica_id\": \"%s\"",
+                t.name.c_str(), (unsigned long long)bytes, to_hex(ids.prover_id).c_str(),
+                (unsigned long long)ids.sector_id, to_hex(ids.ticket).c_str(), to_hex(interactive_seed).c_str(),
+                to_hex(sealed.comm_d).c_str(), to_hex(sealed.comm_r).c_str(), to_hex(sealed.replica_id).c_str());
+  auto at = [&](const char* name) { return (std::filesystem::path(*out) / name).string(); };
+  files.emplace_back(at("sector.json"), std::string(head) + "}\n");
+  filecoin::Bytes32 randomness;
+  for (auto& x : randomness) x = uint8_t(rs.next());
+  randomness[31] &= 0x3f;  // a field element, as Lotus draws it
+  const size_t size_index = size_t(std::countr_zero(bytes) == 11 ? 0 : std::countr_zero(bytes) == 23 ? 1 : 2);
+  uint64_t seal_number = 0;
+  while (filecoin::seal_proof_info(seal_number).name != t.name) ++seal_number;
+  const filecoin::PoseidonFr comm_r = filecoin::fr_from_bytes(sealed.comm_r, "comm_r");
+  for (const bool winning : {false, true}) {
+    // StackedDrgWindow<size>V1_1 (api 1.2's challenges) and StackedDrgWinning<size>V1.
+    const uint64_t post = winning ? size_index : 10 + size_index;
+    filecoin::FallbackPostSectorProof p;
+    p.sector_id = ids.sector_id, p.comm_r = comm_r;
+    filecoin::PostSectorProof sp;
+    sp.comm_c = sealed.tree_c.root(), sp.comm_r_last = sealed.tree_r.root();
+    const filecoin::TreeShape& tree = sc.circuit.tree;
+    for (uint64_t leaf : filecoin::post_challenged_leaves(post, randomness, ids.sector_id, 0)) {
+      filecoin::PostMerkleProof m;
+      m.kind = tree.top   ? filecoin::PostMerkleProof::top
+               : tree.sub ? filecoin::PostMerkleProof::sub
+                          : filecoin::PostMerkleProof::single;
+      m.root = sp.comm_r_last;
+      m.leaf = sealed.data[leaf] + sealed.labels.back()[leaf];
+      m.path = sealed.tree_r.path(leaf);
+      m.sub_levels = tree.sub ? 1 : 0, m.top_levels = tree.top ? 1 : 0;
+      m.base_levels = m.path.size() - m.sub_levels - m.top_levels;
+      sp.inclusion_proofs.push_back(std::move(m));
+    }
+    p.sectors.push_back(std::move(sp));
+    const std::vector<uint8_t> vproof = filecoin::encode_fallback_post_sector_proof(p);
+    const std::string stem = winning ? "winning-post" : "window-post";
+    files.emplace_back(at((stem + ".vproof").c_str()), std::string(vproof.begin(), vproof.end()));
+    files.emplace_back(
+        at((stem + ".json").c_str()),
+        "{\"Randomness\": \"" + filecoin::base64_encode(randomness) +
+            "\", \"Proofs\": [{\"PoStProof\": " + std::to_string(post) +
+            ", \"ProofBytes\": null}], \"ChallengedSectors\": [{\"SealProof\": " + std::to_string(seal_number) +
+            ", \"SectorNumber\": " + std::to_string(ids.sector_id) + ", \"SealedCID\": {\"/\": \"" +
+            filecoin::sealed_cid_of(comm_r) + "\"}}], \"Prover\": 1000}\n");
+  }
+  write_files_atomically(files);
+  std::printf("%s, \"c1\": \"%s\", \"out\": \"%s\"}\n", head, path.c_str(), out->c_str());
   std::fprintf(stderr, "seal: %s sealed in %.1f s, C1 output of %zu bytes\n", *size == "" ? "" : size->c_str(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), c1.size());
   return kExitOk;
@@ -679,24 +730,250 @@ int filecoin_poseidon(const Args& a) {
   return kExitOk;
 }
 
+// --kind porep|window-post|winning-post|snap (with --poseidon: snap's Poseidon variant).
+filecoin::ProofKind kind_arg(const Args& a, const std::string& sub) {
+  const auto k = a.get("--kind");
+  if (!k) throw UsageError(sub + " needs --kind porep|window-post|winning-post|snap");
+  if (*k == "porep") return filecoin::ProofKind::porep;
+  if (*k == "window-post") return filecoin::ProofKind::window_post;
+  if (*k == "winning-post") return filecoin::ProofKind::winning_post;
+  if (*k == "snap")
+    return a.flag("--poseidon") ? filecoin::ProofKind::snap_deals_poseidon : filecoin::ProofKind::snap_deals;
+  throw UsageError("--kind '" + *k + "': expected porep, window-post, winning-post or snap");
+}
+
+std::string read_text_file(const std::string& path, size_t most) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InvalidArgument(path + ": cannot open");
+  std::string s;
+  f.seekg(0, std::ios::end);
+  const auto size = f.tellg();
+  if (size < 0 || size_t(size) > most)
+    throw InvalidArgument(path + ": " + std::to_string(size_t(size)) + " bytes, more than " + std::to_string(most));
+  s.resize(size_t(size));
+  f.seekg(0);
+  f.read(s.data(), std::streamsize(s.size()));
+  if (!f) throw InvalidArgument(path + ": read failed");
+  return s;
+}
+
+// A PoSt's public data (Lotus' JSON): its randomness, registered proof and sectors.
+struct PostPublic {
+  filecoin::Bytes32 randomness{};
+  uint64_t registered_proof = 0;
+  std::vector<filecoin::PostSector> sectors;
+};
+PostPublic post_public_arg(const std::string& path) {
+  const filecoin::PostPublicData d = filecoin::parse_post_public_json(path);
+  PostPublic p;
+  p.randomness = d.randomness;
+  if (d.post_proofs.empty()) throw InvalidArgument(path + ": Proofs: no PoSt proof type");
+  p.registered_proof = d.post_proofs[0];
+  for (const auto& s : d.sectors) p.sectors.push_back({s.sector_number, s.comm_r});
+  return p;
+}
+
+engine::EngineConfig prover_engine_config(const Args& a, unsigned threads) {
+  engine::EngineConfig cfg;
+  try {
+    cfg.devices = engine::parse_device_specs(a.get_or("--device", "auto"), "--device");
+  } catch (const InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
+  for (auto& d : cfg.devices) d.threads = std::max(1u, threads / unsigned(cfg.devices.size()));
+  cfg.synthesis_threads = threads;
+  if (auto s = a.get("--seed")) cfg.seed = number_arg(*s, "--seed");
+  return cfg;
+}
+
+// `filecoin setup --insecure --kind K --sector-size S --params DIR`: DIR/<stem>.params and .vk.
+int filecoin_setup(const Args& a) {
+  if (!a.flag("--insecure"))
+    throw UsageError(
+        "makes parameter files whose toxic waste is known, for tests only; pass --insecure to confirm "
+        "(Filecoin's real parameters come from its ceremony: cuzk params verify checks them)");
+  if (a.pos.size() > 1) throw UsageError("setup takes no argument");
+  const filecoin::ProofKind kind = kind_arg(a, "setup");
+  const auto size = a.get("--sector-size");
+  const auto dir = a.get("--params");
+  if (!size || !dir) throw UsageError("setup needs --sector-size SIZE and --params DIR");
+  filecoin::FilecoinCircuit c;
+  try {
+    c = filecoin::filecoin_circuit(kind, sector_size_arg(*size));
+  } catch (const InvalidArgument& e) {
+    throw UsageError(std::string("--sector-size ") + *size + ": " + e.what());
+  }
+  std::optional<uint64_t> seed;
+  if (auto v = a.get("--seed")) seed = number_arg(*v, "--seed");
+  std::filesystem::create_directories(*dir);
+  ThreadPool pool;
+  const std::string device = engine::one_device(a.get_or("--device", "auto"), "--device").name();
+  auto eng = engine::tool_engine(device, unsigned(pool.size()));
+  const filecoin::SetupResult r = filecoin::setup_insecure(c, *dir, seed, {eng.get(), device}, pool, {});
+  std::printf("{\"circuit\": \"%s\", \"constraints\": %llu, \"params\": \"%s\", \"vk\": \"%s\"}\n", c.id().c_str(),
+              (unsigned long long)r.constraints, r.params_path.c_str(), r.vk_path.c_str());
+  std::fprintf(stderr, "setup: %s rows recorded in %.0f ms, insecure key on %s in %.0f ms\n", c.id().c_str(),
+               r.record_ms, device.c_str(), r.setup_ms);
+  return kExitOk;
+}
+
+// `filecoin prove --kind K --params DIR INPUT... --out FILE`: one Filecoin proof from vanilla proofs.
+int filecoin_prove(const Args& a) {
+  const filecoin::ProofKind kind = kind_arg(a, "prove");
+  const auto dir = a.get("--params");
+  const auto out = a.get("--out");
+  if (!dir || !out) throw UsageError("prove needs --params DIR and --out FILE");
+  if (a.pos.size() < 2) throw UsageError("prove needs its inputs: a C1 output (porep), vanilla proofs (PoSt)");
+  check_output_path(*out);  // before the work, not after it
+  filecoin::ProofRequest r;
+  r.kind = kind;
+  if (kind == filecoin::ProofKind::porep) {
+    if (a.pos.size() != 2) throw UsageError("prove --kind porep takes one C1 output");
+    if (a.get("--public")) throw UsageError("prove --kind porep reads its public data from the C1 output");
+    r.vanilla_proof = [&] {
+      const std::string t = read_text_file(a.pos[1], size_t(1) << 30);
+      return std::vector<uint8_t>(t.begin(), t.end());
+    }();
+    // The registered proof the C1 output names.
+    const filecoin::C1Output head =
+        filecoin::parse_c1(a.pos[1], std::string(r.vanilla_proof.begin(), r.vanilla_proof.end()));
+    while (filecoin::seal_proof_info(r.registered_proof).name != head.proof.name) ++r.registered_proof;
+  } else if (kind == filecoin::ProofKind::window_post || kind == filecoin::ProofKind::winning_post) {
+    const auto pub = a.get("--public");
+    if (!pub)
+      throw UsageError("prove --kind " + *a.get("--kind") + " needs --public PUB.json (randomness, proof type)");
+    const PostPublic p = post_public_arg(*pub);
+    r.randomness = p.randomness, r.registered_proof = p.registered_proof;
+    for (size_t i = 1; i < a.pos.size(); ++i) r.vanilla_proofs.push_back(filecoin::read_post_vproof_bytes(a.pos[i]));
+    if (auto k = a.get("--partition-index")) r.partition_index = uint32_t(number_arg(*k, "--partition-index"));
+  } else {
+    throw UsageError("prove --kind snap: SnapDeals proofs from partition proofs are not built yet");
+  }
+  ThreadPool pool;
+  engine::Engine eng(prover_engine_config(a, unsigned(pool.size())));
+  const bool quiet = a.flag("--quiet");
+  filecoin::Prover prover(eng,
+                          {*dir,
+                           [&](const std::string& s) {
+                             if (!quiet) std::fprintf(stderr, "cuzk: %s\n", s.c_str());
+                           }},
+                          pool);
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t job = prover.submit(r);
+  const filecoin::Prover::Outcome o = prover.await(job);
+  if (o.job.state != engine::JobState::Done) {
+    const std::string e =
+        o.job.records.empty() || o.job.records[0].error.empty() ? o.job.error : o.job.records[0].error;
+    throw Error(e + "; nothing written");
+  }
+  write_files_atomically({{*out, std::string(o.proof.begin(), o.proof.end())}});
+  std::string devices;
+  for (const auto& rec : o.job.records) devices += std::string(devices.empty() ? "" : ", ") + "\"" + rec.device + "\"";
+  std::printf("{\"proof\": \"%s\", \"partitions\": %zu, \"bytes\": %zu, \"devices\": [%s], \"seconds\": %.3f}\n",
+              out->c_str(), o.job.proofs.size(), o.proof.size(), devices.c_str(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return kExitOk;
+}
+
+// The 32 bytes of a hex member of the sector's public data.
+filecoin::Bytes32 hex32(const io::Json& j, const std::string& path, const char* key) {
+  const io::Json* v = j.find(key);
+  if (!v || !v->is_string()) throw FormatError(path, std::string("no \"") + key + "\" string");
+  std::string h = v->text;
+  if (h.rfind("0x", 0) == 0) h = h.substr(2);
+  filecoin::Bytes32 b{};
+  if (h.size() != 64 || h.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    throw FormatError(path, std::string(key) + ": expected 32 bytes as 64 hex digits");
+  for (size_t i = 0; i < 32; ++i) b[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
+  return b;
+}
+
+// `filecoin verify --kind K --params DIR --public PUB PROOF`.
+int filecoin_verify(const Args& a) {
+  const filecoin::ProofKind kind = kind_arg(a, "verify");
+  const auto dir = a.get("--params");
+  const auto pub = a.get("--public");
+  if (!dir || !pub) throw UsageError("verify needs --params DIR and --public PUB.json");
+  if (a.pos.size() != 2) throw UsageError("verify takes one proof file");
+  std::vector<std::vector<filecoin::PoseidonFr>> inputs;
+  uint64_t bytes = 0;
+  if (kind == filecoin::ProofKind::porep) {
+    const io::Json j = io::parse_json_file(*pub, size_t(1) << 20);
+    if (!j.is_object()) throw FormatError(*pub, "expected a JSON object");
+    const io::Json* name = j.find("registered_proof");
+    const io::Json* id = j.find("sector_id");
+    if (!name || !name->is_string() || !id || !id->is_number())
+      throw FormatError(*pub, "needs \"registered_proof\" (a name) and \"sector_id\" (a number)");
+    const filecoin::SealProofType t = filecoin::seal_proof_type(name->text);
+    filecoin::PorepRecord rec;
+    rec.sector_size = bytes = t.sector_size;
+    rec.partitions = filecoin::porep_sector_config(t.sector_size).partitions;
+    rec.porep_id = filecoin::porep_id_of(t.porep_proof_id);
+    rec.api = t.api, rec.kind = t.kind;
+    rec.comm_r = hex32(j, *pub, "comm_r"), rec.comm_d = hex32(j, *pub, "comm_d");
+    rec.prover_id = hex32(j, *pub, "prover_id"), rec.ticket = hex32(j, *pub, "ticket");
+    rec.seed = hex32(j, *pub, "seed");
+    const std::string& n = id->text;
+    if (n.empty() || n.size() > 20 || n.find_first_not_of("0123456789") != std::string::npos ||
+        (n.size() == 20 && n > "18446744073709551615"))
+      throw FormatError(*pub, "sector_id: '" + n + "' is not a u64");
+    rec.sector_id = std::stoull(n);
+    const filecoin::StackedGraph graph(rec.nodes(), rec.porep_id, rec.api);
+    for (size_t k = 0; k < rec.partitions; ++k) inputs.push_back(rec.public_inputs(graph, k));
+  } else if (kind == filecoin::ProofKind::window_post || kind == filecoin::ProofKind::winning_post) {
+    const PostPublic p = post_public_arg(*pub);
+    uint32_t first = 0;
+    if (auto k = a.get("--partition-index")) first = uint32_t(number_arg(*k, "--partition-index"));
+    inputs = filecoin::post_partition_inputs(kind, p.registered_proof, p.randomness, p.sectors, first);
+    bytes = filecoin::post_proof_info(p.registered_proof).sector_bytes;
+  } else {
+    throw UsageError("verify --kind snap: SnapDeals proofs are not built yet");
+  }
+  const filecoin::FilecoinCircuit c = filecoin::filecoin_circuit(kind, bytes);
+  std::string vk = (std::filesystem::path(*dir) / (c.params.stem() + ".vk")).string();
+  if (!std::filesystem::exists(vk)) vk = (std::filesystem::path(*dir) / (c.params.stem() + ".params")).string();
+  const std::string proof = read_text_file(a.pos[1], size_t(1) << 20);
+  const std::string e = filecoin::verify_proof_bytes(
+      vk, inputs, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(proof.data()), proof.size()));
+  if (!e.empty()) {
+    std::printf("FAILED: %s: %s\n", a.pos[1].c_str(), e.c_str());
+    return kExitError;
+  }
+  std::printf("ok: %s: %zu partition(s) of %s verified against %s\n", a.pos[1].c_str(), inputs.size(), c.id().c_str(),
+              vk.c_str());
+  return kExitOk;
+}
+
 int cmd_filecoin(const Args& a) {
   const std::string& sub = a.pos[0];
   const bool gadget = sub == "shape" || sub == "fingerprint";
   if (sub != "poseidon" && !gadget && (a.get("--arity") || a.get("--tag")))
     throw UsageError("--arity and --tag belong to 'filecoin poseidon' and the poseidon gadget");
-  if (!gadget &&
-      (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers") ||
-       (a.get("--sector-size") && sub != "parents" && sub != "seal") || a.get("--nodes") || a.get("--challenges")))
+  if (!gadget && (a.get("--tree") || a.flag("--private-root") || a.get("--leaves") || a.get("--layers") ||
+                  (a.get("--sector-size") && sub != "parents" && sub != "seal" && sub != "setup") || a.get("--nodes") ||
+                  a.get("--challenges")))
     throw UsageError(
         "--tree, --private-root, --leaves, --layers, --sector-size, --nodes and --challenges belong to 'filecoin "
-        "shape' and 'fingerprint' (--sector-size also to 'parents' and 'seal')");
+        "shape' and 'fingerprint' (--sector-size also to 'parents', 'seal' and 'setup')");
   if (sub != "parents" && (a.get("--node") || a.flag("--digest")))
     throw UsageError("--node and --digest belong to 'filecoin parents'");
   if (sub != "parents" && sub != "seal" && a.get("--seal-proof"))
     throw UsageError("--seal-proof belongs to 'filecoin parents' and 'seal'");
-  if (sub != "seal" && (a.get("--out") || a.get("--seed")))
-    throw UsageError("--out and --seed belong to 'filecoin seal'");
-  if (a.flag("--poseidon") && !(gadget && a.pos.size() >= 2 && a.pos[1] == "snap"))
+  if (sub != "seal" && sub != "prove" && a.get("--out"))
+    throw UsageError("--out belongs to 'filecoin seal' and 'prove'");
+  if (sub != "seal" && sub != "setup" && sub != "prove" && a.get("--seed"))
+    throw UsageError("--seed belongs to 'filecoin seal', 'setup' and 'prove'");
+  const bool proving = sub == "setup" || sub == "prove" || sub == "verify";
+  for (const char* opt : {"--kind", "--params"})
+    if (!proving && a.get(opt))
+      throw UsageError(std::string(opt) + " belongs to 'filecoin setup', 'prove' and 'verify'");
+  if (sub != "setup" && a.flag("--insecure")) throw UsageError("--insecure belongs to 'filecoin setup'");
+  if (sub != "setup" && sub != "prove" && a.get("--device"))
+    throw UsageError("--device belongs to 'filecoin setup' and 'prove'");
+  if (sub != "prove" && a.flag("--quiet")) throw UsageError("--quiet belongs to 'filecoin prove'");
+  if (sub != "prove" && sub != "verify" && (a.get("--public") || a.get("--partition-index")))
+    throw UsageError("--public and --partition-index belong to 'filecoin prove' and 'verify'");
+  if (a.flag("--poseidon") && !(gadget && a.pos.size() >= 2 && a.pos[1] == "snap") && !proving)
     throw UsageError("--poseidon belongs to 'filecoin shape snap' and 'fingerprint snap'");
   if ((a.get("--sectors") || a.get("--base-leaves")) && !(gadget && is_post_circuit(a)))
     throw UsageError("--sectors and --base-leaves belong to 'filecoin shape' and 'fingerprint' fallback-post");
@@ -720,9 +997,12 @@ int cmd_filecoin(const Args& a) {
   if (sub == "parents") return filecoin_parents(a);
   if (sub == "seal") return filecoin_seal(a);
   if (sub == "check-c1") return filecoin_check_c1(a);
-  throw UsageError(
-      "unknown subcommand '" + sub +
-      "' (expected param-names, records, shape, fingerprint, check-post, check-c1, parents, seal or poseidon)");
+  if (sub == "setup") return filecoin_setup(a);
+  if (sub == "prove") return filecoin_prove(a);
+  if (sub == "verify") return filecoin_verify(a);
+  throw UsageError("unknown subcommand '" + sub +
+                   "' (expected param-names, records, shape, fingerprint, check-post, check-c1, parents, seal, "
+                   "setup, prove, verify or poseidon)");
 }
 
 }  // namespace
@@ -758,6 +1038,11 @@ std::vector<Command> filecoin_commands() {
       .synopsis("parents --sector-size SIZE [--seal-proof ID] [--node N] [--digest]")
       .synopsis("seal --sector-size 2KiB|8MiB|512MiB --out DIR [--seal-proof NAME] [--seed N]")
       .synopsis("check-c1 <C1.json>")
+      .synopsis(
+          "setup --insecure --kind porep|window-post|winning-post|snap --sector-size SIZE --params DIR [--seed N]")
+      .synopsis("prove --kind porep --params DIR <C1.json> --out PROOF [--device D] [--seed N]")
+      .synopsis("prove --kind window-post|winning-post --params DIR --public PUB.json <VPROOF>... --out PROOF")
+      .synopsis("verify --kind porep|window-post|winning-post --params DIR --public PUB.json <PROOF>")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")
       .describe(
           "param-names: one line per published circuit: <proof kind> <sector size> <file stem> (the stem of its "
@@ -817,11 +1102,28 @@ std::vector<Command> filecoin_commands() {
           "comm_r = Poseidon2(comm_c, comm_r_last)), then synthesizes each partition's circuit from it checking "
           "every row, and its public inputs against those of the public data. Exit 1 naming the first failure "
           "(a 32GiB partition is 130 M rows: minutes).\n"
+          "setup: an insecure Groth16 key (toxic waste from --seed, or the OS CSPRNG) for the published circuit "
+          "of --kind and --sector-size, its rows recorded from the circuit as rust-fil-proofs synthesizes it, "
+          "written as DIR/<stem>.params and DIR/<stem>.vk under the published name (see param-names): for tests; "
+          "Filecoin's real parameters come from its ceremony.\n"
+          "prove: one Filecoin proof from what Curio sends: a PoRep C1 output (every partition), or the "
+          "FallbackPoStSectorProof vanilla proofs (bincode) of a WindowPoSt partition (--partition-index K, the "
+          "last padded as rust-fil-proofs pads it) or of a WinningPoSt, with --public the PoSt's public data "
+          "(Lotus' JSON: Randomness, Proofs[0].PoStProof). Everything is checked first (paths, challenges, "
+          "commitments); the circuit's rows are recorded once, its .params read from DIR, each partition's "
+          "witness synthesized and proved on --device (default: every GPU, else the CPU) and self-verified; "
+          "PROOF gets 192 bytes per partition (Filecoin's proof bytes). --seed: deterministic r, s (tests).\n"
+          "verify: checks PROOF against the circuit's .vk in DIR for the public inputs computed from --public: "
+          "for porep the sector's public data as seal prints it (registered_proof, prover_id, sector_id, ticket, "
+          "seed, comm_d, comm_r; replica_id and the challenges are recomputed), for PoSt Lotus' JSON (its "
+          "sectors in partition order from --partition-index). Exit 1 naming the partition that fails.\n"
           "poseidon: neptune's Poseidon hash over BLS12-381 Fr as Filecoin uses it (width A + 1, x^5, 8 full "
           "rounds), printed as 0x + 64 hex digits (big-endian). Inputs are 0x-hex or decimal, each below r. "
           "Tags: merkle (2^A - 1, exactly A inputs), const:L (L * 2^64, exactly L <= A inputs, zeros after them), "
           "custom:ID (ID * 2^40, ID 1 to 256, exactly A inputs).")
-      .positional("<param-names|records|shape|fingerprint|check-post|check-c1|parents|seal|poseidon>", "what to do")
+      .positional(
+          "<param-names|records|shape|fingerprint|check-post|check-c1|parents|seal|setup|prove|verify|poseidon>",
+          "what to do")
       .variadic("<ARG>",
                 "records: the records file; shape, fingerprint: the gadget or circuit; check-post: VPROOF PUB.json; "
                 "poseidon: the inputs X0 X1 ...")
@@ -850,8 +1152,18 @@ std::vector<Command> filecoin_commands() {
       .option("--block-log2", "K", "fingerprint: rows per block digest, 2^K (default 12)")
       .flag("--rows", "fingerprint: also print every row's digest")
       .option("--seal-proof", "ID", "parents: the registered seal proof (0..9); seal: its name")
-      .option("--out", "DIR", "seal: where c1.json goes")
-      .option("--seed", "N", "seal: the seed of the sector's data and ids (default 1)")
+      .option("--out", "DIR",
+              "seal: where c1.json, sector.json and the PoSt inputs (window-post.vproof / .json, "
+              "winning-post.vproof / .json) go; prove: the proof file")
+      .option("--seed", "N",
+              "seal: the seed of the sector's data and ids (default 1); setup: of the toxic waste; prove: of r, s")
+      .flag("--insecure", "setup: confirm that the key is for tests (its toxic waste is known)")
+      .option("--kind", "K", "setup, prove, verify: porep, window-post, winning-post or snap")
+      .option("--params", "DIR", "setup, prove, verify: the directory of the .params and .vk files")
+      .option("--public", "FILE", "prove (PoSt), verify: the public data")
+      .option("--partition-index", "K", "prove, verify (WindowPoSt): the partition of the first sectors")
+      .option("--device", "D", "setup, prove: gpu:N, all, cpu or auto (default: every GPU, else the CPU)")
+      .flag("--quiet", "prove: no progress on stderr")
       .option("--node", "N", "parents: print this node's parents")
       .flag("--digest", "parents: the SHA-256 of the whole parent cache")
       .option("--arity", "A", "poseidon and the poseidon gadget: the arity, 1 to 36")

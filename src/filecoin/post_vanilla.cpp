@@ -78,6 +78,40 @@ PoseidonFr sealed_cid_comm_r(const std::string& cid) {
   return post_fr_from_le(std::span<const uint8_t>(bytes).subspan(pos), "sealed CID's comm_r");
 }
 
+std::string sealed_cid_of(const PoseidonFr& comm_r) {
+  std::vector<uint8_t> bytes;
+  auto varint = [&](uint64_t v) {
+    for (; v >= 0x80; v >>= 7) bytes.push_back(uint8_t(v | 0x80));
+    bytes.push_back(uint8_t(v));
+  };
+  varint(1), varint(0xf102), varint(0xb401), varint(32);
+  const auto l = comm_r.to_std();
+  for (size_t i = 0; i < 32; ++i) bytes.push_back(uint8_t(l.v[i / 8] >> (8 * (i % 8))));
+  std::string out = "b";
+  uint32_t acc = 0;
+  int bits = 0;
+  for (uint8_t b : bytes) {
+    acc = (acc << 8) | b, bits += 8;
+    for (; bits >= 5; bits -= 5) out += "abcdefghijklmnopqrstuvwxyz234567"[(acc >> (bits - 5)) & 31];
+    acc &= (1u << bits) - 1;
+  }
+  if (bits) out += "abcdefghijklmnopqrstuvwxyz234567"[(acc << (5 - bits)) & 31];
+  return out;
+}
+
+std::string base64_encode(std::span<const uint8_t> b) {
+  static const char* const k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < b.size(); i += 3) {
+    const uint32_t n = uint32_t(b[i]) << 16 | (i + 1 < b.size() ? uint32_t(b[i + 1]) << 8 : 0) |
+                       (i + 2 < b.size() ? uint32_t(b[i + 2]) : 0);
+    out += k[n >> 18], out += k[(n >> 12) & 63];
+    out += i + 1 < b.size() ? k[(n >> 6) & 63] : '=';
+    out += i + 2 < b.size() ? k[n & 63] : '=';
+  }
+  return out;
+}
+
 namespace {
 
 const char* const kSizeNames[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64GiB"};

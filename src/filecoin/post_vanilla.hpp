@@ -64,6 +64,9 @@ struct FallbackPostSectorProof {
 // throws FormatError(what, "<field> at offset N: ...") on anything malformed, truncated or trailing.
 FallbackPostSectorProof parse_fallback_post_sector_proof(std::span<const uint8_t> bytes, const std::string& what);
 
+// The bincode bytes of a proof (the parser's inverse: what filecoin-proofs writes).
+std::vector<uint8_t> encode_fallback_post_sector_proof(const FallbackPostSectorProof& p);
+
 // A vanilla proof file's bytes (a regular file of at most 64 MiB); throws FormatError naming it.
 std::vector<uint8_t> read_post_vproof_bytes(const std::string& path);
 
@@ -87,6 +90,11 @@ PostPublicData parse_post_public_json(const std::string& path);
 // padding), CIDv1, codec fil-commitment-sealed (0xf102), multihash poseidon-bls12_381-a2-fc1
 // (0x1012) of 32 bytes: the digest is comm_r's little-endian bytes. Throws InvalidArgument.
 PoseidonFr sealed_cid_comm_r(const std::string& cid);
+
+// The sealed CID of comm_r (sealed_cid_comm_r's inverse).
+std::string sealed_cid_of(const PoseidonFr& comm_r);
+// RFC 4648 base64 with padding (the public data's Randomness).
+std::string base64_encode(std::span<const uint8_t> b);
 
 // A field element from its 32 little-endian bytes; throws InvalidArgument (naming `what`) unless
 // the value is below r.

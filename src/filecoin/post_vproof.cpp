@@ -154,4 +154,55 @@ std::vector<uint8_t> read_post_vproof_bytes(const std::string& path) {
   return b;
 }
 
+namespace {
+
+struct BincodeWriter {
+  std::vector<uint8_t> out;
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(uint8_t(v >> (8 * i)));
+  }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+  }
+  void fr(const PoseidonFr& x) {
+    const auto l = x.to_std();
+    for (size_t i = 0; i < 32; ++i) out.push_back(uint8_t(l.v[i / 8] >> (8 * (i % 8))));
+  }
+  void path(std::span<const PorPathLevel> levels) {
+    u64(levels.size());
+    for (const PorPathLevel& l : levels) {
+      u64(l.siblings.size());
+      for (const PoseidonFr& h : l.siblings) fr(h);
+      u64(l.index);
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<uint8_t> encode_fallback_post_sector_proof(const FallbackPostSectorProof& p) {
+  BincodeWriter w;
+  w.u64(p.sector_id);
+  w.fr(p.comm_r);
+  w.u64(p.sectors.size());
+  for (const PostSectorProof& sp : p.sectors) {
+    w.u64(sp.inclusion_proofs.size());
+    for (const PostMerkleProof& m : sp.inclusion_proofs) {
+      w.u32(uint32_t(m.kind));
+      const std::span<const PorPathLevel> all(m.path);
+      if (m.kind == PostMerkleProof::single) {
+        w.fr(m.root), w.fr(m.leaf), w.path(all);
+        continue;
+      }
+      w.path(all.first(m.base_levels));
+      w.path(all.subspan(m.base_levels, m.sub_levels));
+      if (m.kind == PostMerkleProof::top) w.path(all.subspan(m.base_levels + m.sub_levels, m.top_levels));
+      w.fr(m.root), w.fr(m.leaf);
+    }
+    w.fr(sp.comm_c);
+    w.fr(sp.comm_r_last);
+  }
+  return std::move(w.out);
+}
+
 }  // namespace cuzk::filecoin

@@ -56,13 +56,13 @@ struct ProofRequest {
   // RegisteredSealProof (porep), RegisteredPoStProof (window_post, winning_post) or
   // RegisteredUpdateProof (snap_deals); it fixes the sector size.
   uint64_t registered_proof = 0;
-  uint64_t sector_size = 0;  // 0, or the registered proof's (checked)
+  uint64_t sector_size = 0;            // 0, or the registered proof's (checked)
   std::vector<uint8_t> vanilla_proof;  // porep: the C1 output (JSON)
   // window_post, winning_post: one bincode FallbackPoStSectorProof per sector; snap_deals: one
   // bincode partition proof per partition.
   std::vector<std::vector<uint8_t>> vanilla_proofs;
-  Bytes32 randomness{};          // PoSt
-  uint32_t partition_index = 0;  // WindowPoSt: the partition these sectors make
+  Bytes32 randomness{};                              // PoSt
+  uint32_t partition_index = 0;                      // WindowPoSt: the partition these sectors make
   Bytes32 comm_r_old{}, comm_r_new{}, comm_d_new{};  // SnapDeals
 };
 
@@ -96,11 +96,10 @@ class Prover {
 
   // Checks the request, registers its circuit, and submits one job of its partitions; returns
   // the engine's job id at once (the witnesses are synthesized by the engine's workers).
-  uint64_t submit(const ProofRequest& r, engine::Priority priority = engine::Priority::Normal,
-                  std::string label = {});
+  uint64_t submit(const ProofRequest& r, engine::Priority priority = engine::Priority::Normal, std::string label = {});
   struct Outcome {
-    engine::JobResult job;      // state, error, records
-    std::vector<uint8_t> proof; // when Done: 192 bytes per partition, in partition order
+    engine::JobResult job;       // state, error, records
+    std::vector<uint8_t> proof;  // when Done: 192 bytes per partition, in partition order
   };
   // Waits for the job (or the timeout: then job.state is Queued or Running and proof empty).
   Outcome await(uint64_t job, std::optional<double> timeout_ms = std::nullopt);
@@ -112,6 +111,22 @@ class Prover {
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<std::once_flag>> loaded_;
 };
+
+// The leaves a PoSt challenges in one sector: `sector_index` is its place among the PoSt's
+// sectors (partition k's sector i: k * sector_count + i; WinningPoSt's one sector: 0).
+std::vector<uint64_t> post_challenged_leaves(uint64_t registered_post_proof, const Bytes32& randomness,
+                                             uint64_t sector_id, uint64_t sector_index);
+// A PoSt's public inputs per partition, as verify_window_post / verify_winning_post compute
+// them: its sectors in order (WindowPoSt: sector_count per partition, the last partition
+// padded with its last sector; WinningPoSt: one), the first of them in partition first_partition.
+struct PostSector {
+  uint64_t id = 0;
+  PoseidonFr comm_r = PoseidonFr::zero();
+};
+std::vector<std::vector<PoseidonFr>> post_partition_inputs(ProofKind kind, uint64_t registered_post_proof,
+                                                           const Bytes32& randomness,
+                                                           std::span<const PostSector> sectors,
+                                                           uint32_t first_partition = 0);
 
 // Verifies Filecoin proof bytes (192 per partition) against the circuit's .vk (or .params) and
 // each partition's public inputs. Empty when every partition verifies; else what failed
