@@ -3,19 +3,21 @@
 # its public data, a WindowPoSt and a WinningPoSt vanilla proof), `setup --insecure` (parameter
 # files under their published names), then `prove` and `verify` of PoRep, WindowPoSt and
 # WinningPoSt; tampered public data, proofs and vanilla proofs are refused.
-#   e2e.sh setup BIN DIR            seal and the three setups into DIR (ctest fixture)
+#   e2e.sh setup BIN DIR            seal and the three setups into DIR (ctest fixture); SIZE=8MiB
+#                                   for another sector size (2KiB by default)
 #   e2e.sh prove BIN DIR [DEVICE]   prove and verify on DEVICE (default cpu); with a GPU device the
 #                                   proofs must also equal the CPU's for the same --seed
 set -euo pipefail
 mode=$1 bin=$2 dir=$3 device=${4:-cpu}
 fail() { echo "FAIL: $*"; exit 1; }
 kinds=(porep window-post winning-post)
+size=${SIZE:-2KiB}
 
 if [ "$mode" = setup ]; then
   rm -rf "$dir" && mkdir -p "$dir"
-  "$bin" filecoin seal --sector-size 2KiB --out "$dir/s2k" --seed 5 > "$dir/seal.json"
+  "$bin" filecoin seal --sector-size "$size" --out "$dir/s2k" --seed 5 > "$dir/seal.json"
   for k in "${kinds[@]}"; do
-    "$bin" filecoin setup --insecure --kind "$k" --sector-size 2KiB --params "$dir/P" --seed 7 > /dev/null
+    "$bin" filecoin setup --insecure --kind "$k" --sector-size "$size" --params "$dir/P" --seed 7 > /dev/null
   done
   echo "e2e setup: sector sealed, $(ls "$dir/P" | wc -l) parameter files in $dir/P"
   exit 0
