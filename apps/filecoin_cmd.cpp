@@ -28,6 +28,7 @@
 #include "filecoin/records.hpp"
 #include "filecoin/seal.hpp"
 #include "filecoin/sha256.hpp"
+#include "filecoin/update.hpp"
 #include "filecoin/update_circuit.hpp"
 #include "io/json_parse.hpp"
 #include "util/error.hpp"
@@ -616,6 +617,29 @@ int filecoin_seal(const Args& a) {
             ", \"SectorNumber\": " + std::to_string(ids.sector_id) + ", \"SealedCID\": {\"/\": \"" +
             filecoin::sealed_cid_of(comm_r) + "\"}}], \"Prover\": 1000}\n");
   }
+  {
+    // A SnapDeals update of the sector: new random data encoded into its replica, and each
+    // partition's vanilla proof with the update's public data (prove / verify --kind snap).
+    const filecoin::UpdateSectorConfig uc = filecoin::update_sector_config(bytes, false);
+    std::vector<filecoin::PoseidonFr> replica(sc.circuit.nodes), data_new(sc.circuit.nodes);
+    for (uint64_t n = 0; n < sc.circuit.nodes; ++n) {
+      replica[n] = sealed.data[n] + sealed.labels.back()[n];
+      data_new[n] = random_field<ff::Bls12381Fr>(rs);
+    }
+    const filecoin::UpdatedSector u = filecoin::update_sector(uc.circuit, uc.circuit.hs[3], std::move(replica),
+                                                              sealed.tree_c.root(), std::move(data_new), &pool);
+    if (u.comm_r_old != comm_r) throw Error("seal: the update's comm_r_old is not the sealed sector's comm_r");
+    for (size_t k = 0; k < uc.partitions; ++k) {
+      const std::vector<uint8_t> b = filecoin::encode_update_partition_proof(filecoin::update_partition_proof(u, k));
+      files.emplace_back(at(("snap-partition-" + std::to_string(k) + ".vproof").c_str()),
+                         std::string(b.begin(), b.end()));
+    }
+    files.emplace_back(at("snap.json"), "{\"registered_update_proof\": " + std::to_string(size_index) +
+                                            ", \"comm_r_old\": \"" + to_hex(filecoin::fr_to_bytes(u.comm_r_old)) +
+                                            "\", \"comm_d_new\": \"" + to_hex(filecoin::fr_to_bytes(u.comm_d_new)) +
+                                            "\", \"comm_r_new\": \"" + to_hex(filecoin::fr_to_bytes(u.comm_r_new)) +
+                                            "\", \"partitions\": " + std::to_string(uc.partitions) + "}\n");
+  }
   write_files_atomically(files);
   std::printf("%s, \"c1\": \"%s\", \"out\": \"%s\"}\n", head, path.c_str(), out->c_str());
   std::fprintf(stderr, "seal: %s sealed in %.1f s, C1 output of %zu bytes\n", *size == "" ? "" : size->c_str(),
@@ -773,6 +797,37 @@ PostPublic post_public_arg(const std::string& path) {
   return p;
 }
 
+// The 32 bytes of a hex member of the sector's public data.
+filecoin::Bytes32 hex32(const io::Json& j, const std::string& path, const char* key) {
+  const io::Json* v = j.find(key);
+  if (!v || !v->is_string()) throw FormatError(path, std::string("no \"") + key + "\" string");
+  std::string h = v->text;
+  if (h.rfind("0x", 0) == 0) h = h.substr(2);
+  filecoin::Bytes32 b{};
+  if (h.size() != 64 || h.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    throw FormatError(path, std::string(key) + ": expected 32 bytes as 64 hex digits");
+  for (size_t i = 0; i < 32; ++i) b[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
+  return b;
+}
+
+// A SnapDeals update's public data (what seal writes to snap.json).
+struct SnapPublic {
+  uint64_t registered_proof = 0;
+  filecoin::Bytes32 comm_r_old{}, comm_d_new{}, comm_r_new{};
+};
+SnapPublic snap_public_arg(const std::string& path) {
+  const io::Json j = io::parse_json_file(path, size_t(1) << 20);
+  if (!j.is_object()) throw FormatError(path, "expected a JSON object");
+  const io::Json* n = j.find("registered_update_proof");
+  if (!n || !n->is_number() || n->text.size() != 1 || n->text[0] < '0' || n->text[0] > '4')
+    throw FormatError(path, "registered_update_proof: expected 0 to 4 (StackedDrg2KiBV1 .. StackedDrg64GiBV1)");
+  SnapPublic p;
+  p.registered_proof = uint64_t(n->text[0] - '0');
+  p.comm_r_old = hex32(j, path, "comm_r_old"), p.comm_d_new = hex32(j, path, "comm_d_new");
+  p.comm_r_new = hex32(j, path, "comm_r_new");
+  return p;
+}
+
 engine::EngineConfig prover_engine_config(const Args& a, unsigned threads) {
   engine::EngineConfig cfg;
   try {
@@ -847,7 +902,15 @@ int filecoin_prove(const Args& a) {
     for (size_t i = 1; i < a.pos.size(); ++i) r.vanilla_proofs.push_back(filecoin::read_post_vproof_bytes(a.pos[i]));
     if (auto k = a.get("--partition-index")) r.partition_index = uint32_t(number_arg(*k, "--partition-index"));
   } else {
-    throw UsageError("prove --kind snap: SnapDeals proofs from partition proofs are not built yet");
+    const auto pub = a.get("--public");
+    if (!pub) throw UsageError("prove --kind snap needs --public UPDATE.json (comm_r_old, comm_d_new, comm_r_new)");
+    const SnapPublic p = snap_public_arg(*pub);
+    r.registered_proof = p.registered_proof;
+    r.comm_r_old = p.comm_r_old, r.comm_d_new = p.comm_d_new, r.comm_r_new = p.comm_r_new;
+    for (size_t i = 1; i < a.pos.size(); ++i) {
+      const std::string t = read_text_file(a.pos[i], size_t(1) << 30);
+      r.vanilla_proofs.emplace_back(t.begin(), t.end());
+    }
   }
   ThreadPool pool;
   engine::Engine eng(prover_engine_config(a, unsigned(pool.size())));
@@ -873,19 +936,6 @@ int filecoin_prove(const Args& a) {
               out->c_str(), o.job.proofs.size(), o.proof.size(), devices.c_str(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return kExitOk;
-}
-
-// The 32 bytes of a hex member of the sector's public data.
-filecoin::Bytes32 hex32(const io::Json& j, const std::string& path, const char* key) {
-  const io::Json* v = j.find(key);
-  if (!v || !v->is_string()) throw FormatError(path, std::string("no \"") + key + "\" string");
-  std::string h = v->text;
-  if (h.rfind("0x", 0) == 0) h = h.substr(2);
-  filecoin::Bytes32 b{};
-  if (h.size() != 64 || h.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-    throw FormatError(path, std::string(key) + ": expected 32 bytes as 64 hex digits");
-  for (size_t i = 0; i < 32; ++i) b[i] = uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
-  return b;
 }
 
 // `filecoin verify --kind K --params DIR --public PUB PROOF`.
@@ -927,7 +977,9 @@ int filecoin_verify(const Args& a) {
     inputs = filecoin::post_partition_inputs(kind, p.registered_proof, p.randomness, p.sectors, first);
     bytes = filecoin::post_proof_info(p.registered_proof).sector_bytes;
   } else {
-    throw UsageError("verify --kind snap: SnapDeals proofs are not built yet");
+    const SnapPublic p = snap_public_arg(*pub);
+    inputs = filecoin::snap_partition_inputs(kind, p.registered_proof, p.comm_r_old, p.comm_d_new, p.comm_r_new);
+    bytes = filecoin::snap_sector_bytes(p.registered_proof);
   }
   const filecoin::FilecoinCircuit c = filecoin::filecoin_circuit(kind, bytes);
   std::string vk = (std::filesystem::path(*dir) / (c.params.stem() + ".vk")).string();

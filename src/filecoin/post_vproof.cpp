@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "filecoin/post_vanilla.hpp"
+#include "filecoin/update.hpp"
 #include "util/error.hpp"
 
 namespace cuzk::filecoin {
@@ -141,6 +142,26 @@ FallbackPostSectorProof parse_fallback_post_sector_proof(std::span<const uint8_t
   return p;
 }
 
+UpdatePartitionProof parse_update_partition_proof(std::span<const uint8_t> bytes, const std::string& what) {
+  Bincode r(bytes, what);
+  UpdatePartitionProof p;
+  p.comm_c = r.fr("comm_c");
+  const size_t apex = r.length("apex_leafs", 32, std::numeric_limits<uint32_t>::max());
+  for (size_t i = 0; i < apex; ++i) p.apex_leaves.push_back(r.fr("apex_leafs[" + std::to_string(i) + "]"));
+  // A ChallengeProof is three MerkleProofs of at least 4 + 64 + 8 bytes.
+  const size_t n = r.length("challenge_proofs", 3 * 76, std::numeric_limits<uint32_t>::max());
+  for (size_t i = 0; i < n; ++i) {
+    const std::string f = "challenge_proofs[" + std::to_string(i) + "]";
+    UpdateChallengeProof cp;
+    cp.r_old = read_merkle_proof(r, f + ".proof_r_old");
+    cp.d_new = read_merkle_proof(r, f + ".proof_d_new");
+    cp.r_new = read_merkle_proof(r, f + ".proof_r_new");
+    p.challenges.push_back(std::move(cp));
+  }
+  if (r.left()) r.fail("trailing data", r.pos(), std::to_string(r.left()) + " bytes after the last challenge proof");
+  return p;
+}
+
 std::vector<uint8_t> read_post_vproof_bytes(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw FormatError(path, "not a regular file (or missing)");
@@ -176,6 +197,18 @@ struct BincodeWriter {
       u64(l.index);
     }
   }
+  void merkle(const PostMerkleProof& m) {
+    u32(uint32_t(m.kind));
+    const std::span<const PorPathLevel> all(m.path);
+    if (m.kind == PostMerkleProof::single) {
+      fr(m.root), fr(m.leaf), path(all);
+      return;
+    }
+    path(all.first(m.base_levels));
+    path(all.subspan(m.base_levels, m.sub_levels));
+    if (m.kind == PostMerkleProof::top) path(all.subspan(m.base_levels + m.sub_levels, m.top_levels));
+    fr(m.root), fr(m.leaf);
+  }
 };
 
 }  // namespace
@@ -187,21 +220,20 @@ std::vector<uint8_t> encode_fallback_post_sector_proof(const FallbackPostSectorP
   w.u64(p.sectors.size());
   for (const PostSectorProof& sp : p.sectors) {
     w.u64(sp.inclusion_proofs.size());
-    for (const PostMerkleProof& m : sp.inclusion_proofs) {
-      w.u32(uint32_t(m.kind));
-      const std::span<const PorPathLevel> all(m.path);
-      if (m.kind == PostMerkleProof::single) {
-        w.fr(m.root), w.fr(m.leaf), w.path(all);
-        continue;
-      }
-      w.path(all.first(m.base_levels));
-      w.path(all.subspan(m.base_levels, m.sub_levels));
-      if (m.kind == PostMerkleProof::top) w.path(all.subspan(m.base_levels + m.sub_levels, m.top_levels));
-      w.fr(m.root), w.fr(m.leaf);
-    }
+    for (const PostMerkleProof& m : sp.inclusion_proofs) w.merkle(m);
     w.fr(sp.comm_c);
     w.fr(sp.comm_r_last);
   }
+  return std::move(w.out);
+}
+
+std::vector<uint8_t> encode_update_partition_proof(const UpdatePartitionProof& p) {
+  BincodeWriter w;
+  w.fr(p.comm_c);
+  w.u64(p.apex_leaves.size());
+  for (const PoseidonFr& x : p.apex_leaves) w.fr(x);
+  w.u64(p.challenges.size());
+  for (const UpdateChallengeProof& cp : p.challenges) w.merkle(cp.r_old), w.merkle(cp.d_new), w.merkle(cp.r_new);
   return std::move(w.out);
 }
 

@@ -14,6 +14,7 @@
 #include "filecoin/post_vanilla.hpp"
 #include "filecoin/proof_bytes.hpp"
 #include "filecoin/setup_params.hpp"
+#include "filecoin/update.hpp"
 #include "filecoin/update_circuit.hpp"
 #include "groth16/verifier.hpp"
 #include "util/error.hpp"
@@ -252,7 +253,63 @@ PreparedProof prepare_post(const ProofRequest& r, ThreadPool* pool) {
   return out;
 }
 
+// ---- SnapDeals ----
+
+PreparedProof prepare_snap(const ProofRequest& r, ThreadPool* pool) {
+  const uint64_t bytes = snap_sector_bytes(r.registered_proof);
+  if (r.sector_size && r.sector_size != bytes)
+    throw InvalidArgument("sector_size " + std::to_string(r.sector_size) + " is not that of registered update proof " +
+                          std::to_string(r.registered_proof) + " (" + std::to_string(bytes) + ")");
+  const bool poseidon = r.kind == ProofKind::snap_deals_poseidon;
+  const UpdateSectorConfig sc = update_sector_config(bytes, poseidon);
+  const UpdateCircuitConfig& c = sc.circuit;
+  if (r.vanilla_proofs.size() != sc.partitions)
+    throw InvalidArgument("vanilla_proofs: " + std::to_string(r.vanilla_proofs.size()) + " partition proofs, a " +
+                          sector_size_name(bytes) + " sector update has " + std::to_string(sc.partitions));
+  const Fr comm_r_old = fr_from_bytes(r.comm_r_old, "comm_r_old");
+  const Fr comm_d_new = fr_from_bytes(r.comm_d_new, "comm_d_new");
+  const Fr comm_r_new = fr_from_bytes(r.comm_r_new, "comm_r_new");
+  const size_t h = c.hs[3];  // storage-proofs-update's h_default
+  PreparedProof out;
+  out.circuit = filecoin_circuit(r.kind, bytes);
+  for (size_t k = 0; k < sc.partitions; ++k) {
+    const std::string what = "vanilla_proofs[" + std::to_string(k) + "]";
+    auto w = std::make_shared<const UpdateWitness>(update_witness_of(
+        c, k, h, comm_r_old, comm_d_new, comm_r_new, parse_update_partition_proof(r.vanilla_proofs[k], what), what));
+    out.public_inputs.push_back(update_public_inputs(c, k, h, comm_r_old, comm_d_new, comm_r_new));
+    out.witnesses.push_back([w, c, pool, k, want = out.public_inputs.back()] {
+      circuit::WitnessCs<Fr> cs;
+      update_circuit(cs, c, *w, pool);
+      check_inputs(cs, want, "partition " + std::to_string(k));
+      return witness_scalars(cs, pool);
+    });
+  }
+  return out;
+}
+
 }  // namespace
+
+uint64_t snap_sector_bytes(uint64_t registered_update_proof) {
+  static const uint64_t sizes[5] = {uint64_t(1) << 11, uint64_t(1) << 23, uint64_t(1) << 29, uint64_t(1) << 35,
+                                    uint64_t(1) << 36};
+  if (registered_update_proof > 4)
+    throw InvalidArgument("registered update proof " + std::to_string(registered_update_proof) +
+                          " is not one (0 to 4: StackedDrg2KiBV1 .. StackedDrg64GiBV1)");
+  return sizes[registered_update_proof];
+}
+
+std::vector<std::vector<PoseidonFr>> snap_partition_inputs(ProofKind kind, uint64_t registered_update_proof,
+                                                           const Bytes32& comm_r_old, const Bytes32& comm_d_new,
+                                                           const Bytes32& comm_r_new) {
+  const UpdateSectorConfig sc =
+      update_sector_config(snap_sector_bytes(registered_update_proof), kind == ProofKind::snap_deals_poseidon);
+  std::vector<std::vector<PoseidonFr>> out;
+  for (size_t k = 0; k < sc.partitions; ++k)
+    out.push_back(update_public_inputs(sc.circuit, k, sc.circuit.hs[3], fr_from_bytes(comm_r_old, "comm_r_old"),
+                                       fr_from_bytes(comm_d_new, "comm_d_new"),
+                                       fr_from_bytes(comm_r_new, "comm_r_new")));
+  return out;
+}
 
 std::vector<uint64_t> post_challenged_leaves(uint64_t registered_post_proof, const Bytes32& randomness,
                                              uint64_t sector_id, uint64_t sector_index) {
@@ -357,11 +414,9 @@ PreparedProof prepare_proof(const ProofRequest& r, ThreadPool* pool) {
       return prepare_post(r, pool);
     case ProofKind::snap_deals:
     case ProofKind::snap_deals_poseidon:
-      break;
+      return prepare_snap(r, pool);
   }
-  throw InvalidArgument(
-      "SnapDeals proofs from partition proofs are not built yet: their circuits (cuzk filecoin shape "
-      "snap) are, the reader of the bincode partition proofs is not");
+  throw InvalidArgument("unknown proof kind");
 }
 
 Prover::Prover(engine::Engine& engine, ProverConfig cfg, ThreadPool& pool)

@@ -128,6 +128,14 @@ std::vector<std::vector<PoseidonFr>> post_partition_inputs(ProofKind kind, uint6
                                                            std::span<const PostSector> sectors,
                                                            uint32_t first_partition = 0);
 
+// RegisteredUpdateProof 0 .. 4 (StackedDrg2KiBV1 .. StackedDrg64GiBV1): its sector size.
+uint64_t snap_sector_bytes(uint64_t registered_update_proof);
+// A SnapDeals proof's public inputs per partition (k_and_h_select with h_default, comm_r_old,
+// comm_d_new, comm_r_new), as verify_empty_sector_update_proof computes them.
+std::vector<std::vector<PoseidonFr>> snap_partition_inputs(ProofKind kind, uint64_t registered_update_proof,
+                                                           const Bytes32& comm_r_old, const Bytes32& comm_d_new,
+                                                           const Bytes32& comm_r_new);
+
 // Verifies Filecoin proof bytes (192 per partition) against the circuit's .vk (or .params) and
 // each partition's public inputs. Empty when every partition verifies; else what failed
 // ("partition 1: the proof does not verify", "8 partitions' public inputs for 1 proof").

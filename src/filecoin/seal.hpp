@@ -27,6 +27,8 @@ class StoredTree {
   StoredTree(const TreeShape& shape, std::vector<PoseidonFr> leaves, ThreadPool* pool = nullptr);
   const PoseidonFr& root() const { return root_; }
   std::vector<PorPathLevel> path(uint64_t leaf) const;
+  // Level l (0: the leaves) of base tree `tree`.
+  const std::vector<PoseidonFr>& base_level(size_t tree, size_t l) const { return base_.at(tree).at(l); }
 
  private:
   TreeShape shape_;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Filecoin proofs end to end on a 2KiB test sector: `cuzk filecoin seal` (the sector, its C1 output,
-# its public data, a WindowPoSt and a WinningPoSt vanilla proof), `setup --insecure` (parameter
-# files under their published names), then `prove` and `verify` of PoRep, WindowPoSt and
-# WinningPoSt; tampered public data, proofs and vanilla proofs are refused.
+# its public data, a WindowPoSt and a WinningPoSt vanilla proof, a SnapDeals update's partition
+# proofs), `setup --insecure` (parameter files under their published names), then `prove` and
+# `verify` of PoRep, WindowPoSt, WinningPoSt and SnapDeals; tampered public data, proofs and
+# vanilla proofs are refused.
 #   e2e.sh setup BIN DIR            seal and the three setups into DIR (ctest fixture); SIZE=8MiB
 #                                   for another sector size (2KiB by default)
 #   e2e.sh prove BIN DIR [DEVICE]   prove and verify on DEVICE (default cpu); with a GPU device the
@@ -10,7 +11,7 @@
 set -euo pipefail
 mode=$1 bin=$2 dir=$3 device=${4:-cpu}
 fail() { echo "FAIL: $*"; exit 1; }
-kinds=(porep window-post winning-post)
+kinds=(porep window-post winning-post snap)
 size=${SIZE:-2KiB}
 
 if [ "$mode" = setup ]; then
@@ -27,7 +28,13 @@ fi
 s=$dir/s2k P=$dir/P w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 pub_of() { case $1 in porep) echo "$s/sector.json" ;; *) echo "$s/$1.json" ;; esac; }
-inputs_of() { case $1 in porep) echo "$s/c1.json" ;; *) echo "--public $s/$1.json $s/$1.vproof" ;; esac; }
+inputs_of() {
+  case $1 in
+    porep) echo "$s/c1.json" ;;
+    snap) echo "--public $s/snap.json $(ls "$s"/snap-partition-*.vproof | sort -V)" ;;
+    *) echo "--public $s/$1.json $s/$1.vproof" ;;
+  esac
+}
 prove() {  # kind device out
   # shellcheck disable=SC2046
   "$bin" filecoin prove --kind "$1" --params "$P" $(inputs_of "$1") --out "$3" --device "$2" --seed 3 --quiet > /dev/null
@@ -82,6 +89,11 @@ for k in window-post winning-post; do
   refused "$k, another sector number" "does not verify" verify "$k" "$w/num.json" "$w/$k.bin"
 done
 
+for key in comm_r_old comm_d_new comm_r_new; do
+  edit_json "$s/snap.json" "$w/snap.json" "j['$key'] = '00' + j['$key'][2:]"
+  refused "snap, another $key" "does not verify" verify snap "$w/snap.json" "$w/snap.bin"
+done
+
 # Tampered inputs of prove: refused before any proving, naming the problem, nothing written.
 python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[2000]^=0x10; open(sys.argv[2],'wb').write(b)" \
   "$s/window-post.vproof" "$w/bad.vproof"
@@ -95,5 +107,14 @@ refused "window-post, vanilla proof for another randomness" "the challenge is le
 edit_json "$s/c1.json" "$w/c1.json" 'j["seed"][0] ^= 1'
 refused "porep, a C1 output of another seed" "c1.json" \
   "$bin" filecoin prove --kind porep --params "$P" "$w/c1.json" --out "$w/none.bin" --device cpu
+python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[3000]^=0x10; open(sys.argv[2],'wb').write(b)" \
+  "$s/snap-partition-0.vproof" "$w/bad-snap.vproof"
+refused "snap, a flipped byte in a partition proof" "vanilla_proofs\[0\]" \
+  "$bin" filecoin prove --kind snap --params "$P" --public "$s/snap.json" "$w/bad-snap.vproof" --out "$w/none.bin" \
+  --device cpu
+edit_json "$s/snap.json" "$w/snap.json" "j['comm_r_new'] = '00' + j['comm_r_new'][2:]"
+refused "snap, partition proofs of another comm_r_new" "comm_r_new" \
+  "$bin" filecoin prove --kind snap --params "$P" --public "$w/snap.json" "$s/snap-partition-0.vproof" \
+  --out "$w/none.bin" --device cpu
 [ ! -e "$w/none.bin" ] || fail "a refused prove wrote its output"
-echo "e2e: PoRep, WindowPoSt and WinningPoSt proved on $device, verified, every tampering refused"
+echo "e2e: PoRep, WindowPoSt, WinningPoSt and SnapDeals proved on $device, verified, every tampering refused"
