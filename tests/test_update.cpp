@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "filecoin/update.hpp"
 #include "filecoin/update_circuit.hpp"
 #include "testing.hpp"
 #include "util/error.hpp"
@@ -394,6 +395,60 @@ CUZK_TEST(update_witness_satisfies_and_breaks_sha256) {
   UpdateCircuitConfig c = update_sector_config(1 << 10, false).circuit;
   c.partitions = 2, c.apex_leaves = 4;
   check_sector(c, 1, 1, "32 nodes, partition 1 of 2");
+}
+
+// The library's side of a sector update (update.hpp: the encoding, the vanilla PartitionProof,
+// its bincode, the witness read back from it with every check) against this test's own: the
+// same commitments, the same witness, satisfied; a flipped byte of the proof is refused.
+void check_vanilla_round_trip(const UpdateCircuitConfig& c, size_t h, const std::string& what) {
+  const Sector s = make_sector(c, h, c.nodes + 7);
+  const UpdatedSector u = update_sector(c, h, s.r_old, s.comm_c, s.d_new);
+  CHECK_MSG(u.comm_r_old == s.comm_r_old && u.comm_d_new == s.comm_d_new && u.comm_r_new == s.comm_r_new, what);
+  for (size_t k = 0; k < c.partitions; ++k) {
+    const std::vector<uint8_t> bytes = encode_update_partition_proof(update_partition_proof(u, k));
+    const UpdateWitness w = update_witness_of(c, k, h, s.comm_r_old, s.comm_d_new, s.comm_r_new,
+                                              parse_update_partition_proof(bytes, what), what);
+    const UpdateWitness want = partition_witness(s, k);
+    CHECK_EQ(w.k_and_h_select, want.k_and_h_select);
+    CHECK_MSG(w.comm_c == want.comm_c && w.root_r_old == want.root_r_old && w.root_r_new == want.root_r_new, what);
+    CHECK_MSG(w.apex_leaves == want.apex_leaves, what);
+    CHECK_EQ(w.challenges.size(), want.challenges.size());
+    for (size_t i = 0; i < w.challenges.size() && i < want.challenges.size(); ++i) {
+      const UpdateChallengeWitness &a = w.challenges[i], &b = want.challenges[i];
+      CHECK_MSG(a.leaf_r_old == b.leaf_r_old && a.leaf_d_new == b.leaf_d_new && a.leaf_r_new == b.leaf_r_new, what);
+      auto same = [](const std::vector<PorPathLevel>& x, const std::vector<PorPathLevel>& y) {
+        return std::ranges::equal(x, y, [](const PorPathLevel& l, const PorPathLevel& m) {
+          return l.index == m.index && l.siblings == m.siblings;
+        });
+      };
+      CHECK_MSG(
+          same(a.path_r_old, b.path_r_old) && same(a.path_d_new, b.path_d_new) && same(a.path_r_new, b.path_r_new),
+          what << " challenge " << i);
+    }
+    CHECK_MSG(satisfied(c, w), what);
+    // Every 97th byte flipped in turn: the reader or the checks refuse each one.
+    for (size_t at = 0; at < bytes.size(); at += 97) {
+      std::vector<uint8_t> bad = bytes;
+      bad[at] ^= 0x04;
+      bool refused = false;
+      try {
+        update_witness_of(c, k, h, s.comm_r_old, s.comm_d_new, s.comm_r_new, parse_update_partition_proof(bad, what),
+                          what);
+      } catch (const Error&) {
+        refused = true;
+      }
+      CHECK_MSG(refused, what << ": byte " << at << " flipped was accepted");
+    }
+  }
+}
+
+CUZK_TEST(update_vanilla_proofs_round_trip) {
+  check_vanilla_round_trip(update_sector_config(1 << 10, false).circuit, 1, "1KiB");
+  check_vanilla_round_trip(update_sector_config(2 << 10, false).circuit, 1, "2KiB");
+  UpdateCircuitConfig c = update_sector_config(1 << 10, false).circuit;
+  c.partitions = 2, c.apex_leaves = 4;
+  check_vanilla_round_trip(c, 1, "32 nodes in 2 partitions");
+  check_vanilla_round_trip(update_sector_config(1 << 10, true).circuit, 1, "1KiB Poseidon");
 }
 
 CUZK_TEST(update_witness_satisfies_and_breaks_poseidon) {

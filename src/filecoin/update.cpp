@@ -110,6 +110,18 @@ UpdateWitness update_witness_of(const UpdateCircuitConfig& c, size_t k, size_t h
   w.comm_c = p.comm_c, w.root_r_old = root_r_old, w.root_r_new = root_r_new;
   w.apex_leaves = p.apex_leaves;
   const size_t apex_height = c.challenge_bits() - c.partition_bits() - c.apex_bits();
+  // The apex leaves hash up (tree D's hasher) to the partition's node of tree D.
+  Fr apex_root = Fr::zero();
+  if (apex) {
+    std::vector<Fr> level = p.apex_leaves;
+    while (level.size() > 1) {
+      std::vector<Fr> up;
+      for (size_t i = 0; i < level.size(); i += 2)
+        up.push_back(merkle_node(c.tree_d().hasher, std::span<const Fr>(level).subspan(i, 2)));
+      level = std::move(up);
+    }
+    apex_root = level[0];
+  }
   for (size_t i = 0; i < chs.size(); ++i) {
     const UpdateChallengeProof& cp = p.challenges[i];
     const std::string at = "challenge_proofs[" + std::to_string(i) + "]";
@@ -137,6 +149,8 @@ UpdateWitness update_witness_of(const UpdateCircuitConfig& c, size_t k, size_t h
         fail(at + "." + part.name + ": the path does not hash to " + poseidon_fr_to_hex(part.root));
       if (part.m == &cp.d_new && apex && nodes.at(apex_height) != p.apex_leaves[(chs[i] >> apex_height) % apex])
         fail(at + ".proof_d_new: its node at the apex height is not the partition's apex leaf");
+      if (part.m == &cp.d_new && apex && nodes.at(apex_height + c.apex_bits()) != apex_root)
+        fail(at + ".proof_d_new: the apex leaves do not hash to the partition's node of tree D");
     }
     if (cp.r_new.leaf != cp.r_old.leaf + cp.d_new.leaf * update_rho(phi, chs[i] >> shift))
       fail(at + ": the new replica's leaf is not the old one's encoded with the new data's");
