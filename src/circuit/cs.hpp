@@ -16,6 +16,7 @@
 // test mode checks every row against them), CheckCs (values, each row checked as it comes, none
 // kept) and FingerprintCs (fingerprint.hpp).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -424,6 +425,13 @@ class RecordCs {
   const CsrRows<F>& a() const { return A_; }
   const CsrRows<F>& b() const { return B_; }
   const CsrRows<F>& c() const { return C_; }
+  // The three matrices moved out (A, B, C), so that a caller converting them can free each as it
+  // goes; the system has no rows after it.
+  std::array<CsrRows<F>, 3> take_rows() {
+    std::array<CsrRows<F>, 3> out{std::move(A_), std::move(B_), std::move(C_)};
+    A_ = B_ = C_ = CsrRows<F>{};
+    return out;
+  }
 
   const F& value(Var v) const { return v.is_input() ? inputs[v.index()] : aux[v.index()]; }
   F eval(const CsrRows<F>& m, size_t row) const {

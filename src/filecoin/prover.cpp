@@ -376,10 +376,14 @@ io::R1cs compile_circuit(const FilecoinCircuit& c, ThreadPool& pool) {
   r.n_pub_in = uint32_t(cs.num_inputs() - 1);
   r.n_labels = r.n_wires;
   r.n_constraints = uint32_t(cs.num_constraints());
-  pool.parallel_for(3, [&](size_t lo, size_t hi) {
-    for (size_t m = lo; m < hi; ++m)
-      fill_matrix(m == 0 ? cs.a() : m == 1 ? cs.b() : cs.c(), cs.num_inputs(), m == 0 ? r.A : m == 1 ? r.B : r.C);
-  });
+  // One matrix at a time, each recorded one freed once converted: the peak is the recorded rows
+  // and one converted matrix (a 32GiB PoRep partition: ~29 GB of rows, A ~11 GB).
+  std::array<circuit::CsrRows<Fr>, 3> rows = cs.take_rows();
+  io::SparseMatrix* out[3] = {&r.A, &r.B, &r.C};
+  for (size_t m = 0; m < 3; ++m) {
+    fill_matrix(rows[m], cs.num_inputs(), *out[m]);
+    rows[m] = circuit::CsrRows<Fr>{};
+  }
   return r;
 }
 
