@@ -27,6 +27,9 @@ namespace {
 
 using Fr = PoseidonFr;
 
+// Circuits up to this many constraints keep their rows to check every witness against them.
+constexpr uint64_t kCheckedConstraints = uint64_t(1) << 24;
+
 bool is_post(ProofKind k) { return k == ProofKind::window_post || k == ProofKind::winning_post; }
 bool is_snap(ProofKind k) { return k == ProofKind::snap_deals || k == ProofKind::snap_deals_poseidon; }
 
@@ -447,7 +450,14 @@ std::string Prover::ensure_circuit(const FilecoinCircuit& c) {
     const ParamsFile p = read_params(path, pool_, false, /*defer=*/true);
     ParamsLoadStats st;
     groth16::ProvingKey<ec::Bls12381> pk = proving_key_of(p, cs, pool_, false, &st);
-    engine_.register_circuit(id, engine::make_circuit(id, std::move(pk), std::move(cs)));
+    // The key holds the A and B rows the prover evaluates (the PCE). The recorded system is kept
+    // beside it only for circuits small enough that checking every witness against it costs
+    // little (the test sizes); a 32GiB partition's (~26 GB, and a check of 130 M rows per
+    // witness) is dropped: its witnesses come from vanilla proofs checked path by path, and
+    // every proof is self-verified.
+    std::optional<io::R1cs> rows;
+    if (cs.n_constraints <= kCheckedConstraints) rows = std::move(cs);
+    engine_.register_circuit(id, engine::make_circuit(id, std::move(pk), std::move(rows)));
     if (cfg_.log) {
       char line[256];
       std::snprintf(line, sizeof line, ": rows recorded in %.0f ms, %.2f GB of points read in %.0f ms, %.0f ms in all",
