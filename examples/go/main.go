@@ -5,7 +5,10 @@
 // (cuzk_engine_create: "auto" is every GPU, else the CPU), proves WTNS (cuzk_prove), prints
 // proof.json and public.json as snarkjs writes them, and verifies the proof against the loaded
 // key (cuzk_key_verify) and, when given, against a snarkjs verification_key.json (cuzk_verify).
-// It exits 0 only when the proof verifies.
+// Then it proves the same witness through rapidsnark's interface (rapidsnark.h: a prover object
+// from the .zkey's bytes): first into buffers too short, which must give PROVER_ERROR_SHORT_BUFFER
+// with the sizes needed written back, then into buffers of those sizes; that proof is verified
+// too. It exits 0 only when every proof verifies.
 //
 //	PKG_CONFIG_PATH=PREFIX/lib/pkgconfig go build -o prove .
 //	LD_LIBRARY_PATH=PREFIX/lib ./prove [-devices auto] ZKEY WTNS [VK]
@@ -14,7 +17,9 @@ package main
 /*
 #cgo pkg-config: cuzk
 #include <stdlib.h>
+#include <string.h>
 #include <cuzk/cuzk.h>
+#include <cuzk/rapidsnark.h>
 */
 import "C"
 
@@ -116,6 +121,56 @@ func run(devices, zkeyPath, wtnsPath, vkPath string) error {
 		}
 		fmt.Println("verified with verification_key.json")
 	}
+	return proveRapidsnark(key, zkeyPath, wtns)
+}
+
+// proveRapidsnark proves wtns through rapidsnark.h's prover object and verifies the proof with
+// the key loaded through cuzk.h.
+func proveRapidsnark(key *C.cuzk_key, zkeyPath string, wtns []byte) error {
+	zkey, err := os.ReadFile(zkeyPath)
+	if err != nil {
+		return err
+	}
+	var msg [1024]C.char
+	var prover unsafe.Pointer
+	if code := C.groth16_prover_create(&prover, bytesPtr(zkey), C.ulonglong(len(zkey)), &msg[0],
+		C.ulonglong(len(msg))); code != C.PROVER_OK {
+		return fmt.Errorf("groth16_prover_create: %d %s", code, C.GoString(&msg[0]))
+	}
+	defer C.groth16_prover_destroy(prover)
+	// Too short on purpose: nothing written, the sizes needed given back.
+	short := make([]byte, 8)
+	proofLen, publicLen := C.ulonglong(len(short)), C.ulonglong(len(short))
+	code := C.groth16_prover_prove(prover, bytesPtr(wtns), C.ulonglong(len(wtns)), (*C.char)(bytesPtr(short)),
+		&proofLen, (*C.char)(bytesPtr(short)), &publicLen, &msg[0], C.ulonglong(len(msg)))
+	if code != C.PROVER_ERROR_SHORT_BUFFER || proofLen <= C.ulonglong(len(short)) {
+		return fmt.Errorf("groth16_prover_prove into 8 bytes: %d (expected PROVER_ERROR_SHORT_BUFFER), sizes %d %d: %s",
+			code, proofLen, publicLen, C.GoString(&msg[0]))
+	}
+	fmt.Printf("rapidsnark.h: PROVER_ERROR_SHORT_BUFFER, %d and %d bytes needed\n", proofLen, publicLen)
+	// Another proof of the same witness has other random r, s and so may print a digit more: the
+	// buffers are sized as rapidsnark sizes them, for any proof of the key.
+	var maxProof, maxPublic C.ulonglong
+	C.groth16_proof_size(&maxProof)
+	if code := C.groth16_public_size_for_zkey_buf(bytesPtr(zkey), C.ulonglong(len(zkey)), &maxPublic, &msg[0],
+		C.ulonglong(len(msg))); code != C.PROVER_OK {
+		return fmt.Errorf("groth16_public_size_for_zkey_buf: %d %s", code, C.GoString(&msg[0]))
+	}
+	proof, public := make([]byte, maxProof), make([]byte, maxPublic)
+	proofLen, publicLen = C.ulonglong(len(proof)), C.ulonglong(len(public))
+	code = C.groth16_prover_prove(prover, bytesPtr(wtns), C.ulonglong(len(wtns)), (*C.char)(bytesPtr(proof)),
+		&proofLen, (*C.char)(bytesPtr(public)), &publicLen, &msg[0], C.ulonglong(len(msg)))
+	if code != C.PROVER_OK {
+		return fmt.Errorf("groth16_prover_prove: %d %s", code, C.GoString(&msg[0]))
+	}
+	// rapidsnark's buffers hold NUL-terminated text.
+	proof, public = proof[:C.strlen((*C.char)(bytesPtr(proof)))], public[:C.strlen((*C.char)(bytesPtr(public)))]
+	var e errBuf
+	if err := e.check(C.cuzk_key_verify(key, (*C.char)(bytesPtr(proof)), C.size_t(len(proof)),
+		(*C.char)(bytesPtr(public)), C.size_t(len(public)), e.ptr(), e.len())); err != nil {
+		return fmt.Errorf("cuzk_key_verify of the rapidsnark.h proof: %w", err)
+	}
+	fmt.Println("verified the rapidsnark.h proof with the key")
 	return nil
 }
 

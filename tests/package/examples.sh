@@ -39,3 +39,7 @@ case $WHICH in
 esac
 grep -q '"protocol": "groth16"' "$T/out" || { echo "FAIL no proof printed"; exit 1; }
 grep -q '^verified' "$T/out" || { echo "FAIL not verified"; exit 1; }
+if [ "$WHICH" = go ]; then
+  grep -q 'PROVER_ERROR_SHORT_BUFFER' "$T/out" || { echo "FAIL no short-buffer refusal through rapidsnark.h"; exit 1; }
+  grep -q '^verified the rapidsnark.h proof' "$T/out" || { echo "FAIL rapidsnark.h proof not verified"; exit 1; }
+fi
