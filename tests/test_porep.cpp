@@ -11,6 +11,7 @@
 #include "filecoin/c1.hpp"
 #include "filecoin/porep_challenges.hpp"
 #include "filecoin/porep_circuit.hpp"
+#include "filecoin/prover.hpp"
 #include "filecoin/seal.hpp"
 #include "filecoin/sha256.hpp"
 #include "testing.hpp"
@@ -350,8 +351,6 @@ CUZK_TEST(porep_c1_output_round_trip_and_refusals) {
   CHECK_THROWS_WITH(parse_c1("c1.json", "{]"), FormatError, "c1.json: invalid JSON");
 }
 
-namespace {
-
 bool same_paths(const std::vector<PorPathLevel>& a, const std::vector<PorPathLevel>& b) {
   if (a.size() != b.size()) return false;
   for (size_t l = 0; l < a.size(); ++l)
@@ -393,8 +392,6 @@ bool same_c1(const C1Output& a, const C1Output& b) {
   return true;
 }
 
-}  // namespace
-
 // The bincode form of a sealed 2KiB sector's C1 output reads to the same C1Output as its JSON;
 // cut short, altered or with a wrong variant tag it is refused, naming the member and its offset.
 CUZK_TEST(porep_c1_bincode_round_trip_and_refusals) {
@@ -425,6 +422,15 @@ CUZK_TEST(porep_c1_bincode_round_trip_and_refusals) {
   CHECK(same_c1(parse_c1_any("c1", bin), from_json));
   CHECK_THROWS_WITH(parse_c1_any("c1", std::span<const uint8_t>()), FormatError,
                     "c1: registered_proof at offset 0: needs 4 bytes, 0 left");
+  // A PoRep proof request carries either form, to the same public inputs.
+  ProofRequest req;
+  req.kind = ProofKind::porep;
+  req.registered_proof = 5;  // StackedDrg2KiBV1_1
+  req.vanilla_proof = bin;
+  const PreparedProof from_bin_request = prepare_proof(req, nullptr);
+  req.vanilla_proof.assign(json.begin(), json.end());
+  const PreparedProof from_json_request = prepare_proof(req, nullptr);
+  CHECK(from_bin_request.partitions() == 1 && from_bin_request.public_inputs == from_json_request.public_inputs);
 
   // The layout's first members: registered_proof u32 (StackedDrg2KiBV1_1 is variant 5),
   // vanilla_proofs u32 (StackedDrg2KiBV1 is 0), one partition, its proofs, then the first proof's
