@@ -1,7 +1,7 @@
 #include "filecoin/c1.hpp"
 
+#include <algorithm>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 #include "filecoin/param_names.hpp"

@@ -1,7 +1,8 @@
 // A PoRep C1 output (filecoin-proofs-api's SealCommitPhase1Output, serde JSON or bincode): what
-// Curio sends for a PoRep proof. Read into the circuit's witness, one PorepWitness per partition, every field
-// checked (a C1 of 50 MB from an unknown source is untrusted input); written for sectors sealed
-// here (tests, `cuzk filecoin seal`).
+// Curio sends for a PoRep proof. Read into the circuit's witness, one PorepWitness per partition,
+// every field checked (a C1 of 50 MB from an unknown source is untrusted input); written for
+// sectors sealed here (tests, `cuzk filecoin seal`). Both forms are read into one intermediate
+// (the Rust structure) that one pass checks and converts.
 //   {"registered_proof": "StackedDrg2KiBV1_1", "vanilla_proofs": {"StackedDrg2KiBV1": [[proof per
 //    challenge] per partition]}, "comm_r": [32 bytes], "comm_d": .., "replica_id": .., "seed": ..,
 //    "ticket": ..}
