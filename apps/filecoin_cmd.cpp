@@ -578,6 +578,9 @@ int filecoin_seal(const Args& a) {
                 to_hex(sealed.comm_d).c_str(), to_hex(sealed.comm_r).c_str(), to_hex(sealed.replica_id).c_str());
   auto at = [&](const char* name) { return (std::filesystem::path(*out) / name).string(); };
   files.emplace_back(at("sector.json"), std::string(head) + "}\n");
+  // The same C1 output in bincode, the other form Curio may send.
+  const std::vector<uint8_t> c1_bin = filecoin::c1_bincode(sealed, t, interactive_seed, ids.ticket, graph, challenges);
+  files.emplace_back(at("c1.bin"), std::string(c1_bin.begin(), c1_bin.end()));
   filecoin::Bytes32 randomness;
   for (auto& x : randomness) x = uint8_t(rs.next());
   randomness[31] &= 0x3f;  // a field element, as Lotus draws it
@@ -641,7 +644,8 @@ int filecoin_seal(const Args& a) {
                                             "\", \"partitions\": " + std::to_string(uc.partitions) + "}\n");
   }
   write_files_atomically(files);
-  std::printf("%s, \"c1\": \"%s\", \"out\": \"%s\"}\n", head, path.c_str(), out->c_str());
+  std::printf("%s, \"c1\": \"%s\", \"c1_bin\": \"%s\", \"out\": \"%s\"}\n", head, path.c_str(), at("c1.bin").c_str(),
+              out->c_str());
   std::fprintf(stderr, "seal: %s sealed in %.1f s, C1 output of %zu bytes\n", *size == "" ? "" : size->c_str(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), c1.size());
   return kExitOk;

@@ -236,6 +236,9 @@ expect_out filecoin-parents-2kib 0 '{"sector_size": 2048, "seal_proof": 0, "api_
 # A test sector sealed and its C1 output checked; one changed label, one changed seed refused.
 "$CUZK" filecoin seal --sector-size 2KiB --out "$T/sector" > /dev/null 2>&1
 expect_out filecoin-check-c1 0 "ok: partition 0: 2687921 constraints satisfied, 39 public inputs as generate_public_inputs gives them" filecoin check-c1 "$T/sector/c1.json"
+expect_out filecoin-check-c1-bincode 0 "ok: partition 0: 2687921 constraints satisfied, 39 public inputs as generate_public_inputs gives them" filecoin check-c1 "$T/sector/c1.bin"
+head -c 1000 "$T/sector/c1.bin" > "$T/sector/cut.bin"
+expect filecoin-check-c1-bincode-cut 1 "vanilla_proofs.StackedDrg2KiBV1[0][0].replica_column_proofs.c_x.column.rows at offset 948: a length of 2 elements" filecoin check-c1 "$T/sector/cut.bin"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['vanilla_proofs']['StackedDrg2KiBV1'][0][1]['replica_column_proofs']['drg_parents'][2]['column']['rows'][1][0] ^= 1; json.dump(d, open(sys.argv[2], 'w'))" "$T/sector/c1.json" "$T/sector/label.json"
 expect_out filecoin-check-c1-label 1 "FAILED: partition 0: row 1620658 of 2687921 unsatisfied" filecoin check-c1 "$T/sector/label.json"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['seed'][3] ^= 1; json.dump(d, open(sys.argv[2], 'w'))" "$T/sector/c1.json" "$T/sector/seed.json"

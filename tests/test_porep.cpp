@@ -11,6 +11,7 @@
 #include "filecoin/c1.hpp"
 #include "filecoin/porep_challenges.hpp"
 #include "filecoin/porep_circuit.hpp"
+#include "filecoin/prover.hpp"
 #include "filecoin/seal.hpp"
 #include "filecoin/sha256.hpp"
 #include "testing.hpp"
@@ -338,12 +339,219 @@ CUZK_TEST(porep_c1_output_round_trip_and_refusals) {
                                              "\"index\":" + std::to_string(challenges[0] ^ 1) + ",")),
                     FormatError, "vanilla_proofs.StackedDrg2KiBV1[0][0].replica_column_proofs.c_x");
   CHECK_THROWS_WITH(parse_c1("c1.json", edit("{\"data\":{\"Single\"", "{\"data\":{\"Sub\"")), FormatError,
-                    "a \"Sub\" proof, expected \"Single\"");
+                    "comm_d_proofs.data.Sub: no member \"base_proof\"");
+  CHECK_THROWS_WITH(parse_c1("c1.json", edit("{\"data\":{\"Single\":{",
+                                             "{\"data\":{\"Sub\":{\"base_proof\":{\"path\":[]},"
+                                             "\"sub_proof\":{\"path\":[]},")),
+                    FormatError, "a \"Sub\" proof, expected \"Single\"");
   Bytes32 other = sd;
   other[0] ^= 1;
   const std::string other_seed = c1_json(sealed, t, other, ids.ticket, graph, {challenges});
   CHECK_THROWS_WITH(parse_c1("c1.json", other_seed), FormatError, "(from replica_id, seed and comm_r)");
   CHECK_THROWS_WITH(parse_c1("c1.json", "{]"), FormatError, "c1.json: invalid JSON");
+}
+
+bool same_paths(const std::vector<PorPathLevel>& a, const std::vector<PorPathLevel>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t l = 0; l < a.size(); ++l)
+    if (a[l].siblings != b[l].siblings || a[l].index != b[l].index) return false;
+  return true;
+}
+
+bool same_columns(const std::vector<PorepColumnWitness>& a, const std::vector<PorepColumnWitness>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t q = 0; q < a.size(); ++q)
+    if (a[q].rows != b[q].rows || !same_paths(a[q].path, b[q].path)) return false;
+  return true;
+}
+
+// Every field of two C1 outputs, the circuit's witness included.
+bool same_c1(const C1Output& a, const C1Output& b) {
+  if (a.proof.name != b.proof.name || a.proof.sector_size != b.proof.sector_size ||
+      a.proof.porep_proof_id != b.proof.porep_proof_id || a.proof.api != b.proof.api || a.proof.kind != b.proof.kind)
+    return false;
+  if (a.config.nodes != b.config.nodes || a.config.layers != b.config.layers ||
+      a.config.challenges != b.config.challenges || a.config.tree.name() != b.config.tree.name())
+    return false;
+  if (a.comm_r != b.comm_r || a.comm_d != b.comm_d || a.replica_id != b.replica_id || a.seed != b.seed ||
+      a.ticket != b.ticket || a.challenges != b.challenges || a.partitions.size() != b.partitions.size())
+    return false;
+  for (size_t k = 0; k < a.partitions.size(); ++k) {
+    const PorepWitness &x = a.partitions[k], &y = b.partitions[k];
+    if (x.replica_id != y.replica_id || x.comm_d != y.comm_d || x.comm_r != y.comm_r ||
+        x.comm_r_last != y.comm_r_last || x.comm_c != y.comm_c || x.challenges.size() != y.challenges.size())
+      return false;
+    for (size_t i = 0; i < x.challenges.size(); ++i) {
+      const PorepChallengeWitness &p = x.challenges[i], &q = y.challenges[i];
+      if (p.challenge != q.challenge || p.data_leaf != q.data_leaf || !same_paths(p.comm_d_path, q.comm_d_path) ||
+          !same_paths(p.comm_r_last_path, q.comm_r_last_path) || !same_paths(p.comm_c_path, q.comm_c_path) ||
+          !same_columns(p.drg_parents, q.drg_parents) || !same_columns(p.exp_parents, q.exp_parents))
+        return false;
+    }
+  }
+  return true;
+}
+
+// The bincode form of a sealed 2KiB sector's C1 output reads to the same C1Output as its JSON;
+// cut short, altered or with a wrong variant tag it is refused, naming the member and its offset.
+CUZK_TEST(porep_c1_bincode_round_trip_and_refusals) {
+  const SealProofType t = seal_proof_type("StackedDrg2KiBV1_1");
+  const PorepSectorConfig sc = porep_sector_config(2048);
+  RandomSource rs(seed() + 4097);
+  std::vector<Fr> data(sc.circuit.nodes);
+  for (Fr& x : data) x = random_field<Fr>(rs);
+  SealIds ids;
+  for (auto& x : ids.ticket) x = uint8_t(rs.next());
+  ids.porep_id = porep_id_of(t.porep_proof_id);
+  const SealedSector sealed = seal_sector(sc.circuit, data, ids);
+  const StackedGraph graph(sc.circuit.nodes, ids.porep_id, t.api);
+  Bytes32 sd;
+  for (auto& x : sd) x = uint8_t(rs.next());
+  const auto challenges = interactive_challenges(sc.circuit.nodes, sealed.replica_id, sd, sc.circuit.challenges, 0);
+  const std::string json = c1_json(sealed, t, sd, ids.ticket, graph, {challenges});
+  const std::vector<uint8_t> bin = c1_bincode(sealed, t, sd, ids.ticket, graph, {challenges});
+  const C1Output from_json = parse_c1("c1.json", json);
+  const C1Output from_bin = parse_c1_bincode("c1.bin", bin);
+  CHECK(same_c1(from_json, from_bin));
+  CHECK(from_bin.partitions.size() == 1 && from_bin.challenges[0] == challenges);
+  // parse_c1_any tells the two apart (JSON from its '{' after any white space).
+  const std::string spaced = " \n\t" + json;
+  CHECK(same_c1(
+      parse_c1_any("c1", std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(spaced.data()), spaced.size())),
+      from_json));
+  CHECK(same_c1(parse_c1_any("c1", bin), from_json));
+  CHECK_THROWS_WITH(parse_c1_any("c1", std::span<const uint8_t>()), FormatError,
+                    "c1: registered_proof at offset 0: needs 4 bytes, 0 left");
+  // A PoRep proof request carries either form, to the same public inputs.
+  ProofRequest req;
+  req.kind = ProofKind::porep;
+  req.registered_proof = 5;  // StackedDrg2KiBV1_1
+  req.vanilla_proof = bin;
+  const PreparedProof from_bin_request = prepare_proof(req, nullptr);
+  req.vanilla_proof.assign(json.begin(), json.end());
+  const PreparedProof from_json_request = prepare_proof(req, nullptr);
+  CHECK(from_bin_request.partitions() == 1 && from_bin_request.public_inputs == from_json_request.public_inputs);
+
+  // The layout's first members: registered_proof u32 (StackedDrg2KiBV1_1 is variant 5),
+  // vanilla_proofs u32 (StackedDrg2KiBV1 is 0), one partition, its proofs, then the first proof's
+  // comm_d_proofs: variant 0 (Single), root at 28, leaf at 60.
+  auto u32_at = [&](size_t at) {
+    return uint32_t(bin[at]) | uint32_t(bin[at + 1]) << 8 | uint32_t(bin[at + 2]) << 16 | uint32_t(bin[at + 3]) << 24;
+  };
+  auto u64_at = [&](size_t at) { return uint64_t(u32_at(at)) | uint64_t(u32_at(at + 4)) << 32; };
+  CHECK_EQ(u32_at(0), 5u);
+  CHECK_EQ(u32_at(4), 0u);
+  CHECK_EQ(u64_at(8), uint64_t(1));
+  CHECK_EQ(u64_at(16), uint64_t(sc.circuit.challenges));
+  CHECK_EQ(u32_at(24), 0u);
+  CHECK(std::equal(bin.end() - 32, bin.end(), ids.ticket.begin()));
+  CHECK(std::equal(bin.end() - 64, bin.end() - 32, sd.begin()));
+
+  auto cut = [&](size_t n) { return parse_c1_bincode("c1.bin", std::span<const uint8_t>(bin.data(), n)); };
+  auto with = [&](size_t at, std::initializer_list<uint8_t> b) {
+    std::vector<uint8_t> v = bin;
+    std::copy(b.begin(), b.end(), v.begin() + std::ptrdiff_t(at));
+    return v;
+  };
+  const std::string p0 = "vanilla_proofs.StackedDrg2KiBV1[0][0]";
+  // Cut short anywhere: refused, naming the member being read.
+  CHECK_THROWS_WITH(cut(2), FormatError, "c1.bin: registered_proof at offset 0: needs 4 bytes, 2 left (cut short)");
+  CHECK_THROWS_WITH(cut(6), FormatError, "c1.bin: vanilla_proofs at offset 4: needs 4 bytes");
+  CHECK_THROWS_WITH(cut(12), FormatError, "vanilla_proofs.StackedDrg2KiBV1 at offset 8: needs 8 bytes");
+  CHECK_THROWS_WITH(cut(40), FormatError,
+                    "vanilla_proofs.StackedDrg2KiBV1[0] at offset 16: a length of " +
+                        std::to_string(sc.circuit.challenges) +
+                        " elements of at least 284 bytes, but 16 bytes are left");
+  CHECK_THROWS_WITH(cut(bin.size() - 161), FormatError,
+                    "vanilla_proofs.StackedDrg2KiBV1[0][" + std::to_string(sc.circuit.challenges - 1) +
+                        "].encoding_proof.node at offset " + std::to_string(bin.size() - 168) +
+                        ": needs 8 bytes, 7 left (cut short)");
+  CHECK_THROWS_WITH(cut(bin.size() - 1), FormatError, "c1.bin: ticket at offset " + std::to_string(bin.size() - 32));
+  CHECK_THROWS_WITH(cut(bin.size() - 40), FormatError, "c1.bin: seed at offset " + std::to_string(bin.size() - 64));
+  for (size_t n : {bin.size() / 7, bin.size() / 3, bin.size() / 2, bin.size() - 200}) {
+    try {
+      cut(n);
+      CHECK_MSG(false, "cut to " << n << " bytes was accepted");
+    } catch (const FormatError& e) {
+      const std::string m = e.what();
+      CHECK_MSG(m.find("c1.bin: vanilla_proofs.StackedDrg2KiBV1[0][") == 0 &&
+                    (m.find("(cut short)") != std::string::npos || m.find("bytes are left") != std::string::npos),
+                m);
+      if (getenv("CUZK_C1_SHOW")) fprintf(stderr, "%s\n", m.c_str());
+    }
+  }
+  std::vector<uint8_t> longer = bin;
+  longer.push_back(0);
+  CHECK_THROWS_WITH(
+      parse_c1_bincode("c1.bin", longer), FormatError,
+      "c1.bin: trailing data at offset " + std::to_string(bin.size()) + ": 1 bytes after the last member");
+  // Wrong variant tags, each named.
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(0, {20})), FormatError,
+                    "c1.bin: registered_proof at offset 0: variant tag 20 is not a RegisteredSealProof (0..19)");
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(4, {5})), FormatError,
+                    "c1.bin: vanilla_proofs at offset 4: variant tag 5 is not a VanillaSealProof (0..4)");
+  CHECK_THROWS_WITH(
+      parse_c1_bincode("c1.bin", with(4, {1})), FormatError,
+      "c1.bin: vanilla_proofs at offset 4: expected {\"StackedDrg2KiBV1\": [...]} for StackedDrg2KiBV1_1, "
+      "found \"StackedDrg8MiBV1\"");
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(0, {6})), FormatError,
+                    "c1.bin: vanilla_proofs at offset 4: expected {\"StackedDrg8MiBV1\"");
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(24, {3})), FormatError,
+                    p0 + ".comm_d_proofs.data at offset 24: variant tag 3, expected 0 Single, 1 Sub or 2 Top");
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(24, {1})), FormatError, p0 + ".comm_d_proofs.data");
+  // Lengths the bytes cannot hold, refused before anything is allocated.
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(15, {0x40})), FormatError,
+                    "vanilla_proofs.StackedDrg2KiBV1 at offset 8: a length of 4611686018427387905 elements");
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(16, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})), FormatError,
+                    "vanilla_proofs.StackedDrg2KiBV1[0] at offset 16: a length of 18446744073709551615");
+  // Altered values: a field element at least r, a root that is not comm_d, a wrong challenge count.
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(59, {0xff})), FormatError,
+                    p0 + ".comm_d_proofs.data.Single.root at offset 28: value: ");
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(28, {uint8_t(bin[28] ^ 1)})), FormatError,
+                    p0 + ".comm_d_proofs at offset 24: its root is not comm_d");
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(16, {uint8_t(bin[16] - 1)})), FormatError,
+                    "c1.bin: trailing data at offset ");
+  // One proof fewer (each proof of this sector has the same size): a wrong count, named.
+  const size_t proof_bytes = (bin.size() - 24 - 160) / sc.circuit.challenges;
+  std::vector<uint8_t> fewer = with(16, {uint8_t(bin[16] - 1)});
+  fewer.erase(fewer.begin() + 24, fewer.begin() + 24 + std::ptrdiff_t(proof_bytes));
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", fewer), FormatError,
+                    "vanilla_proofs.StackedDrg2KiBV1[0] at offset 16: expected " +
+                        std::to_string(sc.circuit.challenges) + " items, found " +
+                        std::to_string(sc.circuit.challenges - 1));
+  CHECK_THROWS_WITH(parse_c1_bincode("c1.bin", with(bin.size() - 64 - 1, {0xff})), FormatError,
+                    "c1.bin: replica_id at offset " + std::to_string(bin.size() - 96) + ": value: ");
+  // Flipped bytes in what the reader checks: lengths, path indices, roots, tags. The first proof's
+  // comm_d_proofs (tree D, binary, 6 levels): tag 24, root 28, leaf 60, path length 92, then per
+  // level l a hashes length at 100 + 48 l, its one hash, its index at 140 + 48 l.
+  const std::string d = p0 + ".comm_d_proofs";
+  auto flipped = [&](size_t at, uint8_t mask) {
+    std::vector<uint8_t> v = bin;
+    v[at] ^= mask;
+    return parse_c1_bincode("c1.bin", v);
+  };
+  CHECK_THROWS_WITH(flipped(92, 1), FormatError, d + ".data.Single.path.path[6].hashes at offset 388: a length of");
+  CHECK_THROWS_WITH(flipped(140, 2), FormatError,
+                    d + ".data.Single.path.path[0].index at offset 140: " + std::to_string(bin[140] ^ 2) +
+                        " is not below the arity 2");
+  CHECK_THROWS_WITH(flipped(140 + 48 * 3, 1), FormatError,
+                    d + " at offset 24: opens node " + std::to_string(challenges[0] ^ 8) + ", but challenge 0");
+  CHECK_THROWS_WITH(flipped(100, 1), FormatError, d + ".data.Single.path.path[");
+  CHECK_THROWS_WITH(
+      flipped(8, 2), FormatError,
+      "vanilla_proofs.StackedDrg2KiBV1[1] at offset " + std::to_string(bin.size() - 160) + ": a length of");
+  CHECK_THROWS_WITH(flipped(24, 1), FormatError, d + ".data.Sub.");
+  // A flipped bit anywhere: refused with the member and its offset named, or (in a value the
+  // reader does not check, such as a sibling hash or a labeling proof's parents, which the
+  // proof's own verification catches) read as it is; never a crash.
+  for (size_t at = 0; at < bin.size(); at += 1 + size_t(rs.next() % 97)) {
+    try {
+      flipped(at, uint8_t(1u << (rs.next() % 8)));
+    } catch (const FormatError& e) {
+      const std::string m = e.what();
+      CHECK_MSG(m.find(" at offset ") != std::string::npos, m);
+    }
+  }
 }
 
 CUZK_TEST(porep_sector_sizes) {

@@ -104,7 +104,7 @@ std::string hex_of(const Fr& x) { return poseidon_fr_to_hex(x); }
 PreparedProof prepare_porep(const ProofRequest& r, ThreadPool* pool) {
   if (r.vanilla_proof.empty()) throw InvalidArgument("vanilla_proof: empty (a PoRep request carries the C1 output)");
   const std::string text(r.vanilla_proof.begin(), r.vanilla_proof.end());
-  auto c1 = std::make_shared<const C1Output>(parse_c1("vanilla_proof (C1 output)", text));
+  auto c1 = std::make_shared<const C1Output>(parse_c1_any("vanilla_proof (C1 output)", r.vanilla_proof));
   if (seal_proof_info(r.registered_proof).name != c1->proof.name)
     throw InvalidArgument("registered_proof " + std::to_string(r.registered_proof) + " (" +
                           seal_proof_info(r.registered_proof).name + ") is not the C1 output's " + c1->proof.name);
