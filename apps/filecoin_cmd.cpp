@@ -894,8 +894,7 @@ int filecoin_prove(const Args& a) {
       return std::vector<uint8_t>(t.begin(), t.end());
     }();
     // The registered proof the C1 output names.
-    const filecoin::C1Output head =
-        filecoin::parse_c1(a.pos[1], std::string(r.vanilla_proof.begin(), r.vanilla_proof.end()));
+    const filecoin::C1Output head = filecoin::parse_c1_any(a.pos[1], r.vanilla_proof);
     while (filecoin::seal_proof_info(r.registered_proof).name != head.proof.name) ++r.registered_proof;
   } else if (kind == filecoin::ProofKind::window_post || kind == filecoin::ProofKind::winning_post) {
     const auto pub = a.get("--public");
@@ -1093,10 +1092,10 @@ std::vector<Command> filecoin_commands() {
       .synopsis("check-post <VPROOF> <PUB.json>")
       .synopsis("parents --sector-size SIZE [--seal-proof ID] [--node N] [--digest]")
       .synopsis("seal --sector-size 2KiB|8MiB|512MiB --out DIR [--seal-proof NAME] [--seed N]")
-      .synopsis("check-c1 <C1.json>")
+      .synopsis("check-c1 <C1.json|C1.bin>")
       .synopsis(
           "setup --insecure --kind porep|window-post|winning-post|snap --sector-size SIZE --params DIR [--seed N]")
-      .synopsis("prove --kind porep --params DIR <C1.json> --out PROOF [--device D] [--seed N]")
+      .synopsis("prove --kind porep --params DIR <C1.json|C1.bin> --out PROOF [--device D] [--seed N]")
       .synopsis("prove --kind window-post|winning-post --params DIR --public PUB.json <VPROOF>... --out PROOF")
       .synopsis("verify --kind porep|window-post|winning-post --params DIR --public PUB.json <PROOF>")
       .synopsis("poseidon --arity A [--tag merkle|const:L|custom:ID] X0 X1 ...")

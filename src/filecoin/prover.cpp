@@ -31,7 +31,6 @@ using Fr = PoseidonFr;
 constexpr uint64_t kCheckedConstraints = uint64_t(1) << 24;
 
 bool is_post(ProofKind k) { return k == ProofKind::window_post || k == ProofKind::winning_post; }
-bool is_snap(ProofKind k) { return k == ProofKind::snap_deals || k == ProofKind::snap_deals_poseidon; }
 
 // The circuit with zeros for every value: its rows are those of every proof of it.
 template <class CS>
@@ -103,7 +102,6 @@ std::string hex_of(const Fr& x) { return poseidon_fr_to_hex(x); }
 
 PreparedProof prepare_porep(const ProofRequest& r, ThreadPool* pool) {
   if (r.vanilla_proof.empty()) throw InvalidArgument("vanilla_proof: empty (a PoRep request carries the C1 output)");
-  const std::string text(r.vanilla_proof.begin(), r.vanilla_proof.end());
   auto c1 = std::make_shared<const C1Output>(parse_c1_any("vanilla_proof (C1 output)", r.vanilla_proof));
   if (seal_proof_info(r.registered_proof).name != c1->proof.name)
     throw InvalidArgument("registered_proof " + std::to_string(r.registered_proof) + " (" +

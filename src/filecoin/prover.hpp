@@ -57,7 +57,7 @@ struct ProofRequest {
   // RegisteredUpdateProof (snap_deals); it fixes the sector size.
   uint64_t registered_proof = 0;
   uint64_t sector_size = 0;            // 0, or the registered proof's (checked)
-  std::vector<uint8_t> vanilla_proof;  // porep: the C1 output (JSON)
+  std::vector<uint8_t> vanilla_proof;  // porep: the C1 output (JSON or bincode)
   // window_post, winning_post: one bincode FallbackPoStSectorProof per sector; snap_deals: one
   // bincode partition proof per partition.
   std::vector<std::vector<uint8_t>> vanilla_proofs;
