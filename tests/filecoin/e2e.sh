@@ -61,7 +61,8 @@ EOF
 
 for k in "${kinds[@]}"; do
   prove "$k" "$device" "$w/$k.bin"
-  [ "$(stat -c %s "$w/$k.bin")" = 192 ] || fail "$k: proof of $(stat -c %s "$w/$k.bin") bytes"
+  size=$(stat -c %s "$w/$k.bin")  # 192 bytes per partition
+  [ "$size" -gt 0 ] && [ $((size % 192)) = 0 ] || fail "$k: proof of $size bytes"
   verify "$k" "$(pub_of "$k")" "$w/$k.bin" > "$w/verify.out" || fail "$k: $(cat "$w/verify.out")"
   echo "ok   $k proved on $device and verified: $(cat "$w/verify.out" | cut -c1-90)"
   if [ "$device" != cpu ]; then
