@@ -110,12 +110,15 @@ refused "porep, a C1 output of another seed" "c1.json" \
   "$bin" filecoin prove --kind porep --params "$P" "$w/c1.json" --out "$w/none.bin" --device cpu
 python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[3000]^=0x10; open(sys.argv[2],'wb').write(b)" \
   "$s/snap-partition-0.vproof" "$w/bad-snap.vproof"
+others=$(ls "$s"/snap-partition-*.vproof | sort -V | tail -n +2)
+# shellcheck disable=SC2086
 refused "snap, a flipped byte in a partition proof" "vanilla_proofs\[0\]" \
-  "$bin" filecoin prove --kind snap --params "$P" --public "$s/snap.json" "$w/bad-snap.vproof" --out "$w/none.bin" \
-  --device cpu
+  "$bin" filecoin prove --kind snap --params "$P" --public "$s/snap.json" "$w/bad-snap.vproof" $others \
+  --out "$w/none.bin" --device cpu
 edit_json "$s/snap.json" "$w/snap.json" "j['comm_r_new'] = '00' + j['comm_r_new'][2:]"
+# shellcheck disable=SC2046
 refused "snap, partition proofs of another comm_r_new" "comm_r_new" \
-  "$bin" filecoin prove --kind snap --params "$P" --public "$w/snap.json" "$s/snap-partition-0.vproof" \
+  "$bin" filecoin prove --kind snap --params "$P" --public "$w/snap.json" $(ls "$s"/snap-partition-*.vproof | sort -V) \
   --out "$w/none.bin" --device cpu
 [ ! -e "$w/none.bin" ] || fail "a refused prove wrote its output"
 echo "e2e: PoRep, WindowPoSt, WinningPoSt and SnapDeals proved on $device, verified, every tampering refused"
