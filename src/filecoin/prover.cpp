@@ -4,7 +4,6 @@
 #include <chrono>
 #include <filesystem>
 
-#include "api/keys.hpp"
 #include "circuit/cs.hpp"
 #include "filecoin/c1.hpp"
 #include "filecoin/params.hpp"
