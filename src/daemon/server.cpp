@@ -1,4 +1,4 @@
-// The daemon's serving loop: the gRPC service cuzk.v1.ProvingEngine and HTTP /metrics and /status
+// The daemon's serving loop: the gRPC service cuzk.groth16.v1.ProvingEngine and HTTP /metrics and /status
 // over the Service; signals; the socket's permissions; the log file. `cuzk daemon`
 // (apps/daemon_cmd.cpp) calls it.
 #include "daemon/server.hpp"
@@ -22,8 +22,8 @@
 #include <sys/un.h>
 #include <thread>
 
+#include "cuzk/groth16/v1/engine.grpc.pb.h"
 #include "cuzk/prove.hpp"
-#include "cuzk/v1/engine.grpc.pb.h"
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"

@@ -1,4 +1,4 @@
-// The daemon's serving loop (`cuzk daemon`): the gRPC service cuzk.v1.ProvingEngine and HTTP
+// The daemon's serving loop (`cuzk daemon`): the gRPC service cuzk.groth16.v1.ProvingEngine and HTTP
 // /metrics and /status over a Service, until SIGTERM or SIGINT.
 #pragma once
 #include <string>
