@@ -470,11 +470,17 @@ curio::EvictSrsResponse CurioService::evict(const curio::EvictSrsRequest& q) {
 void CurioService::metrics(MetricsText& m) {
   std::lock_guard lk(mu_);
   m.family("cuzk_filecoin_proofs_total", "counter", "Filecoin proofs of Curio's API (cuzk.v1), by kind and outcome.");
-  for (auto& [key, n] : ended_)
-    m.sample("cuzk_filecoin_proofs_total",
-             "kind=\"" + curio::ProofKind_Name(curio::ProofKind(key.first)) + "\",outcome=\"" +
-                 curio::AwaitProofResponse::Status_Name(curio::AwaitProofResponse::Status(key.second)) + "\"",
-             double(n));
+  // Every kind and outcome, zeros included (a family is never declared without samples).
+  for (curio::ProofKind k :
+       {curio::POREP_SEAL_COMMIT, curio::SNAP_DEALS_UPDATE, curio::WINDOW_POST_PARTITION, curio::WINNING_POST})
+    for (auto st : {curio::AwaitProofResponse::COMPLETED, curio::AwaitProofResponse::FAILED,
+                    curio::AwaitProofResponse::CANCELLED}) {
+      auto it = ended_.find({int(k), int(st)});
+      m.sample(
+          "cuzk_filecoin_proofs_total",
+          "kind=\"" + curio::ProofKind_Name(k) + "\",outcome=\"" + curio::AwaitProofResponse::Status_Name(st) + "\"",
+          it == ended_.end() ? 0.0 : double(it->second));
+    }
   size_t active = 0;
   for (auto& [id, j] : jobs_) active += j->ended ? 0 : 1;
   m.family("cuzk_filecoin_jobs_active", "gauge", "Filecoin jobs accepted and not ended.");
