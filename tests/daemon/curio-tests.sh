@@ -7,12 +7,20 @@
 # circuit names of PreloadSRS (cuzk's and Curio's), the token over TCP, and the generic API
 # proving on the same daemon.
 #
-# usage: bash tests/daemon/curio-tests.sh path/to/cuzk
+# With FIXTURE (the filecoin_2kib fixture of tests/filecoin/e2e.sh: a 2KiB sector sealed by `cuzk
+# filecoin seal`, its C1 output, PoSt vanilla proofs and public data, and parameter files of
+# `cuzk filecoin setup --insecure` in FIXTURE/P), instead: end to end, a daemon with params_dir
+# FIXTURE/P proves the C1 output (POREP_SEAL_COMMIT, registered proof 5), a WindowPoSt and a
+# WinningPoSt submitted through the generated client, and `cuzk filecoin verify` accepts each proof.
+#
+# usage: bash tests/daemon/curio-tests.sh path/to/cuzk [FIXTURE]
 # Exits 77 (skipped) where python3 has no grpc_tools (Debian's python3-grpc-tools).
 set -u
 set -o pipefail
 
-CUZK=${1:?usage: curio-tests.sh path/to/cuzk}
+CUZK=${1:?usage: curio-tests.sh path/to/cuzk [FIXTURE]}
+FIXTURE=${2:-}
+case $FIXTURE in /* | "") ;; *) FIXTURE=$PWD/$FIXTURE ;; esac
 case $CUZK in /*) ;; *) CUZK=$PWD/$CUZK ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -129,6 +137,13 @@ stop_daemon() {
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
 }
+
+if [ -n "$FIXTURE" ]; then
+  . "$HERE/curio-e2e.sh"
+  echo "curio tests: $pass passed, $fail failed"
+  [ $fail = 0 ]
+  exit
+fi
 
 ############################################################################################
 # Daemon A: a unix socket, [filecoin] params_dir an empty directory (no parameter files).
