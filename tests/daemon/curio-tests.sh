@@ -148,8 +148,9 @@ fi
 ############################################################################################
 # Daemon A: a unix socket, [filecoin] params_dir an empty directory (no parameter files).
 A=unix://$T/a.sock
-mkdir -p "$T/params" "$T/ja"
-conf "$T/a.toml" "$A" "$T/ja" "[filecoin]" "params_dir = \"$T/params\""
+mkdir -p "$T/params" "$T/params-winning" "$T/ja"
+conf "$T/a.toml" "$A" "$T/ja" "[filecoin]" "params_dir = \"$T/params\"" \
+  "winning_post_params_dir = \"$T/params-winning\""
 start_daemon a "$T/a.toml" "$A"
 verdict "daemon A starts with [filecoin] params_dir" a
 APID=$DPID
@@ -205,13 +206,16 @@ rpc "$A" preload circuit_id=wpost-32g
 eq "$CODE" INVALID_ARGUMENT "PreloadSRS wpost-32g (Curio's name) without its .params"
 has "$DETAILS" "window-post-32GiB" "PreloadSRS wpost-32g is the 32GiB WindowPoSt circuit"
 has "$DETAILS" "$T/params/v28-proof-of-spacetime-fallback" "PreloadSRS wpost-32g's refusal names the file"
+rpc "$A" preload circuit_id=winning-32g
+eq "$CODE" INVALID_ARGUMENT "PreloadSRS winning-32g without its .params"
+has "$DETAILS" "$T/params-winning/v28-proof-of-spacetime-fallback" "PreloadSRS winning-32g looks in winning_post_params_dir"
 rpc "$A" preload circuit_id=porep-3g
 eq "$CODE" INVALID_ARGUMENT "PreloadSRS of an unknown circuit"
 has "$DETAILS" "unknown circuit 'porep-3g'" "PreloadSRS's refusal of porep-3g"
 rpc "$A" evict circuit_id=snap-32g
 eq "$CODE" OK "EvictSRS snap-32g (not loaded)"
 eq "$(jv 'd["response"]["was_loaded"]')" False "EvictSRS of a circuit not loaded: was_loaded"
-verdict "4 PreloadSRS takes porep-2KiB and wpost-32g, names the missing .params under params_dir; refuses porep-3g; EvictSRS" a
+verdict "4 PreloadSRS takes porep-2KiB and wpost-32g, names the missing .params under params_dir (winning-32g under winning_post_params_dir); refuses porep-3g; EvictSRS" a
 
 # 5. The generic API on the same daemon: cuzk submit / await prove, and the proofs verify.
 W="$BLS/witness_0.wtns,$BLS/witness_1.wtns"
