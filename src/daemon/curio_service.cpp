@@ -251,6 +251,14 @@ curio::SubmitProofResponse CurioService::submit(const curio::SubmitProofRequest&
     resp.set_queue_position(ahead);
     j->submitting = false;
     jobs_[j->id] = j;
+    // Its circuit is registered now (GetStatus lists it): the one of its kind and sector size
+    // (Curio sends the size; the prover checked it against the registered proof).
+    if (q.sector_size() != 0) {
+      try {
+        circuits_.insert(filecoin::filecoin_circuit(kind, q.sector_size()).id());
+      } catch (const std::exception&) {
+      }
+    }
   }
   cv_.notify_all();
   if (log_)
