@@ -1,4 +1,5 @@
-# Sourced by curio-tests.sh with FIXTURE set: Filecoin proofs of a 2KiB test sector through
+# Sourced by curio-tests.sh with FIXTURE set: Filecoin proofs of a 2KiB test sector (PoRep,
+# WindowPoSt, WinningPoSt, and SnapDeals of its update) through
 # Curio's API, each accepted by `cuzk filecoin verify`; cuzk's own API proving beside them.
 S=$FIXTURE/s2k
 P=$FIXTURE/P
@@ -89,9 +90,25 @@ for k in window-post winning-post; do
 done
 verdict "WindowPoSt (SubmitProof/AwaitProof) and WinningPoSt (Prove) from their vanilla proofs: COMPLETED, cuzk filecoin verify accepts both" e
 
-# 3. Status, preload by Curio's name, cancel of an ended job; cuzk's own API beside it.
+# 3. SnapDeals from its partition proofs, the commitments as 32 raw bytes each.
+snapv() { "$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$S/snap.json" "$1"; }
+parts=$(ls "$S"/snap-partition-*.vproof 2>/dev/null | sort -V | sed 's/^/@/' | paste -sd, -)
+if [ -z "$parts" ] || [ ! -s "$S/snap.json" ]; then
+  note "the fixture has no SnapDeals update (snap.json, snap-partition-*.vproof)"
+else
+  rpc "$E" prove kind=SNAP_DEALS_UPDATE registered_proof="$(snapv registered_update_proof)" vanilla_proofs="$parts" \
+    comm_r_old_hex="$(snapv comm_r_old)" comm_r_new_hex="$(snapv comm_r_new)" comm_d_new_hex="$(snapv comm_d_new)"
+  eq "$CODE" OK "Prove of the SnapDeals update ($DETAILS)"
+  eq "$(status_of)" COMPLETED "the SnapDeals proof's status ($(jv 'd["response"]["result"].get("error_message", "")'))"
+  proof_of snap
+  "$CUZK" filecoin verify --kind snap --params "$P" --public "$S/snap.json" "$T/snap.bin" > "$T/v-snap.out" 2>&1 ||
+    note "cuzk filecoin verify of the SnapDeals proof: $(tail -n 2 "$T/v-snap.out")"
+fi
+verdict "SnapDeals (Prove) from its partition proofs and commitments: COMPLETED, cuzk filecoin verify accepts it" e
+
+# 4. Status, preload by Curio's name, cancel of an ended job; cuzk's own API beside it.
 rpc "$E" status
-eq "$(jv 'd["response"]["total_proofs_completed"]')" 3 "total_proofs_completed"
+eq "$(jv 'd["response"]["total_proofs_completed"]')" 4 "total_proofs_completed"
 has "$(jv '[s["circuit_id"] for s in d["response"]["loaded_srs"]]')" "porep-2KiB" "loaded_srs"
 rpc "$E" preload circuit_id=porep-2k
 eq "$CODE" OK "PreloadSRS porep-2k ($DETAILS)"
@@ -107,5 +124,5 @@ if timeout 60 "$CUZK" submit --daemon "$E" --circuit porep-bls --partitions "$BL
 else
   note "cuzk submit / await on daemon E: $(cat "$T/gsub.err" "$T/gawait.out" 2>/dev/null | tail -n 2)"
 fi
-verdict "GetStatus counts 3 proofs and lists porep-2KiB, PreloadSRS porep-2k, CancelProof of an ended job, GetMetrics; cuzk.groth16.v1 proves beside them" e
+verdict "GetStatus counts 4 proofs and lists porep-2KiB, PreloadSRS porep-2k, CancelProof of an ended job, GetMetrics; cuzk.groth16.v1 proves beside them" e
 stop_daemon "$EPID"

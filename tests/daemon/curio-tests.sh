@@ -10,8 +10,9 @@
 # With FIXTURE (the filecoin_2kib fixture of tests/filecoin/e2e.sh: a 2KiB sector sealed by `cuzk
 # filecoin seal`, its C1 output, PoSt vanilla proofs and public data, and parameter files of
 # `cuzk filecoin setup --insecure` in FIXTURE/P), instead: end to end, a daemon with params_dir
-# FIXTURE/P proves the C1 output (POREP_SEAL_COMMIT, registered proof 5), a WindowPoSt and a
-# WinningPoSt submitted through the generated client, and `cuzk filecoin verify` accepts each proof.
+# FIXTURE/P proves the C1 output (POREP_SEAL_COMMIT, registered proof 5), a WindowPoSt, a
+# WinningPoSt and a SnapDeals update submitted through the generated client, and `cuzk filecoin
+# verify` accepts each proof.
 #
 # usage: bash tests/daemon/curio-tests.sh path/to/cuzk [FIXTURE]
 # Exits 77 (skipped) where python3 has no grpc_tools (Debian's python3-grpc-tools).
