@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "cuzk/groth16/v1/engine.grpc.pb.h"
 #include "cuzk/prove.hpp"
-#include "cuzk/v1/engine.grpc.pb.h"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
@@ -31,6 +31,7 @@ namespace cuzk::app {
 namespace {
 
 namespace detail = daemon::detail;
+namespace v1 = daemon::v1;  // cuzk.groth16.v1
 using cli::Args;
 using cli::UsageError;
 

@@ -7,7 +7,8 @@ namespace cuzk::app {
 Command daemon_command() {
   cli::Command c("daemon", "the proving service: gRPC, HTTP /metrics and /status, jobs journaled");
   c.describe(
-       "The proving service: gRPC cuzk.v1.ProvingEngine on [daemon] listen (unix:///path.sock, mode 0600, or "
+       "The proving service: gRPC cuzk.groth16.v1.ProvingEngine (cuzk's API) and cuzk.v1.ProvingEngine (Curio's, "
+       "Filecoin proofs with [filecoin] params_dir) on [daemon] listen (unix:///path.sock, mode 0600, or "
        "HOST:PORT with a token), HTTP /metrics and /status on status_listen, jobs journaled before they are "
        "acknowledged. Without --config: the bundled examples on every visible GPU (else the CPU). SIGTERM: finishes "
        "or journals the jobs in flight and exits; SIGHUP: reopens daemon.log_file.")

@@ -29,6 +29,10 @@ have_pkg libtomlplusplus-dev || need+=(libtomlplusplus-dev)
 have_pkg libcpp-httplib-dev || need+=(libcpp-httplib-dev)
 have_cmd python3 || need+=(python3)
 have_pkg python3-prometheus-client || need+=(python3-prometheus-client)
+# A client generated from Curio's proving.proto at test time (grpc_tools.protoc) talks to the
+# daemon's Curio service in the tests.
+have_pkg python3-grpc-tools || need+=(python3-grpc-tools)
+have_pkg python3-grpcio || need+=(python3-grpcio)
 have_cmd curl || need+=(curl)
 # The farm's shared queue: libpq, and a PostgreSQL server that the tests start on loopback.
 have_pkg libpq-dev || need+=(libpq-dev)

@@ -44,6 +44,9 @@ r1cs = "/keys/porep.r1cs"
 [[circuits]]
 id = "snap"
 zkey = "/keys/snap.zkey"
+[filecoin]
+params_dir = "/var/tmp/filecoin-proof-parameters"
+winning_post_params_dir = "/fast/params"
 )";
 }  // namespace
 
@@ -73,6 +76,11 @@ CUZK_TEST(daemon_config_reads_every_key) {
   CHECK_EQ(c.circuits[0].r1cs, std::string("/keys/porep.r1cs"));
   CHECK_EQ(c.circuits[1].r1cs, std::string(""));
   CHECK(unix_path(c.listen).empty());
+  CHECK_EQ(c.filecoin.params_dir, std::string("/var/tmp/filecoin-proof-parameters"));
+  CHECK_EQ(c.filecoin.winning_post_params_dir, std::string("/fast/params"));
+  CHECK_EQ(c.filecoin.porep_params_dir, std::string(""));
+  CHECK(c.filecoin.configured());
+  CHECK(!default_config().filecoin.configured());
 }
 
 CUZK_TEST(daemon_config_refuses_what_is_wrong) {
@@ -95,6 +103,10 @@ CUZK_TEST(daemon_config_refuses_what_is_wrong) {
   bad("[daemon]\njournal = \"/tmp/j\"\nlisten = \"\"\n", "daemon.listen: missing");
   bad(head + "[devices]\nmemory = [\"20GiB\", \"lots\"]\n", "devices.memory: not a size: 'lots'");
   bad(head + "[devices]\nmemory = [true]\n", "devices.memory: expected sizes");
+  bad(head + "[filecoin]\nparam_dir = \"/p\"\n", "filecoin.param_dir: unknown key");
+  bad(head + "[filecoin]\nparams_dir = \"params\"\n", "filecoin.params_dir: 'params' is not an absolute path");
+  bad(head + "[filecoin]\nsnap_params_dir = 7\n", "filecoin.snap_params_dir: expected a string");
+  bad(head + "filecoin = 1\n", "daemon.filecoin: unknown key");
 }
 
 // [devices] memory: a size or a bare byte count, one or a list; device-spec errors name the keys.

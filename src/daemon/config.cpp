@@ -193,7 +193,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     throw InvalidArgument(file + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
   Reader r{file};
-  r.known(root, "", {"daemon", "devices", "synthesis", "memory", "circuits", "engine", "queue"});
+  r.known(root, "", {"daemon", "devices", "synthesis", "memory", "circuits", "engine", "queue", "filecoin"});
   Config c = default_config();
   c.source = file;
   c.circuits.clear();
@@ -258,6 +258,20 @@ Config parse_config(const std::string& text, const std::string& file) {
     if (c.lease_s < 0.3) r.fail("queue.lease", "at least 0.3 s");
     c.host_id = r.str(*t, "queue", "host_id", "");
     c.max_attempts = int(r.integer(*t, "queue", "max_attempts", c.max_attempts, 1, 100));
+  }
+  if (auto t = sub(root, "filecoin", r)) {
+    r.known(*t, "filecoin",
+            {"params_dir", "porep_params_dir", "window_post_params_dir", "winning_post_params_dir", "snap_params_dir"});
+    auto& f = c.filecoin;
+    for (auto [key, dir] : {std::pair{"params_dir", &f.params_dir},
+                            {"porep_params_dir", &f.porep_params_dir},
+                            {"window_post_params_dir", &f.window_post_params_dir},
+                            {"winning_post_params_dir", &f.winning_post_params_dir},
+                            {"snap_params_dir", &f.snap_params_dir}}) {
+      *dir = r.str(*t, "filecoin", key, "");
+      if (!dir->empty() && (*dir)[0] != '/')
+        r.fail(std::string("filecoin.") + key, "'" + *dir + "' is not an absolute path");
+    }
   }
   if (auto n = root.get("circuits")) {
     if (!n->is_array_of_tables()) r.fail("circuits", "expected [[circuits]] tables");

@@ -43,10 +43,21 @@ struct Config {
   bool verify = true;  // [engine] verify: self-verify every proof
   // [queue]: "local" (this daemon's journal) or "postgres" (a farm sharing one database)
   std::string queue_backend = "local";
-  std::string queue_dsn;                    // libpq connection string (postgres)
-  double lease_s = 30;                      // a claim's lease, renewed every lease/3 while it runs
-  std::string host_id;                      // this daemon's name in the farm (default: hostname:pid)
-  int max_attempts = 3;                     // a partition failed this often (any hosts) fails its job
+  std::string queue_dsn;  // libpq connection string (postgres)
+  double lease_s = 30;    // a claim's lease, renewed every lease/3 while it runs
+  std::string host_id;    // this daemon's name in the farm (default: hostname:pid)
+  int max_attempts = 3;   // a partition failed this often (any hosts) fails its job
+  // [filecoin]: Curio's API (cuzk.v1.ProvingEngine). The directory of Filecoin's parameter files
+  // (<stem>.params, <stem>.vk): params_dir for every proof kind, or one per kind; a kind with
+  // neither is refused (FAILED_PRECONDITION), naming the setting.
+  struct Filecoin {
+    std::string params_dir;
+    std::string porep_params_dir, window_post_params_dir, winning_post_params_dir, snap_params_dir;
+    bool configured() const {
+      return !params_dir.empty() || !porep_params_dir.empty() || !window_post_params_dir.empty() ||
+             !winning_post_params_dir.empty() || !snap_params_dir.empty();
+    }
+  } filecoin;
   std::string source = "embedded default";  // where it came from (for the log)
 };
 

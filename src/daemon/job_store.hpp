@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/v1/engine.pb.h"
 #include "daemon/config.hpp"
+#include "daemon/generic_api.hpp"
 #include "daemon/witness_files.hpp"
 #include "engine/engine.hpp"
 #include "io/binfile.hpp"

@@ -148,8 +148,8 @@ std::string shard_of(const std::string& job_id) {
   return {hex[(h >> 4) & 15], hex[h & 15]};
 }
 
-std::string ids_of(const cuzk::v1::JournalJob& job) {
-  cuzk::v1::JournalJob ids;
+std::string ids_of(const v1::JournalJob& job) {
+  v1::JournalJob ids;
   ids.set_job_id(job.job_id());
   ids.set_request_id(job.request_id());
   return ids.SerializeAsString();
@@ -273,7 +273,7 @@ void Journal::write_record(const std::string& job_id, const std::string& name, c
   }
 }
 
-void Journal::accept(const cuzk::v1::JournalJob& job, const std::vector<const std::string*>& witnesses) {
+void Journal::accept(const v1::JournalJob& job, const std::vector<const std::string*>& witnesses) {
   std::string head;
   if (!job.SerializeToString(&head)) throw Error("journal: cannot encode job " + job.job_id());
   // Each witness as field 5 (partitions) of JournalJob, appended to the encoded job: the
@@ -293,11 +293,11 @@ void Journal::accept(const cuzk::v1::JournalJob& job, const std::vector<const st
   write_record(job.job_id(), job.job_id() + ".job", ids_of(job), body);
 }
 
-void Journal::finish(const cuzk::v1::JournalJob& job, const cuzk::v1::JournalOutcome& outcome) {
+void Journal::finish(const v1::JournalJob& job, const v1::JournalOutcome& outcome) {
   std::string bytes;
   if (!outcome.SerializeToString(&bytes)) throw Error("journal: cannot encode the result of " + job.job_id());
   write_record(job.job_id(), job.job_id() + ".done", ids_of(job), {bytes});
-  cuzk::v1::JournalJob light = job;
+  v1::JournalJob light = job;
   light.clear_partitions();
   light.clear_partition_files();
   light.set_ended_unix_ms(outcome.ended_unix_ms());
@@ -307,13 +307,13 @@ void Journal::finish(const cuzk::v1::JournalJob& job, const cuzk::v1::JournalOut
   for (auto& f : job.partition_files()) ::unlink(path_of(job.job_id(), f).c_str());
 }
 
-std::optional<cuzk::v1::JournalOutcome> Journal::result(const std::string& job_id, bool* corrupt) {
+std::optional<v1::JournalOutcome> Journal::result(const std::string& job_id, bool* corrupt) {
   if (corrupt) *corrupt = false;
   std::string ids, body;
   bool ids_ok = false, legacy = false;
   const Read r = read_record(path_of(job_id, job_id + ".done"), ids, body, ids_ok, legacy);
   if (r == Read::Missing) return std::nullopt;
-  cuzk::v1::JournalOutcome o;
+  v1::JournalOutcome o;
   if (r == Read::Ok && o.ParseFromString(body)) return o;
   quarantine(job_id, job_id + ".done");
   if (corrupt) *corrupt = true;
@@ -414,7 +414,7 @@ std::vector<Journal::Entry> Journal::load(const std::function<void(const std::st
     const Read r = read_record(path_of(id, id + ".job"), ids, body, ids_ok, legacy);
     if (r != Read::Ok || !e.job.ParseFromString(body) || e.job.job_id() != id) {
       e.job.Clear();
-      cuzk::v1::JournalJob known;
+      v1::JournalJob known;
       if (ids_ok && known.ParseFromString(ids) && known.job_id() == id) e.job.set_request_id(known.request_id());
       e.job.set_job_id(id);
       quarantine(id, id + ".job");

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/v1/engine.pb.h"
+#include "daemon/generic_api.hpp"
 
 namespace cuzk::daemon {
 
@@ -37,10 +37,10 @@ class Journal {
 
   // A job as load() found it.
   struct Entry {
-    cuzk::v1::JournalJob job;  // with ended_unix_ms set once its result is on disk
+    v1::JournalJob job;  // with ended_unix_ms set once its result is on disk
     // The result, read at start only where the job's record does not say it ended (a record of
     // the first format, or a crash between the two writes of finish()).
-    std::optional<cuzk::v1::JournalOutcome> outcome;
+    std::optional<v1::JournalOutcome> outcome;
     // What load() did about a corrupt record of this job ("" when none): the job's record
     // (then `job` has its ids only, as far as they survived) or its result was quarantined.
     std::string corrupt;
@@ -53,13 +53,13 @@ class Journal {
 
   // Durable before they return (file and directory synced); on an error nothing of it stays.
   // `witnesses`: written into the record as its partitions, without a copy of the job.
-  void accept(const cuzk::v1::JournalJob& job, const std::vector<const std::string*>& witnesses = {});
+  void accept(const v1::JournalJob& job, const std::vector<const std::string*>& witnesses = {});
   // Writes the result, then the job's record again without its witnesses, saying it ended, and
   // drops its witness files.
-  void finish(const cuzk::v1::JournalJob& job, const cuzk::v1::JournalOutcome& outcome);
+  void finish(const v1::JournalJob& job, const v1::JournalOutcome& outcome);
   // A job's result, read back (nullopt when it has none). A corrupt one is quarantined and
   // `corrupt` set.
-  std::optional<cuzk::v1::JournalOutcome> result(const std::string& job_id, bool* corrupt = nullptr);
+  std::optional<v1::JournalOutcome> result(const std::string& job_id, bool* corrupt = nullptr);
   // The job's files, each by its name: no directory is listed.
   void remove(const std::string& job_id);
   // Moves a job's witness files into the journal (<job>.p<i>.wtns, synced); returns their names.

@@ -1,4 +1,5 @@
-// The daemon's serving loop: the gRPC service cuzk.v1.ProvingEngine and HTTP /metrics and /status
+// The daemon's serving loop: the gRPC services cuzk.groth16.v1.ProvingEngine (cuzk's) and
+// cuzk.v1.ProvingEngine (Curio's) on one server, and HTTP /metrics and /status
 // over the Service; signals; the socket's permissions; the log file. `cuzk daemon`
 // (apps/daemon_cmd.cpp) calls it.
 #include "daemon/server.hpp"
@@ -22,8 +23,10 @@
 #include <sys/un.h>
 #include <thread>
 
+#include "cuzk/groth16/v1/engine.grpc.pb.h"
 #include "cuzk/prove.hpp"
-#include "cuzk/v1/engine.grpc.pb.h"
+#include "cuzk/v1/proving.grpc.pb.h"
+#include "daemon/curio_service.hpp"
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
@@ -102,13 +105,49 @@ class Upload {
   FILE* f_ = nullptr;
 };
 
-// The gRPC service. It is listening before the Service behind it exists (the addresses are taken
-// first, so that a daemon that cannot have them does nothing else); until ready() it answers
-// UNAVAILABLE.
+// What every gRPC service of the daemon does first: the token, when the daemon has one; the
+// Service, once it exists (the services are listening before it: the addresses are taken first,
+// so that a daemon that cannot have them does nothing else; until ready() they answer
+// UNAVAILABLE); then errors as status codes.
+class Gate {
+ public:
+  explicit Gate(std::string token) : token_(std::move(token)) {}
+  void ready(daemon::Service& s) { svc_.store(&s); }
+  daemon::Service& service() { return *svc_.load(); }
+  template <class F>
+  grpc::Status guard(grpc::ServerContext* c, F f) {
+    daemon::Service* svc = svc_.load();
+    if (!token_.empty()) {
+      auto md = c->client_metadata();
+      auto it = md.find("authorization");
+      const std::string want = "Bearer " + token_;
+      if (it == md.end() || !same_secret(std::string(it->second.data(), it->second.size()), want)) {
+        if (svc) svc->count_rejected();
+        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                            it == md.end() ? "this daemon needs a token (--token or CUZK_TOKEN)" : "wrong token");
+      }
+    }
+    if (!svc) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the daemon is starting");
+    try {
+      f();
+      return grpc::Status::OK;
+    } catch (const Rejected& e) {
+      svc->count_rejected();
+      return grpc::Status(code_of(e.code), e.what());
+    } catch (const std::exception& e) {
+      return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+    }
+  }
+
+ private:
+  std::atomic<daemon::Service*> svc_{nullptr};
+  std::string token_;
+};
+
+// cuzk's own service, cuzk.groth16.v1.ProvingEngine.
 class Rpc final : public v1::ProvingEngine::Service {
  public:
-  Rpc(std::string token, Log log) : token_(std::move(token)), log_(std::move(log)) {}
-  void ready(daemon::Service& s) { svc_.store(&s); }
+  Rpc(Gate& gate, Log log) : gate_(gate), log_(std::move(log)) {}
 
   grpc::Status SubmitProof(grpc::ServerContext* c, const v1::SubmitProofRequest* q,
                            v1::SubmitProofResponse* r) override {
@@ -177,7 +216,7 @@ class Rpc final : public v1::ProvingEngine::Service {
   }
 
  private:
-  daemon::Service& s() { return *svc_.load(); }
+  daemon::Service& s() { return gate_.service(); }
   // The witnesses of a stream, after its header: in order, each piece inside the journal room
   // reserved for the stream (grown first when a piece goes beyond what the header announced).
   void receive(grpc::ServerReader<v1::SubmitChunk>& in, uint32_t n, Upload& up, detail::RequestDigest& d,
@@ -226,31 +265,54 @@ class Rpc final : public v1::ProvingEngine::Service {
   }
   template <class F>
   grpc::Status guard(grpc::ServerContext* c, F f) {
-    daemon::Service* svc = svc_.load();
-    if (!token_.empty()) {
-      auto md = c->client_metadata();
-      auto it = md.find("authorization");
-      const std::string want = "Bearer " + token_;
-      if (it == md.end() || !same_secret(std::string(it->second.data(), it->second.size()), want)) {
-        if (svc) svc->count_rejected();
-        return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                            it == md.end() ? "this daemon needs a token (--token or CUZK_TOKEN)" : "wrong token");
-      }
-    }
-    if (!svc) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the daemon is starting");
-    try {
-      f();
-      return grpc::Status::OK;
-    } catch (const Rejected& e) {
-      svc->count_rejected();
-      return grpc::Status(code_of(e.code), e.what());
-    } catch (const std::exception& e) {
-      return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
-    }
+    return gate_.guard(c, f);
   }
-  std::atomic<daemon::Service*> svc_{nullptr};
-  std::string token_;
+  Gate& gate_;
   Log log_;
+};
+
+// Curio's service, cuzk.v1.ProvingEngine (curio_service.hpp), on the same server and engine.
+class CurioRpc final : public curio::ProvingEngine::Service {
+ public:
+  explicit CurioRpc(Gate& gate) : gate_(gate) {}
+
+  grpc::Status SubmitProof(grpc::ServerContext* c, const curio::SubmitProofRequest* q,
+                           curio::SubmitProofResponse* r) override {
+    return gate_.guard(c, [&] { *r = s().submit(*q); });
+  }
+  grpc::Status AwaitProof(grpc::ServerContext* c, const curio::AwaitProofRequest* q,
+                          curio::AwaitProofResponse* r) override {
+    return gate_.guard(c, [&] { *r = s().await(q->job_id(), q->timeout_ms(), [c] { return c->IsCancelled(); }); });
+  }
+  // A client that goes away leaves its job running: the same request_id again finds it.
+  grpc::Status Prove(grpc::ServerContext* c, const curio::ProveRequest* q, curio::ProveResponse* r) override {
+    return gate_.guard(c, [&] {
+      const curio::SubmitProofResponse sub = s().submit(q->submit());
+      *r->mutable_result() = s().await(sub.job_id(), 0, [c] { return c->IsCancelled(); });
+    });
+  }
+  grpc::Status CancelProof(grpc::ServerContext* c, const curio::CancelProofRequest* q,
+                           curio::CancelProofResponse* r) override {
+    return gate_.guard(c, [&] { *r = s().cancel(*q); });
+  }
+  grpc::Status GetStatus(grpc::ServerContext* c, const curio::GetStatusRequest*, curio::GetStatusResponse* r) override {
+    return gate_.guard(c, [&] { *r = s().status(); });
+  }
+  grpc::Status GetMetrics(grpc::ServerContext* c, const curio::GetMetricsRequest*,
+                          curio::GetMetricsResponse* r) override {
+    return gate_.guard(c, [&] { r->set_prometheus_text(gate_.service().metrics_text()); });
+  }
+  grpc::Status PreloadSRS(grpc::ServerContext* c, const curio::PreloadSrsRequest* q,
+                          curio::PreloadSrsResponse* r) override {
+    return gate_.guard(c, [&] { *r = s().preload(*q); });
+  }
+  grpc::Status EvictSRS(grpc::ServerContext* c, const curio::EvictSrsRequest* q, curio::EvictSrsResponse* r) override {
+    return gate_.guard(c, [&] { *r = s().evict(*q); });
+  }
+
+ private:
+  CurioService& s() { return gate_.service().curio(); }
+  Gate& gate_;
 };
 
 // Another daemon answering on `path`?
@@ -411,11 +473,14 @@ int serve(const std::string& config_path) {
     return 1;
   };
 
-  Rpc rpc(cfg.token, log_line);
+  Gate gate(cfg.token);
+  Rpc rpc(gate, log_line);
+  CurioRpc curio_rpc(gate);
   grpc::ServerBuilder b;
   int port = 0;
   b.AddListeningPort(cfg.listen, grpc::InsecureServerCredentials(), &port);
   b.RegisterService(&rpc);
+  b.RegisterService(&curio_rpc);
   b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a second daemon on this address fails to bind
   const size_t lim = std::min<size_t>(size_t(INT32_MAX), cfg.max_request_bytes + (size_t(64) << 20));
   b.SetMaxReceiveMessageSize(int(lim));
@@ -450,7 +515,7 @@ int serve(const std::string& config_path) {
   } catch (const std::exception& e) {
     return give_up(server, e.what());
   }
-  rpc.ready(*svc);
+  gate.ready(*svc);
   if (!cfg.status_listen.empty()) http_thread = std::thread([&] { http.listen_after_bind(); });
   log_line("listening on " +
            (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +

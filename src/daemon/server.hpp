@@ -1,4 +1,5 @@
-// The daemon's serving loop (`cuzk daemon`): the gRPC service cuzk.v1.ProvingEngine and HTTP
+// The daemon's serving loop (`cuzk daemon`): the gRPC services cuzk.groth16.v1.ProvingEngine and
+// cuzk.v1.ProvingEngine (Curio's) and HTTP
 // /metrics and /status over a Service, until SIGTERM or SIGINT.
 #pragma once
 #include <string>

@@ -8,6 +8,7 @@
 
 #include "api/keys.hpp"
 #include "cuzk/prove.hpp"
+#include "daemon/curio_service.hpp"
 #include "daemon/service_util.hpp"
 #include "io/binfile.hpp"
 #include "io/json.hpp"
@@ -28,10 +29,10 @@ Service::Service(Config cfg, Log log)
   auto say = [&](const std::string& s) {
     if (log_) log_(s);
   };
-  if (cfg_.circuits.empty())
+  if (cfg_.circuits.empty() && !cfg_.filecoin.configured())
     throw InvalidArgument(cfg_.source +
-                          ": no circuits ([[circuits]] with an id and a zkey): the daemon would serve "
-                          "nothing");
+                          ": no circuits ([[circuits]] with an id and a zkey) and no [filecoin] params_dir: the "
+                          "daemon would serve nothing");
   witness_dirs_ = std::make_unique<WitnessDirs>(cfg_.witness_dirs);
   // Devices: the config's names and sizes through the one parser (errors name the config keys).
   engine::EngineConfig ec;
@@ -72,11 +73,13 @@ Service::Service(Config cfg, Log log)
   // Where the jobs live: the local journal, or a farm's database.
   const StoreContext ctx{cfg_, log_, *engine_, circuits_, *witness_dirs_, stats_, budget_, space_};
   store_ = cfg_.queue_backend == "postgres" ? make_farm_store(ctx) : make_journal_store(ctx);
+  curio_ = std::make_unique<CurioService>(cfg_, *engine_, log_);
   store_->start();
 }
 
 Service::~Service() {
   shutdown(0);
+  curio_.reset();  // cancels its jobs still running
   engine_.reset();
 }
 
@@ -445,6 +448,7 @@ std::string Service::metrics_text() {
   for (auto& d : s.devices())
     m.sample("cuzk_device_resident_keys", "device=\"" + esc(d.name()) + "\"", double(d.resident_keys_size()));
   store_->metrics(s, m);
+  curio_->metrics(m);
   return m.text();
 }
 
@@ -493,6 +497,13 @@ v1::SrsResponse Service::evict(const v1::SrsRequest& req) {
   return r;
 }
 
-void Service::shutdown(double grace_s) { store_->stop(grace_s); }
+void Service::shutdown(double grace_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+  curio_->stop_accepting();
+  store_->stop(grace_s);
+  // Filecoin jobs are not journaled: those still running at the deadline are cancelled (Curio
+  // submits them again).
+  curio_->wait_idle(std::chrono::time_point_cast<std::chrono::steady_clock::duration>(deadline));
+}
 
 }  // namespace cuzk::daemon

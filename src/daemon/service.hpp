@@ -8,14 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "cuzk/v1/engine.pb.h"
 #include "daemon/config.hpp"
+#include "daemon/generic_api.hpp"
 #include "daemon/job_store.hpp"
 #include "daemon/witness_files.hpp"
 #include "engine/engine.hpp"
 #include "io/binfile.hpp"
 
 namespace cuzk::daemon {
+
+class CurioService;  // curio_service.hpp
 
 class Service {
  public:
@@ -53,6 +55,8 @@ class Service {
   // again). The engine goes with the Service.
   void shutdown(double grace_s);
   const Config& config() const { return cfg_; }
+  // Curio's API (cuzk.v1) on the same engine.
+  CurioService& curio() { return *curio_; }
 
  private:
   size_t validate(const v1::SubmitProofRequest& req);
@@ -72,7 +76,8 @@ class Service {
   JournalSpace space_;
   std::unique_ptr<engine::Engine> engine_;
   Circuits circuits_;
-  std::unique_ptr<JobStore> store_;  // uses everything above
+  std::unique_ptr<JobStore> store_;      // uses everything above
+  std::unique_ptr<CurioService> curio_;  // uses the engine
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

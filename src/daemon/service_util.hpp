@@ -9,7 +9,7 @@
 #include <sys/random.h>
 
 #include "cuzk/prove.hpp"
-#include "cuzk/v1/engine.pb.h"
+#include "daemon/generic_api.hpp"
 #include "engine/engine.hpp"
 #include "engine/record.hpp"
 

@@ -11,7 +11,7 @@
 #include <iterator>
 #include <string>
 
-#include "cuzk/v1/engine.grpc.pb.h"
+#include "cuzk/groth16/v1/engine.grpc.pb.h"
 
 namespace {
 
@@ -30,7 +30,7 @@ const char* code_name(grpc::StatusCode c) {
   }
 }
 
-int report(const grpc::Status& s, const cuzk::v1::SubmitProofResponse& r) {
+int report(const grpc::Status& s, const cuzk::groth16::v1::SubmitProofResponse& r) {
   if (s.ok()) {
     std::printf("OK %s\n", r.job_id().c_str());
     return 0;
@@ -47,28 +47,28 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string addr = argv[1], mode = argv[2], circuit = argv[3];
-  auto stub = cuzk::v1::ProvingEngine::NewStub(grpc::CreateChannel(addr, grpc::InsecureChannelCredentials()));
+  auto stub = cuzk::groth16::v1::ProvingEngine::NewStub(grpc::CreateChannel(addr, grpc::InsecureChannelCredentials()));
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  cuzk::v1::SubmitProofResponse r;
+  cuzk::groth16::v1::SubmitProofResponse r;
   if (mode == "nul-path" && argc == 6) {
-    cuzk::v1::SubmitProofRequest q;
+    cuzk::groth16::v1::SubmitProofRequest q;
     q.set_circuit_id(circuit);
-    q.set_kind(cuzk::v1::GROTH16);
+    q.set_kind(cuzk::groth16::v1::GROTH16);
     q.add_partition_paths(std::string(argv[4]) + std::string(1, '\0') + argv[5]);
     return report(stub->SubmitProof(&ctx, q, &r), r);
   }
   if (mode == "second-header" && argc == 5) {
     std::ifstream f(argv[4], std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    cuzk::v1::SubmitChunk head;
+    cuzk::groth16::v1::SubmitChunk head;
     head.mutable_header()->set_circuit_id(circuit);
-    head.mutable_header()->set_kind(cuzk::v1::GROTH16);
+    head.mutable_header()->set_kind(cuzk::groth16::v1::GROTH16);
     head.set_partitions(1);
     auto w = stub->SubmitProofStream(&ctx, &r);
     w->Write(head);
     w->Write(head);  // index 0, no data: looks like the first piece of witness 0
-    cuzk::v1::SubmitChunk piece;
+    cuzk::groth16::v1::SubmitChunk piece;
     piece.set_index(0);
     piece.set_data(bytes);
     w->Write(piece);

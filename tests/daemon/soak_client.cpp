@@ -32,11 +32,11 @@
 #include <thread>
 #include <vector>
 
-#include "cuzk/v1/engine.grpc.pb.h"
+#include "cuzk/groth16/v1/engine.grpc.pb.h"
 
 namespace {
 
-namespace v1 = cuzk::v1;
+namespace v1 = cuzk::groth16::v1;
 using Clock = std::chrono::steady_clock;
 
 const char* code_name(grpc::StatusCode c) {

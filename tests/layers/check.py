@@ -45,7 +45,7 @@ for f in folders:
                 top = target.split("/")[0]
                 checked += 1
                 if top == "cuzk":
-                    if target.startswith("cuzk/v1/"):  # the generated gRPC messages
+                    if target.startswith(("cuzk/v1/", "cuzk/groth16/v1/")):  # the generated gRPC messages
                         if f != "daemon":
                             bad.append(f"{rel}:{lineno}: includes {target} (the wire API is the daemon's)")
                     elif f in rank and "api" in rank and rank[f] < rank["api"]:
