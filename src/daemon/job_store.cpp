@@ -1,7 +1,12 @@
 #include "daemon/job_store.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <utility>
 
@@ -92,6 +97,39 @@ void MetricsText::sample(const char* name, const std::string& labels, double v) 
   char buf[512];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   out_ += std::string(name) + (labels.empty() ? "" : "{" + labels + "}") + " " + buf + "\n";
+}
+
+void process_metrics(MetricsText& m, double start_time_s) {
+  long pages_total = 0, pages_resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages_total, &pages_resident) != 2) pages_total = pages_resident = 0;
+    std::fclose(f);
+  }
+  const double page = double(::sysconf(_SC_PAGESIZE));
+  m.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+  m.sample("process_resident_memory_bytes", "", double(pages_resident) * page);
+  m.family("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+  m.sample("process_virtual_memory_bytes", "", double(pages_total) * page);
+  size_t fds = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec))
+    ++fds;
+  m.family("process_open_fds", "gauge", "Number of open file descriptors.");
+  m.sample("process_open_fds", "", double(fds));
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    m.family("process_max_fds", "gauge", "Maximum number of open file descriptors.");
+    m.sample("process_max_fds", "", lim.rlim_cur == RLIM_INFINITY ? INFINITY : double(lim.rlim_cur));
+  }
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  const double cpu =
+      double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  m.family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+  m.sample("process_cpu_seconds_total", "", cpu);
+  m.family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
+  m.sample("process_start_time_seconds", "", start_time_s);
 }
 
 std::string MetricsText::escape(const std::string& v) {

@@ -137,6 +137,10 @@ class MetricsText {
   std::string out_;
 };
 
+// The process_* families every Prometheus client exports (resident and virtual memory, open and
+// maximum file descriptors, CPU seconds, start time), from /proc/self and getrusage.
+void process_metrics(MetricsText& m, double start_time_s);
+
 // What a store works with. All of it is the service's and outlives the store; the engine and the
 // circuits are ready before the store starts.
 struct StoreContext {

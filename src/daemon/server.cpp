@@ -27,6 +27,7 @@
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "daemon/curio_service.hpp"
+#include "daemon/notify.hpp"
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
@@ -517,13 +518,22 @@ int serve(const std::string& config_path) {
   }
   gate.ready(*svc);
   if (!cfg.status_listen.empty()) http_thread = std::thread([&] { http.listen_after_bind(); });
-  log_line("listening on " +
-           (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +
-           (cfg.status_listen.empty() ? ""
-                                      : "; status on http://" + cfg.status_listen + "/status and /metrics" +
-                                            (cfg.status_auth ? " (token required)" : "")));
+  const std::string serving =
+      "listening on " +
+      (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +
+      (cfg.status_listen.empty() ? ""
+                                 : "; status on http://" + cfg.status_listen + "/status and /metrics" +
+                                       (cfg.status_auth ? " (token required)" : ""));
+  log_line(serving);
+  // systemd (Type=notify): ready now; the watchdog's pings while the daemon runs.
+  sd_notify_state("READY=1\nSTATUS=" + serving + "\nMAINPID=" + std::to_string(::getpid()));
+  std::optional<Watchdog> watchdog;
+  watchdog.emplace();
+  if (watchdog->interval_s() > 0)
+    log_line("systemd watchdog: WATCHDOG=1 every " + std::to_string(watchdog->interval_s()) + " s");
 
   const int sig = wait_for_stop(sigs, log_file);
+  sd_notify_state("STOPPING=1\nSTATUS=stopping: finishing the jobs in flight");
   log_line(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + ": no new jobs; finishing those in flight");
   svc->shutdown(cfg.shutdown_grace_s);  // the engine stays until nothing can call into it
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -396,12 +396,14 @@ std::string Service::metrics_text() {
   m.family("cuzk_uptime_seconds", "gauge", "Seconds since the daemon started.");
   m.sample("cuzk_uptime_seconds", "", s.uptime_s());
   const auto& k = s.counters();
-  m.family("cuzk_jobs_total", "counter", "Jobs by how they ended (submitted counts acceptances).");
-  m.sample("cuzk_jobs_total", "state=\"submitted\"", double(k.jobs_submitted()));
-  m.sample("cuzk_jobs_total", "state=\"done\"", double(k.jobs_done()));
-  m.sample("cuzk_jobs_total", "state=\"failed\"", double(k.jobs_failed()));
-  m.sample("cuzk_jobs_total", "state=\"cancelled\"", double(k.jobs_cancelled()));
-  m.sample("cuzk_jobs_total", "state=\"recovered\"", double(k.jobs_recovered()));
+  m.family("cuzk_jobs_accepted_total", "counter", "Jobs accepted (SubmitProof answered with a job id).");
+  m.sample("cuzk_jobs_accepted_total", "", double(k.jobs_submitted()));
+  m.family("cuzk_jobs_ended_total", "counter", "Jobs ended, by outcome.");
+  m.sample("cuzk_jobs_ended_total", "outcome=\"done\"", double(k.jobs_done()));
+  m.sample("cuzk_jobs_ended_total", "outcome=\"failed\"", double(k.jobs_failed()));
+  m.sample("cuzk_jobs_ended_total", "outcome=\"cancelled\"", double(k.jobs_cancelled()));
+  m.family("cuzk_jobs_recovered_total", "counter", "Jobs taken up again from the journal after a restart.");
+  m.sample("cuzk_jobs_recovered_total", "", double(k.jobs_recovered()));
   m.family("cuzk_partitions_total", "counter", "Partitions proved, and retried on another device.");
   m.sample("cuzk_partitions_total", "outcome=\"done\"", double(k.partitions_done()));
   m.sample("cuzk_partitions_total", "outcome=\"retried\"", double(k.partitions_retried()));
@@ -439,8 +441,10 @@ std::string Service::metrics_text() {
     m.sample("cuzk_device_memory_bytes", l + "\"free\"", double(d.memory_free()));
     m.sample("cuzk_device_memory_bytes", l + "\"reserved\"", double(d.memory_reserved()));
   }
-  m.family("cuzk_device_busy_ratio", "gauge", "Share of the uptime the device's kernel lock was held.");
-  for (auto& d : s.devices()) m.sample("cuzk_device_busy_ratio", "device=\"" + esc(d.name()) + "\"", d.busy_fraction());
+  // Busy time as a counter: a rate() of it is the share of the time the device was busy.
+  m.family("cuzk_device_busy_seconds_total", "counter", "Seconds the device's kernel lock was held (its kernels).");
+  for (auto& d : s.devices())
+    m.sample("cuzk_device_busy_seconds_total", "device=\"" + esc(d.name()) + "\"", d.busy_fraction() * s.uptime_s());
   m.family("cuzk_device_partitions_total", "counter", "Partitions whose kernels ran on the device.");
   for (auto& d : s.devices())
     m.sample("cuzk_device_partitions_total", "device=\"" + esc(d.name()) + "\"", double(d.partitions()));
@@ -449,6 +453,7 @@ std::string Service::metrics_text() {
     m.sample("cuzk_device_resident_keys", "device=\"" + esc(d.name()) + "\"", double(d.resident_keys_size()));
   store_->metrics(s, m);
   curio_->metrics(m);
+  process_metrics(m, started_wall_s_);
   return m.text();
 }
 

@@ -79,6 +79,10 @@ class Service {
   std::unique_ptr<JobStore> store_;      // uses everything above
   std::unique_ptr<CurioService> curio_;  // uses the engine
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  double started_wall_s_ =
+      double(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                 .count()) /
+      1e3;
 };
 
 }  // namespace cuzk::daemon

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the Prometheus text exposition (format 0.0.4) that cuzk serves on /metrics.
 
-usage: check_metrics.py URL [--expect 'name{label="v",...}=VALUE' ...]
+usage: check_metrics.py URL [--expect 'name{label="v",...}=VALUE' ...] [--present FAMILY ...]
 
 The text is fetched once and checked twice: by prometheus_client's parser (it must parse, and
 every family it finds must carry the HELP and TYPE the text declared), and by the rules of the
@@ -15,7 +15,14 @@ format itself:
   - values are floats as Prometheus writes them (NaN, +Inf, -Inf allowed), counters >= 0;
   - no two samples with the same name and labels;
   - both parsers find the same samples with the same values.
-Each --expect names one sample (labels in any order) and the value it must have.
+And by Prometheus's naming conventions (the lint of promtool check metrics, and more):
+  - names and label names in snake_case, a namespace prefix (cuzk_ or process_);
+  - counters end in _total, nothing else does; no type or "count" word as a unit;
+  - units in names as base units: _seconds, _bytes, _ratio (never _ms, _milliseconds, _kb, _mb,
+    _percent, ...), and a unit word where the name says what is measured (time, memory, size);
+  - the process_* families every client exports are present.
+Each --expect names one sample (labels in any order) and the value it must have; each
+--present names a family that must have at least one sample.
 Prints what it checked; exits 0 if all is well, 1 on any problem, 2 on bad usage.
 """
 
@@ -118,8 +125,12 @@ def main(argv):
     if len(argv) < 1 or argv[0].startswith('-'):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
-    url, expects, i = argv[0], [], 1
+    url, expects, present, i = argv[0], [], [], 1
     while i < len(argv):
+        if argv[i] == '--present' and i + 1 < len(argv):
+            present.append(argv[i + 1])
+            i += 2
+            continue
         if argv[i] == '--expect' and i + 1 < len(argv):
             spec = argv[i + 1]
             sample, sep, value = spec.rpartition('=')
@@ -289,6 +300,41 @@ def main(argv):
                     problem('the parsers disagree on %s: %r vs %r' % (show(k[0], dict(k[1])), a, b))
         if families is not None and len(families) != nfam:
             problem('prometheus_client found %d families, the text rules %d' % (len(families), nfam))
+
+    # Naming conventions.
+    snake = re.compile(r'^[a-z][a-z0-9]*(_[a-z0-9]+)*$')
+    bad_units = ('_ms', '_msec', '_milliseconds', '_us', '_microseconds', '_ns', '_nanoseconds', '_minutes', '_hours',
+                 '_kb', '_mb', '_gb', '_kib', '_mib', '_gib', '_kilobytes', '_megabytes', '_percent', '_pct')
+    for fam, ty in types.items():
+        if not snake.match(fam):
+            problem('naming: %s is not snake_case' % fam)
+        if not (fam.startswith('cuzk_') or fam.startswith('process_')):
+            problem('naming: %s has no cuzk_ (or process_) namespace' % fam)
+        if ty == 'counter' and not fam.endswith('_total'):
+            problem('naming: counter %s does not end in _total' % fam)
+        if ty != 'counter' and fam.endswith('_total'):
+            problem('naming: %s %s ends in _total (counters only)' % (ty, fam))
+        base = fam[:-len('_total')] if fam.endswith('_total') else fam
+        for u in bad_units:
+            if base.endswith(u) or (u + '_') in base + '_':
+                problem('naming: %s uses the unit %s (base units: seconds, bytes, ratio)' % (fam, u[1:]))
+        for w in ('_gauge', '_counter', '_histogram', '_summary'):
+            if w in fam + '_':
+                problem('naming: %s names its type' % fam)
+        if any(x in base for x in ('_time', '_duration', '_latency', '_age', '_uptime')) and not base.endswith('_seconds'):
+            problem('naming: %s measures time but is not in _seconds' % fam)
+        if any(x in base for x in ('_memory', '_size')) and not (base.endswith('_bytes') or base.endswith('_ratio')):
+            problem('naming: %s measures memory or size but is not in _bytes' % fam)
+    for (name, labels) in samples:
+        for lname, _ in labels:
+            if lname != 'le' and not snake.match(lname):
+                problem('naming: label %s of %s is not snake_case' % (lname, name))
+    for fam in present:
+        if not any(n == fam or n.startswith(fam + '_') for n, _ in samples):
+            problem('family %s has no sample' % fam)
+        else:
+            print('present: %s' % fam)
+    print('naming: %d families checked' % len(types))
 
     for name, labels, want in expects:
         got = samples.get(key(name, labels))

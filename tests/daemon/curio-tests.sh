@@ -165,7 +165,7 @@ has "$(jv 'd["response"]["gpus"][0]["name"]')" "sim:0" "the GPU's name"
 eq "$(jv 'd["response"]["total_proofs_completed"]')" 0 "total_proofs_completed"
 rpc "$A" metrics
 eq "$CODE" OK "GetMetrics"
-has "$(jv 'd["response"]["prometheus_text"]')" "cuzk_jobs_total" "GetMetrics"
+has "$(jv 'd["response"]["prometheus_text"]')" "cuzk_jobs_accepted_total" "GetMetrics"
 has "$(jv 'd["response"]["prometheus_text"]')" "cuzk_filecoin_jobs_active 0" "GetMetrics"
 verdict "1 GetStatus lists the device, GetMetrics the daemon's Prometheus text" a
 

@@ -340,8 +340,15 @@ status "$A" "$T/s6.json"
 ver=$(jv "$T/s6.json" "d['version']") commit=$(jv "$T/s6.json" "d['commit']")
 [ -n "$ver" ] || note "no version in the status JSON"
 expects=(--expect "cuzk_build_info{version=\"$ver\",commit=\"$commit\"}=1")
-for c in submitted:jobs_submitted done:jobs_done failed:jobs_failed cancelled:jobs_cancelled recovered:jobs_recovered; do
-  expects+=(--expect "cuzk_jobs_total{state=\"${c%%:*}\"}=$(jv "$T/s6.json" "d['counters']['${c#*:}']")")
+expects+=(--expect "cuzk_jobs_accepted_total=$(jv "$T/s6.json" "d['counters']['jobs_submitted']")")
+expects+=(--expect "cuzk_jobs_recovered_total=$(jv "$T/s6.json" "d['counters']['jobs_recovered']")")
+for c in done:jobs_done failed:jobs_failed cancelled:jobs_cancelled; do
+  expects+=(--expect "cuzk_jobs_ended_total{outcome=\"${c%%:*}\"}=$(jv "$T/s6.json" "d['counters']['${c#*:}']")")
+done
+# The process_* families, as every Prometheus client exports them.
+for f in process_resident_memory_bytes process_virtual_memory_bytes process_open_fds process_max_fds \
+    process_cpu_seconds_total process_start_time_seconds; do
+  expects+=(--present "$f")
 done
 expects+=(--expect "cuzk_partitions_total{outcome=\"done\"}=$(jv "$T/s6.json" "d['counters']['partitions_done']")")
 expects+=(--expect "cuzk_requests_rejected_total=$(jv "$T/s6.json" "d['counters']['requests_rejected']")")

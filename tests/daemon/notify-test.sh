@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The daemon under systemd's notify protocol, started as packaging/cuzk.service starts it (its
+# ExecStart, with this build's binary and a test config): a listener on a NOTIFY_SOCKET receives
+# READY=1 once the daemon answers requests, WATCHDOG=1 every half of WATCHDOG_USEC while it runs,
+# and STOPPING=1 on SIGTERM, after which the daemon exits 0.
+#   notify-test.sh CUZK SOURCE_DIR
+set -uo pipefail
+CUZK=$1 ROOT=$2
+T=$(mktemp -d)
+DPID= LPID=
+cleanup() {
+  [ -n "$DPID" ] && kill -9 "$DPID" 2> /dev/null
+  [ -n "$LPID" ] && kill "$LPID" 2> /dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; [ -f "$T/daemon.log" ] && tail -5 "$T/daemon.log"; exit 1; }
+
+unit=$ROOT/packaging/cuzk.service
+grep -q '^Type=notify$' "$unit" || fail "$unit is not Type=notify"
+grep -q '^WatchdogSec=' "$unit" || fail "$unit has no WatchdogSec"
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+[ -n "$exec_start" ] || fail "$unit has no ExecStart"
+cat > "$T/cuzk.toml" << EOF2
+[daemon]
+listen = "unix://$T/d.sock"
+journal = "$T/journal"
+[devices]
+list = ["cpu"]
+[[circuits]]
+id = "mul"
+zkey = "$ROOT/tests/fixtures/bn254/mulchain/circuit.zkey"
+EOF2
+# shellcheck disable=SC2206
+cmd=(${exec_start//\/usr\/bin\/cuzk/$CUZK})
+cmd=("${cmd[@]//\/etc\/cuzk\/cuzk.toml/$T/cuzk.toml}")
+echo "ExecStart as run: ${cmd[*]}"
+
+python3 - "$T/notify.sock" "$T/messages" << 'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a", buffering=1) as out:
+    while True:
+        data = s.recv(4096).decode()
+        for line in data.split("\n"):
+            out.write("%.3f %s\n" % (time.monotonic(), line))
+PY
+LPID=$!
+for _ in $(seq 50); do [ -S "$T/notify.sock" ] && break; sleep 0.1; done
+[ -S "$T/notify.sock" ] || fail "the notify listener did not start"
+
+NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=400000 "${cmd[@]}" > "$T/daemon.log" 2>&1 &
+DPID=$!
+for _ in $(seq 300); do grep -q ' READY=1$' "$T/messages" 2> /dev/null && break; sleep 0.1; done
+grep -q ' READY=1$' "$T/messages" || fail "no READY=1 within 30 s"
+"$CUZK" status --daemon "unix://$T/d.sock" > "$T/status.json" 2>&1 || fail "READY=1 sent, but the daemon does not answer"
+grep -q '^[0-9.]* MAINPID='"$DPID"'$' "$T/messages" || fail "READY without MAINPID=$DPID: $(cat "$T/messages")"
+echo "ok   READY=1 (MAINPID $DPID), and the daemon answers status"
+sleep 1.5
+n=$(grep -c ' WATCHDOG=1$' "$T/messages")
+[ "$n" -ge 3 ] || fail "$n WATCHDOG=1 in 1.5 s with WATCHDOG_USEC=400000 (every 0.2 s expected)"
+echo "ok   $n WATCHDOG=1 pings"
+kill -TERM "$DPID"
+rc=0
+wait "$DPID" || rc=$?
+DPID=
+[ "$rc" = 0 ] || fail "the daemon exited $rc after SIGTERM"
+grep -q ' STOPPING=1$' "$T/messages" || fail "no STOPPING=1 after SIGTERM"
+echo "ok   STOPPING=1 on SIGTERM, exit 0"
+echo "notify: the unit's ExecStart under systemd's notify protocol: READY, WATCHDOG, STOPPING"
