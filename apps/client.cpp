@@ -20,6 +20,7 @@
 #include "commands.hpp"
 #include "cuzk/groth16/v1/engine.grpc.pb.h"
 #include "cuzk/prove.hpp"
+#include "daemon/config.hpp"
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
@@ -430,8 +431,9 @@ int do_loadgen(const Args& o, const std::string& addr, const std::string& token)
 // The connection of every client command: --daemon ADDR and --token T (else $CUZK_TOKEN).
 cli::Command client_spec(const char* name, const char* summary) {
   cli::Command c(name, summary);
-  c.option("--daemon", "ADDR", "the daemon's address: unix:///path.sock or HOST:PORT")
-      .required()
+  c.option("--daemon", "ADDR",
+           "the daemon's address: unix:///path.sock, a socket's path, or HOST:PORT (default: $CUZK_DAEMON, else "
+           "the embedded default's socket, unix://$XDG_RUNTIME_DIR/cuzk.sock)")
       .option("--token", "T", "the daemon's token, needed over TCP (default: $CUZK_TOKEN)");
   return c;
 }
@@ -443,7 +445,23 @@ std::string token_of(const Args& o) {
   return token;
 }
 
-Client connect(const Args& o) { return Client(o.value("--daemon"), token_of(o)); }
+// The daemon's address; a unix socket that is not there is named (with where the address came
+// from) before gRPC tries it.
+std::string address_of(const Args& o) {
+  const std::string given = o.get_or("--daemon", "");
+  const std::string addr = daemon::client_address(given);
+  const std::string path = daemon::unix_path(addr);
+  if (!path.empty() && !std::filesystem::exists(path)) {
+    const char* env = std::getenv("CUZK_DAEMON");
+    throw Error("no daemon socket at " + addr +
+                (!given.empty() ? ""
+                 : env && *env  ? " (from $CUZK_DAEMON)"
+                                : " (the default address; give --daemon ADDR or set $CUZK_DAEMON)"));
+  }
+  return addr;
+}
+
+Client connect(const Args& o) { return Client(address_of(o), token_of(o)); }
 
 // The witnesses' options of submit and loadgen.
 void witness_options(cli::Command& c) {
@@ -529,7 +547,8 @@ Command loadgen_command() {
       .required()
       .option("--clients", "C", "connections, each a thread (default 4)")
       .option("--out", "DIR", "write each job's files to DIR/job_<k>/");
-  return {c, [](const Args& o) { return do_loadgen(o, o.value("--daemon"), token_of(o)); }};
+  return {c,
+          [](const Args& o) { return do_loadgen(o, daemon::client_address(o.get_or("--daemon", "")), token_of(o)); }};
 }
 
 }  // namespace

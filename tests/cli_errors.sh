@@ -176,7 +176,10 @@ expect extra-argument 2 "unexpected argument" prove "$BN/circuit.zkey" "$BN/witn
 if grep -q '^  daemon ' "$T/help"; then
   expect unknown-option-daemon 2 "unknown option --bogus" daemon --bogus
   expect unknown-option-submit 2 "unknown option --bogus" submit --daemon unix:///nonexistent.sock --circuit c --partitions w --bogus
-  expect client-needs-daemon 2 "needs --daemon" status
+  # Without --daemon: $CUZK_DAEMON, else the embedded default's socket, named when nothing is there.
+  mkdir -p "$T/run"
+  XDG_RUNTIME_DIR=$T/run expect client-default-daemon 1 "$T/run/cuzk.sock (the default" status
+  CUZK_DAEMON=$T/none.sock expect client-env-daemon 1 "$T/none.sock" status
   expect unknown-option-status 2 "unknown option --circuit" status --daemon unix:///nonexistent.sock --circuit c
 fi
 # Filecoin's parameter files and proofs: a tiny .vk / .params of BLS12-381 generators

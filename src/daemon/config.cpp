@@ -1,6 +1,7 @@
 #include "daemon/config.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <toml++/toml.h>
 
@@ -297,10 +298,28 @@ Config load_config(const std::string& path) {
   return parse_config(text, path);
 }
 
+std::string default_listen() {
+  const char* run = std::getenv("XDG_RUNTIME_DIR");
+  return std::string("unix://") + (run && *run ? run : "/tmp") + "/cuzk.sock";
+}
+
+std::string client_address(const std::string& given) {
+  if (given.empty()) {
+    const char* env = std::getenv("CUZK_DAEMON");
+    return env && *env ? client_address(env) : default_listen();
+  }
+  if (given[0] == '/' || given.rfind("./", 0) == 0 || given.rfind("../", 0) == 0) {
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(given, ec);
+    return "unix://" + (ec ? given : abs.lexically_normal().string());
+  }
+  return given;
+}
+
 Config default_config() {
   Config c;
   const std::string home = env_or("HOME", "/tmp");
-  c.listen = "unix://" + env_or("XDG_RUNTIME_DIR", "/tmp") + "/cuzk.sock";
+  c.listen = default_listen();
   c.status_listen = env_or("CUZK_STATUS_LISTEN", "127.0.0.1:9464");
   c.journal = env_or("XDG_STATE_HOME", home + "/.local/state") + "/cuzk/journal";
   const std::string ex = env_or("CUZK_EXAMPLES", CUZK_EXAMPLES_DIR);

@@ -70,6 +70,12 @@ Config parse_config(const std::string& toml_text, const std::string& name);
 // 127.0.0.1:9464); the examples from $CUZK_EXAMPLES or the source tree's examples/.
 Config default_config();
 
+// The embedded default's address: unix://$XDG_RUNTIME_DIR/cuzk.sock (or /tmp/cuzk.sock).
+std::string default_listen();
+// A client's daemon address: `given` (a listen string, or a bare socket path: /path.sock,
+// ./d.sock), else $CUZK_DAEMON, else default_listen().
+std::string client_address(const std::string& given);
+
 // "unix:///abs/path" -> "/abs/path"; "" when the address is TCP.
 std::string unix_path(const std::string& listen);
 // "30s", "15m", "24h", "2d", "500ms", or a number of seconds.
