@@ -109,14 +109,14 @@ verdict "SnapDeals (Prove) from its partition proofs and commitments: COMPLETED,
 # 4. Status, preload by Curio's name, cancel of an ended job; cuzk's own API beside it.
 rpc "$E" status
 eq "$(jv 'd["response"]["total_proofs_completed"]')" 4 "total_proofs_completed"
-has "$(jv '[s["circuit_id"] for s in d["response"]["loaded_srs"]]')" "porep-2KiB" "loaded_srs"
+has_text "$(jv '[s["circuit_id"] for s in d["response"]["loaded_srs"]]')" "porep-2KiB" "loaded_srs"
 rpc "$E" preload circuit_id=porep-2k
 eq "$CODE" OK "PreloadSRS porep-2k ($DETAILS)"
 rpc "$E" cancel job_id="$JOB"
 eq "$CODE" OK "CancelProof of an ended job"
 eq "$(jv 'd["response"]["was_running"]')" False "CancelProof of an ended job: was_running"
 rpc "$E" metrics
-has "$(jv 'd["response"]["prometheus_text"]')" 'cuzk_filecoin_proofs_total{kind="POREP_SEAL_COMMIT",outcome="COMPLETED"} 1' "GetMetrics"
+has_text "$(jv 'd["response"]["prometheus_text"]')" 'cuzk_filecoin_proofs_total{kind="POREP_SEAL_COMMIT",outcome="COMPLETED"} 1' "GetMetrics"
 if timeout 60 "$CUZK" submit --daemon "$E" --circuit porep-bls --partitions "$BLS/witness_2.wtns" > "$T/gsub.out" 2> "$T/gsub.err" &&
     timeout 120 "$CUZK" await --daemon "$E" "$(tail -n 1 "$T/gsub.out")" --out "$T/generic-e" > "$T/gawait.out" 2>&1; then
   timeout 60 "$CUZK" verify "$BLS/verification_key.json" "$T/generic-e/public_0.json" "$T/generic-e/proof_0.json" \

@@ -47,27 +47,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-pass=0 fail=0
-why=()
-note() { why+=("$*"); }
-verdict() {
-  local name=$1 l; shift
-  if [ ${#why[@]} -eq 0 ]; then
-    pass=$((pass+1)); echo "ok - $name"
-  else
-    fail=$((fail+1)); echo "FAIL - $name"
-    for l in "${why[@]}"; do echo "    $l"; done
-    for l in "$@"; do
-      [ -s "$T/$l.log" ] || continue
-      echo "    --- last lines of $l.log:"; tail -n 15 "$T/$l.log" | sed 's/^/      /'
-    done
-  fi
-  why=()
-}
-eq() { [ "$1" = "$2" ] || note "$3: got '$1', expected '$2'"; }
-has() { [[ $1 == *"$2"* ]] || note "$3: '$2' not in: ${1:0:400}"; }
-
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source "$HERE/checks.sh"
 
 # The client, generated from Curio's proto as a Curio build would.
 GEN=$T/gen
@@ -160,41 +140,41 @@ APID=$DPID
 rpc "$A" status
 eq "$CODE" OK "GetStatus"
 eq "$(jv 'len(d["response"]["gpus"])')" 1 "GPUs in GetStatus"
-has "$(jv 'd["response"]["gpus"][0]["name"]')" "sim:0" "the GPU's name"
+has_text "$(jv 'd["response"]["gpus"][0]["name"]')" "sim:0" "the GPU's name"
 [ "$(jv 'int(d["response"]["gpus"][0]["vram_total_bytes"])')" -gt 0 ] 2>/dev/null || note "vram_total_bytes: $R"
 eq "$(jv 'd["response"]["total_proofs_completed"]')" 0 "total_proofs_completed"
 rpc "$A" metrics
 eq "$CODE" OK "GetMetrics"
-has "$(jv 'd["response"]["prometheus_text"]')" "cuzk_jobs_accepted_total" "GetMetrics"
-has "$(jv 'd["response"]["prometheus_text"]')" "cuzk_filecoin_jobs_active 0" "GetMetrics"
+has_text "$(jv 'd["response"]["prometheus_text"]')" "cuzk_jobs_accepted_total" "GetMetrics"
+has_text "$(jv 'd["response"]["prometheus_text"]')" "cuzk_filecoin_jobs_active 0" "GetMetrics"
 verdict "1 GetStatus lists the device, GetMetrics the daemon's Prometheus text" a
 
 # 2. SubmitProof refusals, each naming what is wrong.
 printf '{"registered_proof": "StackedDrg2KiBV1_1", "vanilla_proofs": ' > "$T/bad-c1.json"
 rpc "$A" submit kind=POREP_SEAL_COMMIT registered_proof=5 vanilla_proof=@"$T/bad-c1.json" request_id=bad-1
 eq "$CODE" INVALID_ARGUMENT "SubmitProof of a truncated C1 output"
-has "$DETAILS" "vanilla_proof" "the refusal of a truncated C1 output"
+has_text "$DETAILS" "vanilla_proof" "the refusal of a truncated C1 output"
 rpc "$A" submit kind=POREP_SEAL_COMMIT registered_proof=5
 eq "$CODE" INVALID_ARGUMENT "SubmitProof without a C1 output"
-has "$DETAILS" "vanilla_proof" "the refusal of a request without its C1 output"
+has_text "$DETAILS" "vanilla_proof" "the refusal of a request without its C1 output"
 rpc "$A" submit kind=WINNING_POST registered_proof=3 randomness_len=5 vanilla_proofs=x
 eq "$CODE" INVALID_ARGUMENT "SubmitProof of a WinningPoSt with 5 bytes of randomness"
-has "$DETAILS" "randomness: 5 bytes, expected 32" "the refusal of a short randomness"
+has_text "$DETAILS" "randomness: 5 bytes, expected 32" "the refusal of a short randomness"
 rpc "$A" submit kind=WINDOW_POST_PARTITION registered_proof=8 vanilla_proofs=x
 eq "$CODE" INVALID_ARGUMENT "SubmitProof of a WindowPoSt without randomness"
-has "$DETAILS" "randomness" "the refusal of a PoSt without randomness"
+has_text "$DETAILS" "randomness" "the refusal of a PoSt without randomness"
 rpc "$A" submit kind=PROOF_KIND_UNSPECIFIED vanilla_proof=x
 eq "$CODE" INVALID_ARGUMENT "SubmitProof without a proof kind"
-has "$DETAILS" "proof_kind 0" "the refusal of an unspecified kind"
+has_text "$DETAILS" "proof_kind 0" "the refusal of an unspecified kind"
 rpc "$A" submit kind=SNAP_DEALS_UPDATE registered_proof=1 vanilla_proofs=x comm_r_old_hex=00
 eq "$CODE" INVALID_ARGUMENT "SubmitProof of SnapDeals with a 1-byte comm_r_old"
-has "$DETAILS" "comm_r_old: 1 bytes, expected 32" "the refusal of a short comm_r_old"
+has_text "$DETAILS" "comm_r_old: 1 bytes, expected 32" "the refusal of a short comm_r_old"
 verdict "2 SubmitProof refuses, INVALID_ARGUMENT naming the field: a truncated C1, no C1, short or missing randomness, no kind, a short commitment" a
 
 # 3. Unknown jobs.
 rpc "$A" await job_id=j-0123456789abcdef timeout_ms=10
 eq "$CODE" NOT_FOUND "AwaitProof of an unknown job_id"
-has "$DETAILS" "j-0123456789abcdef" "AwaitProof's refusal"
+has_text "$DETAILS" "j-0123456789abcdef" "AwaitProof's refusal"
 rpc "$A" cancel job_id=nonesuch
 eq "$CODE" NOT_FOUND "CancelProof of an unknown job_id"
 verdict "3 AwaitProof and CancelProof of an unknown job_id: NOT_FOUND" a
@@ -202,17 +182,17 @@ verdict "3 AwaitProof and CancelProof of an unknown job_id: NOT_FOUND" a
 # 4. PreloadSRS / EvictSRS: cuzk's circuit names and Curio's; the missing parameter file named.
 rpc "$A" preload circuit_id=porep-2KiB
 eq "$CODE" INVALID_ARGUMENT "PreloadSRS porep-2KiB without its .params"
-has "$DETAILS" "$T/params/v28-stacked-proof-of-replication" "PreloadSRS's refusal names the file"
+has_text "$DETAILS" "$T/params/v28-stacked-proof-of-replication" "PreloadSRS's refusal names the file"
 rpc "$A" preload circuit_id=wpost-32g
 eq "$CODE" INVALID_ARGUMENT "PreloadSRS wpost-32g (Curio's name) without its .params"
-has "$DETAILS" "window-post-32GiB" "PreloadSRS wpost-32g is the 32GiB WindowPoSt circuit"
-has "$DETAILS" "$T/params/v28-proof-of-spacetime-fallback" "PreloadSRS wpost-32g's refusal names the file"
+has_text "$DETAILS" "window-post-32GiB" "PreloadSRS wpost-32g is the 32GiB WindowPoSt circuit"
+has_text "$DETAILS" "$T/params/v28-proof-of-spacetime-fallback" "PreloadSRS wpost-32g's refusal names the file"
 rpc "$A" preload circuit_id=winning-32g
 eq "$CODE" INVALID_ARGUMENT "PreloadSRS winning-32g without its .params"
-has "$DETAILS" "$T/params-winning/v28-proof-of-spacetime-fallback" "PreloadSRS winning-32g looks in winning_post_params_dir"
+has_text "$DETAILS" "$T/params-winning/v28-proof-of-spacetime-fallback" "PreloadSRS winning-32g looks in winning_post_params_dir"
 rpc "$A" preload circuit_id=porep-3g
 eq "$CODE" INVALID_ARGUMENT "PreloadSRS of an unknown circuit"
-has "$DETAILS" "unknown circuit 'porep-3g'" "PreloadSRS's refusal of porep-3g"
+has_text "$DETAILS" "unknown circuit 'porep-3g'" "PreloadSRS's refusal of porep-3g"
 rpc "$A" evict circuit_id=snap-32g
 eq "$CODE" OK "EvictSRS snap-32g (not loaded)"
 eq "$(jv 'd["response"]["was_loaded"]')" False "EvictSRS of a circuit not loaded: was_loaded"
@@ -244,7 +224,7 @@ conf "$T/b.toml" "$B" "$T/jb"
 start_daemon b "$T/b.toml" "$B"
 rpc "$B" submit kind=POREP_SEAL_COMMIT registered_proof=5 vanilla_proof=@"$T/bad-c1.json"
 eq "$CODE" FAILED_PRECONDITION "SubmitProof to a daemon without [filecoin]"
-has "$DETAILS" "params_dir" "the refusal names the setting"
+has_text "$DETAILS" "params_dir" "the refusal names the setting"
 rpc "$B" preload circuit_id=porep-32g
 eq "$CODE" FAILED_PRECONDITION "PreloadSRS on a daemon without [filecoin]"
 rpc "$B" status

@@ -41,34 +41,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-pass=0 fail=0
-why=()
-# note MESSAGE: record a problem of the check in progress.
-note() { why+=("$*"); }
-# verdict NAME [LOG...]: ok if nothing was noted since the last verdict, else FAIL with the
-# problems and the tail of each log named.
-verdict() {
-  local name=$1 l; shift
-  if [ ${#why[@]} -eq 0 ]; then
-    pass=$((pass+1)); echo "ok - $name"
-  else
-    fail=$((fail+1)); echo "FAIL - $name"
-    for l in "${why[@]}"; do echo "    $l"; done
-    for l in "$@"; do
-      [ -s "$T/$l.log" ] || continue
-      echo "    --- last lines of $l.log:"; tail -n 15 "$T/$l.log" | sed 's/^/      /'
-    done
-  fi
-  why=()
-}
-# eq ACTUAL EXPECTED WHAT
-eq() { [ "$1" = "$2" ] || note "$3: got '$1', expected '$2'"; }
-# has FILE NEEDLE WHAT: FILE contains NEEDLE (fixed string)
-has() { grep -qF -- "$2" "$1" 2>/dev/null || note "$3: '$2' not in: $(head -c 400 "$1" 2>/dev/null | tr '\n' '|')"; }
-
-free_port() {
-  "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+source "$HERE/checks.sh"
 # listening PORT: exit 0 if something accepts connections on 127.0.0.1:PORT
 listening() {
   "$PY" -c 'import socket,sys

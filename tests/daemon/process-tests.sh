@@ -35,28 +35,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0 fail=0
-why=()
-note() { why+=("$*"); }
-verdict() {
-  local name=$1 l; shift
-  if [ ${#why[@]} -eq 0 ]; then
-    pass=$((pass+1)); echo "ok - $name"
-  else
-    fail=$((fail+1)); echo "FAIL - $name"
-    for l in "${why[@]}"; do echo "    $l"; done
-    for l in "$@"; do
-      [ -s "$T/$l.log" ] || continue
-      echo "    --- last lines of $l.log:"; tail -n 8 "$T/$l.log" | sed 's/^/      /'
-    done
-  fi
-  why=()
-}
-eq() { [ "$1" = "$2" ] || note "$3: got '$1', expected '$2'"; }
-has() { grep -qF -- "$2" "$1" 2>/dev/null || note "$3: '$2' not in: $(head -c 400 "$1" 2>/dev/null | tr '\n' '|')"; }
-hasnt() { ! grep -qF -- "$2" "$1" 2>/dev/null || note "$3: '$2' in: $(head -c 400 "$1" 2>/dev/null | tr '\n' '|')"; }
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source "$HERE/checks.sh"
 
 # conf FILE LISTEN JOURNAL STATUS [extra [daemon] lines...]: one circuit (porep-bls, with its
 # r1cs), one simulated device; STATUS is HOST:PORT or "" (none).

@@ -50,27 +50,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
-pass=0 fail=0
-why=()
-note() { why+=("$*"); }
-verdict() {
-  local name=$1 l; shift
-  if [ ${#why[@]} -eq 0 ]; then
-    pass=$((pass+1)); echo "ok - $name"
-  else
-    fail=$((fail+1)); echo "FAIL - $name"
-    for l in "${why[@]}"; do echo "    $l"; done
-    for l in "$@"; do
-      [ -s "$T/$l.log" ] || continue
-      echo "    --- last lines of $l.log:"; tail -n 15 "$T/$l.log" | sed 's/^/      /'
-    done
-  fi
-  why=()
-}
-eq() { [ "$1" = "$2" ] || note "$3: got '$1', expected '$2'"; }
-has() { grep -qF -- "$2" "$1" 2>/dev/null || note "$3: '$2' not in: $(head -c 400 "$1" 2>/dev/null | tr '\n' '|')"; }
+source "$HERE/checks.sh"
 now() { date +%s.%N; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 
 # conf FILE LISTEN_PORT STATUS_PORT JOURNAL
