@@ -11,7 +11,10 @@
 // too. It exits 0 only when every proof verifies.
 //
 //	PKG_CONFIG_PATH=PREFIX/lib/pkgconfig go build -o prove .
-//	LD_LIBRARY_PATH=PREFIX/lib ./prove [-devices auto] ZKEY WTNS [VK]
+//	LD_LIBRARY_PATH=PREFIX/lib ./prove [-devices auto] [-out DIR] ZKEY WTNS [VK]
+//
+// With -out, both proofs are also written as snarkjs writes them: DIR/proof.json,
+// DIR/public.json (cuzk.h) and DIR/rapidsnark_proof.json, DIR/rapidsnark_public.json.
 package main
 
 /*
@@ -59,7 +62,18 @@ func bytesPtr(b []byte) unsafe.Pointer {
 	return unsafe.Pointer(&b[0])
 }
 
-func run(devices, zkeyPath, wtnsPath, vkPath string) error {
+// save writes a proof and its public signals under outDir (nothing without -out).
+func save(outDir, prefix string, proof, public []byte) error {
+	if outDir == "" {
+		return nil
+	}
+	if err := os.WriteFile(outDir+"/"+prefix+"proof.json", proof, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(outDir+"/"+prefix+"public.json", public, 0o644)
+}
+
+func run(devices, outDir, zkeyPath, wtnsPath, vkPath string) error {
 	var e errBuf
 	wtns, err := os.ReadFile(wtnsPath)
 	if err != nil {
@@ -102,6 +116,9 @@ func run(devices, zkeyPath, wtnsPath, vkPath string) error {
 	}
 	proof, public = proof[:proofLen], public[:publicLen]
 	fmt.Printf("proof.json: %s\npublic.json: %s\n", proof, public)
+	if err := save(outDir, "", proof, public); err != nil {
+		return err
+	}
 
 	code = C.cuzk_key_verify(key, (*C.char)(bytesPtr(proof)), proofLen, (*C.char)(bytesPtr(public)), publicLen,
 		e.ptr(), e.len())
@@ -121,12 +138,12 @@ func run(devices, zkeyPath, wtnsPath, vkPath string) error {
 		}
 		fmt.Println("verified with verification_key.json")
 	}
-	return proveRapidsnark(key, zkeyPath, wtns)
+	return proveRapidsnark(key, outDir, zkeyPath, wtns)
 }
 
 // proveRapidsnark proves wtns through rapidsnark.h's prover object and verifies the proof with
 // the key loaded through cuzk.h.
-func proveRapidsnark(key *C.cuzk_key, zkeyPath string, wtns []byte) error {
+func proveRapidsnark(key *C.cuzk_key, outDir, zkeyPath string, wtns []byte) error {
 	zkey, err := os.ReadFile(zkeyPath)
 	if err != nil {
 		return err
@@ -171,13 +188,14 @@ func proveRapidsnark(key *C.cuzk_key, zkeyPath string, wtns []byte) error {
 		return fmt.Errorf("cuzk_key_verify of the rapidsnark.h proof: %w", err)
 	}
 	fmt.Println("verified the rapidsnark.h proof with the key")
-	return nil
+	return save(outDir, "rapidsnark_", proof, public)
 }
 
 func main() {
 	devices := flag.String("devices", "auto", `where to prove: "auto" (every GPU, else the CPU), "cpu", "gpu:0,gpu:1", ...`)
+	outDir := flag.String("out", "", "also write the proofs' JSON files into this directory")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: prove [-devices auto] ZKEY WTNS [VERIFICATION_KEY_JSON]")
+		fmt.Fprintln(os.Stderr, "usage: prove [-devices auto] [-out DIR] ZKEY WTNS [VERIFICATION_KEY_JSON]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -189,7 +207,7 @@ func main() {
 	if flag.NArg() == 3 {
 		vk = flag.Arg(2)
 	}
-	if err := run(*devices, flag.Arg(0), flag.Arg(1), vk); err != nil {
+	if err := run(*devices, *outDir, flag.Arg(0), flag.Arg(1), vk); err != nil {
 		fmt.Fprintln(os.Stderr, "prove:", err)
 		os.Exit(1)
 	}

@@ -33,7 +33,8 @@ case $WHICH in
     cp -r "$ROOT/examples/go" "$T/go"  # built away from the tree: nothing written there
     (cd "$T/go" && go build -o prove .)
     ldd "$T/go/prove" | grep libcuzk
-    "$T/go/prove" -devices auto "${args[@]}" | tee "$T/out"
+    mkdir -p "$T/proofs"
+    "$T/go/prove" -devices auto -out "$T/proofs" "${args[@]}" | tee "$T/out"
     ;;
   *) echo "unknown example $WHICH"; exit 2 ;;
 esac
@@ -42,4 +43,18 @@ grep -q '^verified' "$T/out" || { echo "FAIL not verified"; exit 1; }
 if [ "$WHICH" = go ]; then
   grep -q 'PROVER_ERROR_SHORT_BUFFER' "$T/out" || { echo "FAIL no short-buffer refusal through rapidsnark.h"; exit 1; }
   grep -q '^verified the rapidsnark.h proof' "$T/out" || { echo "FAIL rapidsnark.h proof not verified"; exit 1; }
+  # snarkjs judges both proofs (cuzk.h's and rapidsnark.h's) where node and tools/js are installed.
+  cli=$ROOT/tools/js/node_modules/snarkjs/build/cli.cjs
+  if command -v node > /dev/null && [ -f "$cli" ]; then
+    for p in "" rapidsnark_; do
+      which=${p:+rapidsnark.h}
+      which=${which:-cuzk.h}
+      node "$cli" groth16 verify "$FIX/verification_key.json" "$T/proofs/${p}public.json" "$T/proofs/${p}proof.json" \
+        > "$T/snarkjs.out" 2>&1 || { echo "FAIL snarkjs refuses the $which proof: $(tail -2 "$T/snarkjs.out")"; exit 1; }
+      grep -q 'OK' "$T/snarkjs.out" || { echo "FAIL snarkjs: $(cat "$T/snarkjs.out")"; exit 1; }
+      echo "snarkjs: the $which proof is valid"
+    done
+  else
+    echo "snarkjs: not run (node or tools/js/node_modules missing)"
+  fi
 fi
