@@ -53,7 +53,11 @@ Service::Service(Config cfg, Log log)
   for (auto& c : cfg_.circuits) {
     auto t0 = std::chrono::steady_clock::now();
     try {
-      circuits_[c.id] = api::load_key(c.zkey, c.r1cs, pool, {}, ec.devices);
+      // The key's own lines (the insecure-setup warning, a .params's load figures) to the log.
+      const auto say = [&](const std::string& line) {
+        if (log_) log_("circuit '" + c.id + "': " + line);
+      };
+      circuits_[c.id] = api::load_key(c.zkey, c.r1cs, pool, say, ec.devices);
     } catch (const std::exception& e) {
       throw InvalidArgument("circuit '" + c.id + "': " + e.what());
     }

@@ -2,7 +2,8 @@
 # The daemon under systemd's notify protocol, started as packaging/cuzk.service starts it (its
 # ExecStart, with this build's binary and a test config): a listener on a NOTIFY_SOCKET receives
 # READY=1 once the daemon answers requests, WATCHDOG=1 every half of WATCHDOG_USEC while it runs,
-# and STOPPING=1 on SIGTERM, after which the daemon exits 0.
+# and STOPPING=1 on SIGTERM, after which the daemon exits 0. Its circuit's key is one of
+# `cuzk setup --insecure`: the daemon's log must say so.
 #   notify-test.sh CUZK SOURCE_DIR
 set -uo pipefail
 CUZK=$1 ROOT=$2
@@ -21,6 +22,8 @@ grep -q '^Type=notify$' "$unit" || fail "$unit is not Type=notify"
 grep -q '^WatchdogSec=' "$unit" || fail "$unit has no WatchdogSec"
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 [ -n "$exec_start" ] || fail "$unit has no ExecStart"
+"$CUZK" setup "$ROOT/tests/fixtures/bn254/mulchain/circuit.r1cs" "$T/insecure.zkey" --insecure --seed 1 --device cpu \
+  > "$T/setup.log" 2>&1 || fail "cuzk setup: $(tail -2 "$T/setup.log")"
 cat > "$T/cuzk.toml" << EOF2
 [daemon]
 listen = "unix://$T/d.sock"
@@ -29,7 +32,7 @@ journal = "$T/journal"
 list = ["cpu"]
 [[circuits]]
 id = "mul"
-zkey = "$ROOT/tests/fixtures/bn254/mulchain/circuit.zkey"
+zkey = "$T/insecure.zkey"
 EOF2
 # shellcheck disable=SC2206
 cmd=(${exec_start//\/usr\/bin\/cuzk/$CUZK})
@@ -57,6 +60,8 @@ grep -q ' READY=1$' "$T/messages" || fail "no READY=1 within 30 s"
 "$CUZK" status --daemon "unix://$T/d.sock" > "$T/status.json" 2>&1 || fail "READY=1 sent, but the daemon does not answer"
 grep -q '^[0-9.]* MAINPID='"$DPID"'$' "$T/messages" || fail "READY without MAINPID=$DPID: $(cat "$T/messages")"
 echo "ok   READY=1 (MAINPID $DPID), and the daemon answers status"
+grep -q "circuit 'mul': warning: .*insecure" "$T/daemon.log" || fail "no insecure-key warning in the daemon's log"
+echo "ok   $(grep -m1 "insecure" "$T/daemon.log" | cut -c1-140)"
 sleep 1.5
 n=$(grep -c ' WATCHDOG=1$' "$T/messages")
 [ "$n" -ge 3 ] || fail "$n WATCHDOG=1 in 1.5 s with WATCHDOG_USEC=400000 (every 0.2 s expected)"
