@@ -12,8 +12,12 @@ Command daemon_command() {
        "HOST:PORT with a token), HTTP /metrics and /status on status_listen, jobs journaled before they are "
        "acknowledged. Without --config: the bundled examples on every visible GPU (else the CPU). SIGTERM: finishes "
        "or journals the jobs in flight and exits; SIGHUP: reopens daemon.log_file.")
-      .option("--config", "FILE", "the configuration (cuzk.toml; README.md describes it)");
-  return {c, [](const cli::Args& a) { return daemon::serve(a.get_or("--config", "")); }};
+      .option("--config", "FILE", "the configuration (cuzk.toml; README.md describes it)")
+      .option("--log-level", "LEVEL", "error, warning, info or debug (default: daemon.log_level, else info)")
+      .option("--log-format", "FORMAT", "text or json, one object per line (default: daemon.log_format, else text)");
+  return {c, [](const cli::Args& a) {
+            return daemon::serve({a.get_or("--config", ""), a.get_or("--log-level", ""), a.get_or("--log-format", "")});
+          }};
 }
 
 }  // namespace cuzk::app

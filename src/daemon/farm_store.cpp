@@ -144,7 +144,6 @@ v1::JobResult result_of(const PgQueue::JobView& v, v1::JobState st) {
   if (st != v1::DONE) return out;
   std::vector<engine::PartitionRecord> recs;
   std::map<std::string, engine::DeviceRecord> devs;
-  double t0 = 1e300;
   for (auto& p : v.results) {
     engine::PartitionRecord rec;
     if (!decode_record(p.timings_json, rec)) rec.device = p.device;
@@ -152,14 +151,12 @@ v1::JobResult result_of(const PgQueue::JobView& v, v1::JobState st) {
     rec.index = uint32_t(p.index);
     rec.ok = true;
     rec.attempts = p.attempts;
-    if (rec.spans[Phase::Queue].start_ms >= 0) t0 = std::min(t0, rec.spans[Phase::Queue].start_ms);
     recs.push_back(rec);
     fill_partition_result(out.add_results(), rec, uint32_t(p.index), p.attempts, p.proof_json, p.public_json,
                           p.compressed);
   }
+  engine::rebase_to_submission(recs);
   for (auto& rec : recs) {
-    for (Phase p : kTopPhases)
-      if (Span& s = rec.spans[p]; s.happened() && t0 < 1e300) s.start_ms -= t0, s.end_ms -= t0;
     auto& d = devs[rec.device];
     d.name = rec.device;
     d.description = "farm host " + rec.device.substr(0, rec.device.rfind('/'));
@@ -272,7 +269,7 @@ void FarmStore::start() {
     if (why.empty())
       circuits_.push_back(id), keys_.push_back(c->key_digest());
     else
-      ctx_.say("farm: not claiming circuit " + id + ": " + why);
+      ctx_.warn("farm: not claiming circuit " + id + ": " + why);
   }
   auto devs = ctx_.engine.device_records();
   devices_json_ = "[";
@@ -306,7 +303,7 @@ void FarmStore::claim_loop() {
         last_error_.clear();
       } catch (const PgError& e) {
         std::lock_guard lk(mu_);
-        if (last_error_ != e.what()) ctx_.say(std::string("farm: claiming: ") + e.what());
+        if (last_error_ != e.what()) ctx_.warn(std::string("farm: claiming: ") + e.what());
         last_error_ = e.what();
       }
     }
@@ -413,7 +410,7 @@ FarmStore::Written FarmStore::write_outcome(const Held& h, const engine::JobResu
       }
       break;
     } catch (const PgError& e) {
-      if (attempt == 0) ctx_.say(std::string("farm: writing a result: ") + e.what() + "; retrying");
+      if (attempt == 0) ctx_.warn(std::string("farm: writing a result: ") + e.what() + "; retrying");
       bool give_up;
       {
         std::lock_guard lk(mu_);
@@ -471,7 +468,7 @@ void FarmStore::heartbeat_loop() {
           ctx_.say("farm: removed " + std::to_string(n) + " job(s) ended more than keep_results ago");
       }
     } catch (const PgError& e) {
-      ctx_.say(std::string("farm: heartbeat: ") + e.what());
+      ctx_.warn(std::string("farm: heartbeat: ") + e.what());
     }
   }
 }

@@ -18,6 +18,7 @@
 
 #include "daemon/config.hpp"
 #include "daemon/generic_api.hpp"
+#include "daemon/log.hpp"
 #include "daemon/witness_files.hpp"
 #include "engine/engine.hpp"
 #include "io/binfile.hpp"
@@ -30,7 +31,6 @@ struct Rejected : std::runtime_error {
   Rejected(Code c, const std::string& m) : std::runtime_error(m), code(c) {}
 };
 
-using Log = std::function<void(const std::string&)>;
 using Circuits = std::map<std::string, std::shared_ptr<engine::Circuit>>;
 
 // The daemon's counters, and the phases of the partitions proved here as a histogram (/metrics).
@@ -152,9 +152,8 @@ struct StoreContext {
   Stats& stats;
   HostBudget& budget;
   JournalSpace& space;  // journal_reserve, shared by every submission
-  void say(const std::string& s) const {
-    if (log) log(s);
-  }
+  void say(const std::string& s) const { log(s); }
+  void warn(const std::string& s) const { log.warning(s); }
 };
 
 // A submission the service has validated (circuit, kind, priority, count, every witness's

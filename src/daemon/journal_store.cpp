@@ -162,13 +162,13 @@ void JournalStore::recover(Journal::Entry& e, uint64_t now, size_t& kept, size_t
     return fail_now(j, e.corrupt + "; its witnesses were dropped when it ended, so it cannot run again");
   if (!e.corrupt.empty()) {
     j->note = e.corrupt + "; the job ran again";
-    ctx_.say("job " + j->job.job_id() + ": " + e.corrupt + "; it runs again (its witnesses are still journaled)");
+    ctx_.warn("job " + j->job.job_id() + ": " + e.corrupt + "; it runs again (its witnesses are still journaled)");
   } else if (e.outcome) {  // ended; its record did not say so yet (first format, or a crash)
     if (e.outcome->ended_unix_ms() + keep >= now) {
       try {
         journal_.finish(j->job, *e.outcome);
       } catch (const std::exception& x) {
-        ctx_.say(std::string("job ") + j->job.job_id() + ": " + x.what());
+        ctx_.warn(std::string("job ") + j->job.job_id() + ": " + x.what());
       }
       j->partitions = e.outcome->result().partitions();
     }
@@ -211,7 +211,7 @@ void JournalStore::fail_now(JobPtr j, const std::string& why) {
   try {
     journal_.finish(j->job, o);
   } catch (const std::exception& e) {
-    ctx_.say(std::string("job ") + j->job.job_id() + ": " + e.what() + " (the result is kept in memory)");
+    ctx_.warn(std::string("job ") + j->job.job_id() + ": " + e.what() + " (the result is kept in memory)");
     j->unjournaled = std::make_shared<const v1::JobResult>(r);
   }
   std::lock_guard lk(mu_);
@@ -277,7 +277,7 @@ v1::SubmitProofResponse JournalStore::accept(Submission s) {
 
 // The journal's paths are the daemon's business: the log has them, the client learns what failed.
 Rejected JournalStore::cannot_journal(const std::exception& e) {
-  ctx_.say(std::string("cannot journal a job: ") + e.what());
+  ctx_.warn(std::string("cannot journal a job: ") + e.what());
   return Rejected(Rejected::Unavailable, "cannot journal the job (the daemon's log says why); retry later");
 }
 
@@ -414,7 +414,7 @@ void JournalStore::reap(JobPtr j, engine::JobResult r) {
   try {
     journal_.finish(j->job, o);  // durable before anyone sees it ended
   } catch (const std::exception& e) {
-    ctx_.say(std::string("job ") + j->job.job_id() + ": " + e.what() + " (the result is kept in memory)");
+    ctx_.warn(std::string("job ") + j->job.job_id() + ": " + e.what() + " (the result is kept in memory)");
     j->unjournaled = res;
   }
   std::lock_guard lk(mu_);
@@ -492,9 +492,12 @@ v1::JobResult JournalStore::result_of(const Job& j, const engine::JobResult& r) 
     for (auto& rec : r.records)
       if (rec.device == d.name) d.busy_ms += rec.ms(Phase::Kernels), ++d.partitions;
   }
-  out.set_summary_json(engine::summary_json(version_line(), r.wall_ms, r.records, devs));
+  // The summary and timeline on the job's own time axis, from its submission.
+  std::vector<engine::PartitionRecord> recs = r.records;
+  engine::rebase_to_submission(recs);
+  out.set_summary_json(engine::summary_json(version_line(), r.wall_ms, recs, devs));
   out.set_timeline_svg(engine::timeline_svg(
-      r.records, devs,
+      recs, devs,
       "cuzk: job " + j.job.job_id() + ", " + std::to_string(j.partitions) + " partitions of " + j.job.circuit_id()));
   return out;
 }
@@ -532,7 +535,7 @@ v1::JobResult JournalStore::ended_result(JobPtr j, std::unique_lock<std::mutex>&
     if (corrupt) {
       const std::string why = "its result record was corrupt and was quarantined (" + journal_.dir() + "/quarantine/" +
                               ids.job_id() + ".done); its witnesses were dropped when it ended, so it cannot run again";
-      ctx_.say("job " + ids.job_id() + ": " + why);
+      ctx_.warn("job " + ids.job_id() + ": " + why);
       o.emplace();
       v1::JobResult& f = *o->mutable_result();
       f.set_job_id(ids.job_id());
@@ -545,7 +548,7 @@ v1::JobResult JournalStore::ended_result(JobPtr j, std::unique_lock<std::mutex>&
       try {
         journal_.finish(ids, *o);
       } catch (const std::exception& e) {
-        ctx_.say(std::string("job ") + ids.job_id() + ": " + e.what());
+        ctx_.warn(std::string("job ") + ids.job_id() + ": " + e.what());
       }
     }
   }

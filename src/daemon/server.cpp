@@ -17,6 +17,7 @@
 #include <ctime>
 #include <filesystem>
 #include <grpcpp/grpcpp.h>
+#include <mutex>
 #include <optional>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,23 +28,36 @@
 #include "cuzk/prove.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "daemon/curio_service.hpp"
+#include "daemon/log.hpp"
 #include "daemon/notify.hpp"
 #include "daemon/service.hpp"
 #include "daemon/service_util.hpp"
+#include "io/json.hpp"
 #include "util/error.hpp"
 
 namespace cuzk::daemon {
 
 namespace {
 
-void log_line(const std::string& s) {
-  char ts[32];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-  std::fprintf(stderr, "%s cuzk: %s\n", ts, s.c_str());
-  std::fflush(stderr);
-}
+// What the daemon is doing before it serves (reading a circuit's key, starting the engine,
+// recovering the journal): in /status, in gRPC's UNAVAILABLE, in systemd's STATUS and the log.
+class Startup {
+ public:
+  void set(const std::string& what) {
+    std::lock_guard<std::mutex> l(m_);
+    what_ = what;
+  }
+  std::string what() const {
+    std::lock_guard<std::mutex> l(m_);
+    return what_;
+  }
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+ private:
+  mutable std::mutex m_;
+  std::string what_ = "binding its addresses";
+  const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
 
 // Compares without an early exit, so the time taken says nothing of where a guess went wrong.
 bool same_secret(const std::string& a, const std::string& b) {
@@ -112,9 +126,10 @@ class Upload {
 // UNAVAILABLE); then errors as status codes.
 class Gate {
  public:
-  explicit Gate(std::string token) : token_(std::move(token)) {}
+  Gate(std::string token, const Startup& startup) : token_(std::move(token)), startup_(startup) {}
   void ready(daemon::Service& s) { svc_.store(&s); }
   daemon::Service& service() { return *svc_.load(); }
+  daemon::Service* ready_service() { return svc_.load(); }
   template <class F>
   grpc::Status guard(grpc::ServerContext* c, F f) {
     daemon::Service* svc = svc_.load();
@@ -128,7 +143,7 @@ class Gate {
                             it == md.end() ? "this daemon needs a token (--token or CUZK_TOKEN)" : "wrong token");
       }
     }
-    if (!svc) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the daemon is starting");
+    if (!svc) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the daemon is starting: " + startup_.what());
     try {
       f();
       return grpc::Status::OK;
@@ -143,6 +158,7 @@ class Gate {
  private:
   std::atomic<daemon::Service*> svc_{nullptr};
   std::string token_;
+  const Startup& startup_;
 };
 
 // cuzk's own service, cuzk.groth16.v1.ProvingEngine.
@@ -177,7 +193,7 @@ class Rpc final : public v1::ProvingEngine::Service {
       } catch (const Rejected&) {
         throw;
       } catch (const std::exception& e) {  // the daemon's own files: their paths go to the log only
-        log_(std::string("stream: ") + e.what());
+        log_.warning(std::string("stream: ") + e.what());
         throw Rejected(Rejected::Unavailable,
                        "cannot store the streamed witnesses (the daemon's log says why); retry later");
       }
@@ -352,9 +368,8 @@ class LogFile {
     return ok ? "" : std::strerror(e);
   }
   // An error that stops the start: in the log, and where the daemon was started from.
-  void error(const std::string& m) const {
-    std::fprintf(stderr, "cuzk: error: %s\n", m.c_str());
-    std::fflush(stderr);
+  void error(const Log& log, const std::string& m) const {
+    log.error(m);
     if (started_on_ >= 0) ::dprintf(started_on_, "cuzk: error: %s\n", m.c_str());
   }
 
@@ -362,6 +377,22 @@ class LogFile {
   std::string path_;
   int started_on_ = -1;  // the stderr the daemon was started with, once the file replaced it
 };
+
+constexpr const char* kMetricsType = "text/plain; version=0.0.4; charset=utf-8";
+
+// /status before the Service is ready: what the daemon is loading, and for how long it has been.
+std::string starting_json(const std::string& what, double seconds) {
+  using io::JsonValue;
+  char num[32];
+  std::snprintf(num, sizeof num, "%.3f", seconds);
+  JsonValue o = JsonValue::object();
+  o.add("state", JsonValue::string("starting"));
+  o.add("version", JsonValue::string(version_string()));
+  o.add("commit", JsonValue::string(git_commit()));
+  o.add("uptime_s", JsonValue::number(num));
+  o.add("loading", JsonValue::string(what));
+  return io::to_json(o);
+}
 
 // The status server: /metrics and /status, with the token when status_auth is set. Idle
 // connections each hold a worker until a timeout: many workers and short timeouts keep a scrape
@@ -374,8 +405,9 @@ constexpr size_t kHttpWorkers = 64;
 // at net.core.somaxconn).
 constexpr int kHttpBacklog = 1024;
 
-// `listen_fd`: the status socket, once http.bind_to_port has made it.
-void configure_http(httplib::Server& http, const Config& cfg, std::unique_ptr<Service>& svc, int& listen_fd) {
+// `listen_fd`: the status socket, once http.bind_to_port has made it. It serves from the start:
+// until the Service is ready, /status says what the daemon is loading and /metrics answers 503.
+void configure_http(httplib::Server& http, const Config& cfg, Gate& gate, const Startup& startup, int& listen_fd) {
   http.new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
   http.set_read_timeout(2, 0);
   http.set_write_timeout(5, 0);
@@ -397,11 +429,15 @@ void configure_http(httplib::Server& http, const Config& cfg, std::unique_ptr<Se
       return httplib::Server::HandlerResponse::Handled;
     });
   }
-  http.Get("/metrics", [&svc](const httplib::Request&, httplib::Response& r) {
-    r.set_content(svc->metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
+  http.Get("/metrics", [&gate, &startup](const httplib::Request&, httplib::Response& r) {
+    if (Service* svc = gate.ready_service()) return r.set_content(svc->metrics_text(), kMetricsType);
+    r.status = 503;
+    r.set_header("Retry-After", "1");
+    r.set_content("the daemon is starting: " + startup.what() + "\n", "text/plain");
   });
-  http.Get("/status", [&svc](const httplib::Request&, httplib::Response& r) {
-    r.set_content(svc->status_json(), "application/json");
+  http.Get("/status", [&gate, &startup](const httplib::Request&, httplib::Response& r) {
+    if (Service* svc = gate.ready_service()) return r.set_content(svc->status_json(), "application/json");
+    r.set_content(starting_json(startup.what(), startup.seconds()), "application/json");
   });
 }
 
@@ -419,7 +455,7 @@ sigset_t block_signals() {
 }
 
 // Until SIGTERM or SIGINT (returned); each SIGHUP reopens the log file, or is logged.
-int wait_for_stop(const sigset_t& sigs, LogFile& log_file) {
+int wait_for_stop(const sigset_t& sigs, LogFile& log_file, const Log& log_line) {
   for (;;) {
     int sig = 0;
     sigwait(&sigs, &sig);
@@ -429,52 +465,57 @@ int wait_for_stop(const sigset_t& sigs, LogFile& log_file) {
     } else if (std::string why = log_file.open(); why.empty()) {
       log_line("SIGHUP: reopened the log file " + log_file.path());
     } else {
-      log_line("SIGHUP: cannot reopen " + log_file.path() + ": " + why + "; the log stays where it was");
+      log_line.warning("SIGHUP: cannot reopen " + log_file.path() + ": " + why + "; the log stays where it was");
     }
   }
 }
 
 }  // namespace
 
-int serve(const std::string& config_path) {
+int serve(const ServeOptions& opt) {
   Config cfg;
   try {
-    cfg = config_path.empty() ? default_config() : load_config(config_path);
+    cfg = opt.config.empty() ? default_config() : load_config(opt.config);
+    if (!opt.log_level.empty()) {
+      if (!parse_log_level(opt.log_level))
+        throw InvalidArgument("--log-level: '" + opt.log_level + "' is not a level (error, warning, info, debug)");
+      cfg.log_level = opt.log_level;
+    }
+    if (!opt.log_format.empty()) {
+      if (opt.log_format != "text" && opt.log_format != "json")
+        throw InvalidArgument("--log-format: '" + opt.log_format + "' is not a format (text, json)");
+      cfg.log_format = opt.log_format;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuzk: error: %s\n", e.what());
     return 1;
   }
+  const Log log_line = stderr_log({*parse_log_level(cfg.log_level), cfg.log_format == "json"});
   const std::string upath = unix_path(cfg.listen);
   if (upath.empty() && cfg.token.empty()) {
-    std::fprintf(stderr,
-                 "cuzk: error: daemon.listen is %s (TCP) and daemon.token is not set: refusing to serve TCP without a "
-                 "token (set daemon.token, or listen on unix:///path.sock)\n",
-                 cfg.listen.c_str());
+    log_line.error("daemon.listen is " + cfg.listen +
+                   " (TCP) and daemon.token is not set: refusing to serve TCP without a token (set daemon.token, or "
+                   "listen on unix:///path.sock)");
     return 1;
   }
   const sigset_t sigs = block_signals();
   LogFile log_file(cfg.log_file);
   if (!cfg.log_file.empty())
     if (std::string why = log_file.open(); !why.empty()) {
-      std::fprintf(stderr, "cuzk: error: daemon.log_file: cannot open %s: %s\n", cfg.log_file.c_str(), why.c_str());
+      log_line.error("daemon.log_file: cannot open " + cfg.log_file + ": " + why);
       return 1;
     }
 
   log_line(std::string("cuzk ") + version_string() + " (commit " + git_commit() + ") starting; config: " + cfg.source);
   // The addresses first: a daemon that cannot have them does nothing else (its journal untouched).
   if (!upath.empty() && socket_in_use(upath)) {
-    log_file.error("another daemon is listening on " + cfg.listen);
+    log_file.error(log_line, "another daemon is listening on " + cfg.listen);
     return 1;
   }
   if (!upath.empty()) ::unlink(upath.c_str());  // a stale socket of a daemon that died
-  auto give_up = [&](std::unique_ptr<grpc::Server>& server, const std::string& why) {
-    log_file.error(why);
-    if (server) server->Shutdown();
-    if (!upath.empty()) ::unlink(upath.c_str());
-    return 1;
-  };
 
-  Gate gate(cfg.token);
+  Startup startup;
+  Gate gate(cfg.token, startup);
   Rpc rpc(gate, log_line);
   CurioRpc curio_rpc(gate);
   grpc::ServerBuilder b;
@@ -489,41 +530,55 @@ int serve(const std::string& config_path) {
   const mode_t old = ::umask(0177);  // the socket is created 0600
   std::unique_ptr<grpc::Server> server = b.BuildAndStart();
   ::umask(old);
-  if (!server || (upath.empty() && port == 0))
-    return give_up(server, "cannot listen on " + cfg.listen +
-                               " (in use by another process, or not an address of "
-                               "this host)");
-  if (!upath.empty()) ::chmod(upath.c_str(), 0600);
 
-  std::unique_ptr<Service> svc;
   int listen_fd = -1;  // declared before http, whose socket option callback sets it: outlives it
   httplib::Server http;
   std::thread http_thread;
+  auto give_up = [&](const std::string& why) {
+    log_file.error(log_line, why);
+    if (server) server->Shutdown();
+    if (http_thread.joinable()) {
+      http.stop();
+      http_thread.join();
+    }
+    if (!upath.empty()) ::unlink(upath.c_str());
+    return 1;
+  };
+  if (!server || (upath.empty() && port == 0))
+    return give_up("cannot listen on " + cfg.listen + " (in use by another process, or not an address of this host)");
+  if (!upath.empty()) ::chmod(upath.c_str(), 0600);
   if (!cfg.status_listen.empty()) {
-    configure_http(http, cfg, svc, listen_fd);
+    configure_http(http, cfg, gate, startup, listen_fd);
     const auto colon = cfg.status_listen.rfind(':');
     const std::string host = cfg.status_listen.substr(0, colon);
     const int hport = std::stoi(cfg.status_listen.substr(colon + 1));
     if (!http.bind_to_port(host, hport))
-      return give_up(server, "cannot listen on http://" + cfg.status_listen +
-                                 " (status_listen: in use by another process, or not an address of this host)");
+      return give_up("cannot listen on http://" + cfg.status_listen +
+                     " (status_listen: in use by another process, or not an address of this host)");
     if (listen_fd >= 0) ::listen(listen_fd, kHttpBacklog);  // a longer queue than httplib's 5
+    http_thread = std::thread([&] { http.listen_after_bind(); });
   }
-  // Then the circuits, the engine and the job store (the journal is locked before anything in it
-  // is read or written).
-  try {
-    svc = std::make_unique<Service>(cfg, log_line);
-  } catch (const std::exception& e) {
-    return give_up(server, e.what());
-  }
-  gate.ready(*svc);
-  if (!cfg.status_listen.empty()) http_thread = std::thread([&] { http.listen_after_bind(); });
-  const std::string serving =
-      "listening on " +
+  const std::string where =
       (upath.empty() ? cfg.listen + " (port " + std::to_string(port) + ", token required)" : cfg.listen) +
       (cfg.status_listen.empty() ? ""
                                  : "; status on http://" + cfg.status_listen + "/status and /metrics" +
                                        (cfg.status_auth ? " (token required)" : ""));
+  log_line("listening on " + where + "; loading (UNAVAILABLE until ready)");
+  // Then the circuits, the engine and the job store (the journal is locked before anything in it
+  // is read or written); each step in /status, the log and systemd's STATUS as it begins.
+  std::unique_ptr<Service> svc;
+  try {
+    svc = std::make_unique<Service>(cfg, log_line, [&](const std::string& what) {
+      startup.set(what);
+      log_line.debug("loading: " + what);
+      sd_notify_state("STATUS=loading: " + what);
+    });
+  } catch (const std::exception& e) {
+    return give_up(e.what());
+  }
+  gate.ready(*svc);
+  const std::string serving =
+      "serving on " + where + " (ready in " + std::to_string(int(startup.seconds() * 1000)) + " ms)";
   log_line(serving);
   // systemd (Type=notify): ready now; the watchdog's pings while the daemon runs.
   sd_notify_state("READY=1\nSTATUS=" + serving + "\nMAINPID=" + std::to_string(::getpid()));
@@ -532,7 +587,7 @@ int serve(const std::string& config_path) {
   if (watchdog->interval_s() > 0)
     log_line("systemd watchdog: WATCHDOG=1 every " + std::to_string(watchdog->interval_s()) + " s");
 
-  const int sig = wait_for_stop(sigs, log_file);
+  const int sig = wait_for_stop(sigs, log_file, log_line);
   sd_notify_state("STOPPING=1\nSTATUS=stopping: finishing the jobs in flight");
   log_line(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + ": no new jobs; finishing those in flight");
   svc->shutdown(cfg.shutdown_grace_s);  // the engine stays until nothing can call into it

@@ -6,9 +6,15 @@
 
 namespace cuzk::daemon {
 
-// Serves the configuration at `config_path` ("" = the bundled examples on every visible GPU,
-// else the CPU). Returns the exit status: 0 after a signal, 1 when it could not start (the
-// reason printed on stderr).
-int serve(const std::string& config_path);
+struct ServeOptions {
+  std::string config;      // the configuration file; "" = the bundled examples on every visible
+                           // GPU, else the CPU
+  std::string log_level;   // "" = daemon.log_level of the config
+  std::string log_format;  // "" = daemon.log_format of the config
+};
+
+// Serves until SIGTERM or SIGINT. Returns the exit status: 0 after a signal, 1 when it could not
+// start (the reason in the log and on stderr).
+int serve(const ServeOptions& opt);
 
 }  // namespace cuzk::daemon

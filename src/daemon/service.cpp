@@ -21,13 +21,14 @@ namespace cuzk::daemon {
 
 using namespace detail;
 
-Service::Service(Config cfg, Log log)
+Service::Service(Config cfg, Log log, const std::function<void(const std::string&)>& progress)
     : cfg_(std::move(cfg)),
       log_(std::move(log)),
       budget_(cfg_.host_budget),
       space_(cfg_.journal, cfg_.journal_reserve) {
-  auto say = [&](const std::string& s) {
-    if (log_) log_(s);
+  auto say = [&](const std::string& s) { log_(s); };
+  auto step = [&](const std::string& s) {
+    if (progress) progress(s);
   };
   if (cfg_.circuits.empty() && !cfg_.filecoin.configured())
     throw InvalidArgument(cfg_.source +
@@ -50,12 +51,18 @@ Service::Service(Config cfg, Log log)
   ec.verify = cfg_.verify;
   // Circuits.
   ThreadPool pool(cfg_.synthesis_threads);
+  size_t nth = 0;
   for (auto& c : cfg_.circuits) {
+    step("circuit '" + c.id + "' (" + std::to_string(++nth) + " of " + std::to_string(cfg_.circuits.size()) +
+         "): reading " + c.zkey + (c.r1cs.empty() ? "" : " and " + c.r1cs));
     auto t0 = std::chrono::steady_clock::now();
     try {
       // The key's own lines (the insecure-setup warning, a .params's load figures) to the log.
       const auto say = [&](const std::string& line) {
-        if (log_) log_("circuit '" + c.id + "': " + line);
+        if (line.rfind("warning: ", 0) == 0)
+          log_.warning("circuit '" + c.id + "': " + line.substr(9));
+        else
+          log_("circuit '" + c.id + "': " + line);
       };
       circuits_[c.id] = api::load_key(c.zkey, c.r1cs, pool, say, ec.devices);
     } catch (const std::exception& e) {
@@ -67,17 +74,21 @@ Service::Service(Config cfg, Log log)
         std::to_string(ci.n_vars()) + " wires, key " + std::to_string(ci.key_host_bytes() >> 20) + " MiB (" + c.zkey +
         ", read in " + std::to_string(int(ms)) + " ms)");
   }
+  step("starting the engine on " + list);
   engine_ = std::make_unique<engine::Engine>(ec);
   for (auto& [id, c] : circuits_) engine_->register_circuit(id, c);
   for (auto& d : engine_->device_records())
     say("device " + d.name + ": " + d.description + ", budget " + std::to_string(d.budget_bytes >> 20) + " MiB, " +
         std::to_string(d.workers) + " workers");
   for (auto& [id, c] : circuits_)
-    if (std::string why = engine_->cannot_hold(id); !why.empty()) say("warning: " + why + "; its jobs are refused");
+    if (std::string why = engine_->cannot_hold(id); !why.empty()) log_.warning(why + "; its jobs are refused");
   // Where the jobs live: the local journal, or a farm's database.
   const StoreContext ctx{cfg_, log_, *engine_, circuits_, *witness_dirs_, stats_, budget_, space_};
-  store_ = cfg_.queue_backend == "postgres" ? make_farm_store(ctx) : make_journal_store(ctx);
+  const bool farm = cfg_.queue_backend == "postgres";
+  store_ = farm ? make_farm_store(ctx) : make_journal_store(ctx);
   curio_ = std::make_unique<CurioService>(cfg_, *engine_, log_);
+  step(farm ? "connecting to the farm's PostgreSQL queue (queue.dsn)"
+            : "reading the journal " + cfg_.journal + " (its unfinished jobs run again)");
   store_->start();
 }
 
@@ -164,13 +175,13 @@ v1::SubmitProofResponse Service::submit_files(const v1::SubmitProofRequest& head
     try {
       s.mapped.push_back(io::FileBytes::map(files[i]));
     } catch (const Error& e) {  // the daemon's own file: its path is for the log, not the client
-      if (log_) log_(std::string("stream: ") + e.what());
+      log_.warning(std::string("stream: ") + e.what());
       throw Rejected(Rejected::Unavailable, "cannot read back streamed witness " + std::to_string(i) +
                                                 " (the daemon's log says why); retry later");
     }
     check_witness("partition " + std::to_string(i), s.mapped.back(), head.circuit_id());
   }
-  return accepted(store_->accept(std::move(s)));
+  return accepted(head, files.size(), store_->accept(std::move(s)));
 }
 
 std::string Service::incoming_dir() const { return cfg_.journal + "/incoming"; }
@@ -216,7 +227,7 @@ v1::SubmitProofResponse Service::submit_paths(const v1::SubmitProofRequest& req,
   Submission s{req, req_digest, Submission::Paths};
   for (int i = 0; i < req.partition_paths_size(); ++i)
     s.paths.push_back(witness_path(size_t(i), req.partition_paths(i), req.circuit_id()));
-  return accepted(store_->accept(std::move(s)));
+  return accepted(req, size_t(req.partition_paths_size()), store_->accept(std::move(s)));
 }
 
 v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
@@ -227,11 +238,15 @@ v1::SubmitProofResponse Service::submit(const v1::SubmitProofRequest& req) {
   if (req.partition_paths_size() > 0) return submit_paths(req, req_digest);
   Submission s{req, req_digest, Submission::Bytes};
   s.bytes = validate(req);
-  return accepted(store_->accept(std::move(s)));
+  return accepted(req, size_t(req.partitions_size()), store_->accept(std::move(s)));
 }
 
-v1::SubmitProofResponse Service::accepted(v1::SubmitProofResponse resp) {
+v1::SubmitProofResponse Service::accepted(const v1::SubmitProofRequest& req, size_t partitions,
+                                          v1::SubmitProofResponse resp) {
   if (!resp.existing()) stats_.submitted();
+  log_.debug("job " + resp.job_id() + ": " + (resp.existing() ? "already known" : "accepted") + " (circuit " +
+             req.circuit_id() + ", " + std::to_string(partitions) + " partition(s)" +
+             (req.request_id().empty() ? "" : ", request_id " + req.request_id()) + ")");
   return resp;
 }
 
@@ -302,6 +317,7 @@ std::string Service::status_json(const v1::GetStatusResponse& s) {
     return JsonValue::number(b);
   };
   JsonValue o = JsonValue::object();
+  o.add("state", JsonValue::string("serving"));
   o.add("version", JsonValue::string(s.version()));
   o.add("commit", JsonValue::string(s.commit()));
   o.add("uptime_s", jnum(s.uptime_s()));

@@ -3,6 +3,7 @@
 // them; status and metrics. The gRPC and HTTP servers (server.cpp) are thin layers over it.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,8 +23,9 @@ class CurioService;  // curio_service.hpp
 class Service {
  public:
   // Loads the circuits, starts the engine and opens the job store (queue.backend), which
-  // recovers its jobs. Throws (InvalidArgument / Error) when the config cannot be served.
-  Service(Config cfg, Log log);
+  // recovers its jobs; `progress` hears each step as it begins ("circuit 'id' (1 of 3): reading
+  // PATH"). Throws (InvalidArgument / Error) when the config cannot be served.
+  Service(Config cfg, Log log, const std::function<void(const std::string&)>& progress = {});
   ~Service();  // shutdown(0) if not done
 
   v1::SubmitProofResponse submit(const v1::SubmitProofRequest& req);
@@ -64,7 +66,8 @@ class Service {
   void check_witness_shape(const std::string& name, CurveId curve, uint64_t n_witness, const std::string& circuit);
   v1::SubmitProofResponse submit_paths(const v1::SubmitProofRequest& req, uint64_t req_digest);
   v1::WitnessPath witness_path(size_t index, const std::string& path, const std::string& circuit);
-  v1::SubmitProofResponse accepted(v1::SubmitProofResponse resp);  // counts a new job
+  // Counts a new job; logs it at debug.
+  v1::SubmitProofResponse accepted(const v1::SubmitProofRequest& req, size_t partitions, v1::SubmitProofResponse resp);
 
   Config cfg_;
   Log log_;

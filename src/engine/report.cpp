@@ -252,7 +252,9 @@ std::pair<double, double> drawn_range(const std::vector<PartitionRecord>& parts)
     }
   }
   if (!(lo <= hi)) lo = 0, hi = 1;
-  return {lo, hi};
+  // The axis starts at 0, the job's start (its submission), so that the wait before the first
+  // partition shows.
+  return {std::min(lo, 0.0), hi};
 }
 
 struct Row {
@@ -488,6 +490,23 @@ void worker_rows(std::string& out, const Axis& ax, const std::vector<PartitionRe
 }
 
 }  // namespace
+
+void rebase_to_submission(std::vector<PartitionRecord>& recs) {
+  double t0 = INFINITY, first = INFINITY;
+  for (auto& r : recs) {
+    if (r.spans[cuzk::Phase::Queue].start_ms >= 0) t0 = std::min(t0, r.spans[cuzk::Phase::Queue].start_ms);
+    for (const Span& s : r.spans.at)
+      if (s.start_ms >= 0) first = std::min(first, s.start_ms);
+  }
+  if (!std::isfinite(t0)) t0 = first;
+  if (!std::isfinite(t0)) return;
+  // A span not begun (or not ended) keeps its -1.
+  for (auto& r : recs)
+    for (Span& s : r.spans.at) {
+      if (s.start_ms >= 0) s.start_ms = std::max(0.0, s.start_ms - t0);
+      if (s.end_ms >= 0) s.end_ms = std::max(0.0, s.end_ms - t0);
+    }
+}
 
 std::string timeline_svg(const std::vector<PartitionRecord>& parts_in, const std::vector<DeviceRecord>& devs,
                          const std::string& title) {

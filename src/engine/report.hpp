@@ -54,4 +54,9 @@ std::string summary_json(const std::string& version, double wall_ms, const std::
 std::string timeline_svg(const std::vector<PartitionRecord>& parts, const std::vector<DeviceRecord>& devs,
                          const std::string& title);
 
+// A job's records on its own time axis: every span shifted so that the job's submission (the
+// earliest queue start; without one, the earliest span) is at 0 ms. The engine's records count
+// from the engine's start, which in a daemon is hours before the job.
+void rebase_to_submission(std::vector<PartitionRecord>& recs);
+
 }  // namespace cuzk::engine

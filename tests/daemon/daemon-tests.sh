@@ -164,6 +164,12 @@ check_dir() {
   done
   [ -s "$dir/proofs.bin" ] || note "$dir/proofs.bin missing"
   [ -s "$dir/summary.json" ] || note "$dir/summary.json missing"
+  # The job's timeline on its own axis: from 0 (its submission), not from the daemon's start.
+  local ticks
+  ticks=$(grep -o 'class="tick"[^>]*>[^<]*' "$dir/timeline.svg" 2> /dev/null | sed 's/.*>//')
+  [ "$(head -n 1 <<< "$ticks")" = 0 ] || note "$dir/timeline.svg: the axis starts at '$(head -n 1 <<< "$ticks")', not 0"
+  awk -v t="$(tail -n 1 <<< "$ticks")" 'BEGIN { exit !(t != "" && t + 0 < 600000) }' ||
+    note "$dir/timeline.svg: the axis ends at '$(tail -n 1 <<< "$ticks")' ms: not on the job's own axis"
 }
 # verify_pairs VK LISTFILE EXPECTED_COUNT: cuzk verify all pairs of LISTFILE, 40 pairs a call
 verify_pairs() {

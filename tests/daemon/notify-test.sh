@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The daemon under systemd's notify protocol, started as packaging/cuzk.service starts it (its
 # ExecStart, with this build's binary and a test config): a listener on a NOTIFY_SOCKET receives
-# READY=1 once the daemon answers requests, WATCHDOG=1 every half of WATCHDOG_USEC while it runs,
-# and STOPPING=1 on SIGTERM, after which the daemon exits 0. Its circuit's key is one of
+# STATUS=loading: ... for each step of its start, READY=1 once it answers requests, WATCHDOG=1
+# every half of WATCHDOG_USEC while it runs, and STOPPING=1 on SIGTERM, after which the daemon
+# exits 0. Its circuit's key is one of
 # `cuzk setup --insecure`: the daemon's log must say so.
 #   notify-test.sh CUZK SOURCE_DIR
 set -uo pipefail
@@ -60,7 +61,11 @@ grep -q ' READY=1$' "$T/messages" || fail "no READY=1 within 30 s"
 "$CUZK" status --daemon "unix://$T/d.sock" > "$T/status.json" 2>&1 || fail "READY=1 sent, but the daemon does not answer"
 grep -q '^[0-9.]* MAINPID='"$DPID"'$' "$T/messages" || fail "READY without MAINPID=$DPID: $(cat "$T/messages")"
 echo "ok   READY=1 (MAINPID $DPID), and the daemon answers status"
-grep -q "circuit 'mul': warning: .*insecure" "$T/daemon.log" || fail "no insecure-key warning in the daemon's log"
+loading=$(grep -n " STATUS=loading: circuit 'mul' (1 of 1): reading $T/insecure.zkey" "$T/messages" | head -n 1 | cut -d: -f1)
+ready=$(grep -n ' READY=1$' "$T/messages" | head -n 1 | cut -d: -f1)
+[ -n "$loading" ] && [ "$loading" -lt "$ready" ] || fail "no STATUS=loading: circuit 'mul' ... before READY=1: $(cat "$T/messages")"
+echo "ok   STATUS says what is loading before READY=1: $(sed -n "${loading}p" "$T/messages" | cut -d' ' -f2- | cut -c1-100)"
+grep -q "warning: circuit 'mul': .*insecure" "$T/daemon.log" || fail "no insecure-key warning in the daemon's log"
 echo "ok   $(grep -m1 "insecure" "$T/daemon.log" | cut -c1-140)"
 sleep 1.5
 n=$(grep -c ' WATCHDOG=1$' "$T/messages")

@@ -90,7 +90,7 @@ stop_daemon() {
   wait "$pid"; STOP_RC=$?
 }
 # refused NAME CONFIG NEEDLE: the daemon must exit non-zero, its error naming NEEDLE, without
-# having logged "listening on" (30 s at most).
+# having logged "serving on" (30 s at most).
 refused() {
   local name=$1 cfg=$2 needle=$3 pid i rc
   "$CUZK" daemon --config "$cfg" > "$T/$name.out" 2> "$T/$name.log" &
@@ -98,8 +98,8 @@ refused() {
   DAEMONS+=("$pid")
   for ((i = 0; i < 300; i++)); do
     kill -0 "$pid" 2>/dev/null || break
-    if grep -q "listening on" "$T/$name.log"; then
-      note "daemon $name started: $(grep "listening on" "$T/$name.log" | head -n 1 | cut -c 1-160)"
+    if grep -q "serving on" "$T/$name.log"; then
+      note "daemon $name started: $(grep "serving on" "$T/$name.log" | head -n 1 | cut -c 1-160)"
       kill -9 "$pid"; wait "$pid" 2>/dev/null
       return 1
     fi
@@ -180,7 +180,7 @@ group_sighup() {
   conf "$T/h2.toml" "unix://$sock" "$T/jh2" "" "log_file = \"$T/h2-file.log\""
   start_daemon h2 "$T/h2.toml" "unix://$sock"
   s=$DPID
-  has "$T/h2-file.log" "listening on" "the log file"
+  has "$T/h2-file.log" "serving on" "the log file"
   mv "$T/h2-file.log" "$T/h2-file.log.1"
   kill -HUP "$s"
   for ((i = 0; i < 100; i++)); do grep -q SIGHUP "$T/h2-file.log" 2>/dev/null && break; kill -0 "$s" 2>/dev/null || break; sleep 0.1; done

@@ -99,7 +99,7 @@ start_daemon() {
   return 1
 }
 # refused NAME CONFIG NEEDLE: the daemon must exit non-zero, its error naming NEEDLE, without having
-# logged "listening on" (20 s at most).
+# logged "serving on" (20 s at most).
 refused() {
   local name=$1 cfg=$2 needle=$3 pid i rc
   "$CUZK" daemon --config "$cfg" > "$T/$name.out" 2> "$T/$name.log" &
@@ -107,8 +107,8 @@ refused() {
   DAEMONS+=("$pid")
   for ((i = 0; i < 200; i++)); do
     kill -0 "$pid" 2>/dev/null || break
-    if grep -q "listening on" "$T/$name.log"; then
-      note "daemon $name started: $(grep "listening on" "$T/$name.log" | head -n 1 | cut -c 1-160)"
+    if grep -q "serving on" "$T/$name.log"; then
+      note "daemon $name started: $(grep "serving on" "$T/$name.log" | head -n 1 | cut -c 1-160)"
       kill -9 "$pid"; wait "$pid" 2>/dev/null
       return 1
     fi
