@@ -1,6 +1,7 @@
 // The daemon's configuration: every key read, typos and bad values refused with the file and
 // the key named, the TCP/unix address forms, durations and sizes, the embedded default.
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <string>
 
@@ -140,6 +141,13 @@ CUZK_TEST(daemon_config_durations_and_default) {
   CHECK_EQ(d.devices[0], std::string("auto"));
   CHECK_EQ(d.circuits.size(), size_t(2));
   CHECK_EQ(d.circuits[0].zkey, std::string("/opt/ex/porep-bls12-381/circuit.zkey"));
+  // Without $CUZK_EXAMPLES: beside the running binary (no path of the build machine is built in).
+  ::unsetenv("CUZK_EXAMPLES");
+  const std::string ex = examples_dir();
+  CHECK(ex.size() > 9 && ex[0] == '/' && ex.substr(ex.size() - 9) == "/examples");
+  CHECK(ex == std::filesystem::read_symlink("/proc/self/exe").parent_path().string() + "/examples" ||
+        ex == std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path().string() +
+                  "/share/cuzk/examples");
   // A file with only [daemon] keeps the default devices but serves no circuit it did not list.
   Config c = parse_config("[daemon]\nlisten = \"unix:///tmp/a.sock\"\njournal = \"/tmp/j\"\n", "min.toml");
   CHECK(c.circuits.empty());

@@ -5,6 +5,7 @@
 #include <set>
 #include <toml++/toml.h>
 
+#include "daemon/log.hpp"
 #include "engine/engine.hpp"
 #include "util/error.hpp"
 
@@ -175,6 +176,10 @@ void check(Config& c, const std::string& file) {
     fail("daemon.status_auth", "needs daemon.token (clients of /metrics and /status send Authorization: Bearer TOKEN)");
   if (!c.log_file.empty() && c.log_file[0] != '/')
     fail("daemon.log_file", "'" + c.log_file + "' is not an absolute path");
+  if (!parse_log_level(c.log_level))
+    fail("daemon.log_level", "'" + c.log_level + "' is not a level (error, warning, info, debug)");
+  if (c.log_format != "text" && c.log_format != "json")
+    fail("daemon.log_format", "'" + c.log_format + "' is not a format (text, json)");
   if (c.devices.empty()) fail("devices.list", "empty");
   std::set<std::string> ids;
   for (auto& ci : c.circuits) {
@@ -199,9 +204,10 @@ Config parse_config(const std::string& text, const std::string& file) {
   c.source = file;
   c.circuits.clear();
   if (auto t = sub(root, "daemon", r)) {
-    r.known(*t, "daemon",
-            {"listen", "status_listen", "journal", "token", "keep_results", "shutdown_grace", "max_request_bytes",
-             "max_partitions", "witness_dirs", "journal_reserve", "status_auth", "log_file"});
+    r.known(
+        *t, "daemon",
+        {"listen", "status_listen", "journal", "token", "keep_results", "shutdown_grace", "max_request_bytes",
+         "max_partitions", "witness_dirs", "journal_reserve", "status_auth", "log_file", "log_level", "log_format"});
     c.listen = r.str(*t, "daemon", "listen", c.listen);
     c.status_listen = r.str(*t, "daemon", "status_listen", c.status_listen);
     c.journal = r.str(*t, "daemon", "journal", c.journal);
@@ -222,6 +228,8 @@ Config parse_config(const std::string& text, const std::string& file) {
       c.status_auth = n->as_boolean()->get();
     }
     c.log_file = r.str(*t, "daemon", "log_file", "");
+    c.log_level = r.str(*t, "daemon", "log_level", c.log_level);
+    c.log_format = r.str(*t, "daemon", "log_format", c.log_format);
     for (auto& d : c.witness_dirs)
       if (d.empty() || d[0] != '/') r.fail("daemon.witness_dirs", "'" + d + "' is not an absolute path");
   }
@@ -316,13 +324,28 @@ std::string client_address(const std::string& given) {
   return given;
 }
 
+// The bundled examples: $CUZK_EXAMPLES, else beside the running binary: <bin>/examples (a build
+// directory, where the build links it to the source tree's) or <prefix>/share/cuzk/examples (an
+// install). Found at run time, so that no path of the machine that built cuzk is in the binary;
+// the first candidate that exists, else the last (named when the daemon cannot read the key).
+std::string examples_dir() {
+  if (const char* e = std::getenv("CUZK_EXAMPLES"); e && *e) return e;
+  std::error_code ec;
+  const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec) return "examples";
+  const std::filesystem::path tries[] = {bin / "examples", bin.parent_path() / "share" / "cuzk" / "examples"};
+  for (auto& t : tries)
+    if (std::filesystem::is_directory(t, ec)) return t.string();
+  return tries[1].string();
+}
+
 Config default_config() {
   Config c;
   const std::string home = env_or("HOME", "/tmp");
   c.listen = default_listen();
   c.status_listen = env_or("CUZK_STATUS_LISTEN", "127.0.0.1:9464");
   c.journal = env_or("XDG_STATE_HOME", home + "/.local/state") + "/cuzk/journal";
-  const std::string ex = env_or("CUZK_EXAMPLES", CUZK_EXAMPLES_DIR);
+  const std::string ex = examples_dir();
   for (const char* curve : {"bls12-381", "bn254"})
     c.circuits.push_back({std::string("porep-") + curve, ex + "/porep-" + curve + "/circuit.zkey",
                           ex + "/porep-" + curve + "/circuit.r1cs"});

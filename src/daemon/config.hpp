@@ -19,6 +19,8 @@ struct Config {
   std::string token;                             // required when listen is TCP
   bool status_auth = false;                      // /metrics and /status need the token too
   std::string log_file;                          // "" = stderr; else appended to, reopened on SIGHUP
+  std::string log_level = "info";                // error, warning, info, debug: lines below are dropped
+  std::string log_format = "text";               // text or json (one object per line)
   double keep_results_s = 24 * 3600;             // finished results are kept this long (across restarts)
   double shutdown_grace_s = 30;                  // SIGTERM: running jobs get this long to finish
   size_t max_request_bytes = size_t(256) << 20;  // a SubmitProof larger than this is refused
@@ -67,8 +69,11 @@ Config load_config(const std::string& path);
 Config parse_config(const std::string& toml_text, const std::string& name);
 // The embedded default: the bundled examples, a socket in $XDG_RUNTIME_DIR (or /tmp), a journal
 // in $XDG_STATE_HOME/cuzk (or ~/.local/state/cuzk), status on $CUZK_STATUS_LISTEN (or
-// 127.0.0.1:9464); the examples from $CUZK_EXAMPLES or the source tree's examples/.
+// 127.0.0.1:9464); the examples from examples_dir().
 Config default_config();
+// $CUZK_EXAMPLES, else the examples beside the running binary: BIN_DIR/examples (a build tree),
+// else BIN_DIR/../share/cuzk/examples (an install).
+std::string examples_dir();
 
 // The embedded default's address: unix://$XDG_RUNTIME_DIR/cuzk.sock (or /tmp/cuzk.sock).
 std::string default_listen();
