@@ -24,6 +24,7 @@
 #include "daemon/service_util.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
+#include "util/progress.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -343,7 +344,11 @@ int do_srs(Client& c, const Args& o, bool preload) {
   grpc::ClientContext ctx;
   c.prepare(ctx, 600);
   v1::SrsResponse r;
+  std::optional<term::Activity> busy;
+  if (preload)
+    busy.emplace("preloading " + q.circuit_id() + " on " + (q.device().empty() ? "every device" : q.device()));
   ok_or_throw(preload ? c.stub->PreloadSRS(&ctx, q, &r) : c.stub->EvictSRS(&ctx, q, &r));
+  busy.reset();
   std::string d;
   for (auto& x : r.devices()) d += (d.empty() ? "" : ",") + x;
   std::printf("%s %s on %s\n", preload ? "preloaded" : "evicted", q.circuit_id().c_str(),

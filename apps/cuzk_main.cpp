@@ -30,6 +30,7 @@
 #include "setup/tools.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
+#include "util/progress.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 #include "util/time.hpp"
@@ -248,7 +249,7 @@ int cmd_prove_partitions(const Args& a) {
   for (auto& p : paths)
     if (p.empty()) throw UsageError("--partitions: an empty path in the list");
   auto log = [&](const std::string& s) {
-    if (!quiet) std::fprintf(stderr, "cuzk: %s\n", s.c_str());
+    if (!quiet) cuzk::term::say(s);
   };
   auto path = [&](const std::string& name) { return *out + "/" + name; };
   // Every output checked before the work: a FIFO, a device or a link there is refused now.
@@ -262,7 +263,10 @@ int cmd_prove_partitions(const Args& a) {
 
   cuzk::ThreadPool load_pool(threads);
   auto t0 = std::chrono::steady_clock::now();
+  std::optional<cuzk::term::Activity> busy(std::in_place, "reading " + a.pos[0] + cuzk::term::size_note(a.pos[0]),
+                                           !quiet);
   auto circuit = cuzk::api::load_key(a.pos[0], a.get("--r1cs").value_or(""), load_pool, log, cfg.devices);
+  busy.reset();
   log("key loaded: " + a.pos[0] + " (" + std::to_string(circuit->n_vars()) + " variables, domain 2^" +
       std::to_string(circuit->log_n()) + ", " + std::to_string(int(cuzk::ms_since(t0))) + " ms)");
   eng::Engine engine(cfg);
@@ -274,8 +278,10 @@ int cmd_prove_partitions(const Args& a) {
   const std::string devnames = cuzk::backend::names_of(cfg.devices);
   log("job of " + std::to_string(paths.size()) + " partitions on " + devnames + ", " +
       std::to_string(cfg.workers_per_device) + " workers per device");
+  busy.emplace("proving " + std::to_string(paths.size()) + " partitions on " + devnames, !quiet);
   uint64_t id = engine.submit(std::move(req));
   eng::JobResult r = engine.await(id);
+  busy.reset();
   auto devrecs = engine.device_records();
   if (r.state != eng::JobState::Done)
     throw cuzk::Error("the job " + std::string(eng::job_state_name(r.state)) + ": " + r.error + "; nothing written");
@@ -337,7 +343,10 @@ void prove_single(const SingleProof& p) {
 
   auto t0 = std::chrono::steady_clock::now();
   cuzk::ThreadPool pool(p.threads);
+  std::optional<cuzk::term::Activity> busy(std::in_place, "proving with " + p.zkey + cuzk::term::size_note(p.zkey),
+                                           !p.quiet);
   cuzk::ProveOutput out = cuzk::prove_files(p.zkey, p.witness, p.opt, pool);
+  busy.reset();
 
   std::vector<std::pair<std::string, std::string>> files = {{p.proof, out.proof_json}, {p.pub, out.public_json}};
   if (!p.proof_bin.empty())
@@ -376,7 +385,7 @@ int cmd_prove(const Args& a) {
   if (auto s = a.get("--seed")) p.opt.seed = parse_u64("--seed", *s);
   if (auto t = a.get("--threads")) p.threads = unsigned(parse_u64("--threads", *t, 4096));
   p.opt.device = one_device(a.get_or("--device", "auto"));
-  if (!p.quiet) p.opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  if (!p.quiet) p.opt.log = [](const std::string& s) { cuzk::term::say(s); };
   prove_single(p);
   return kExitOk;
 }
@@ -391,7 +400,7 @@ int cmd_prover(const Args& a) {
   p.quiet = !a.flag("--verbose");
   if (auto t = a.get("--threads")) p.threads = unsigned(parse_u64("--threads", *t, 4096));
   p.opt.device = one_device(a.get_or("--device", "auto"));
-  if (!p.quiet) p.opt.log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  if (!p.quiet) p.opt.log = [](const std::string& s) { cuzk::term::say(s); };
   prove_single(p);
   return kExitOk;
 }
@@ -456,10 +465,11 @@ int cmd_setup(const Args& a) {
   auto target = setup_device(a, pool.size());
   const bool quiet = a.flag("--quiet");
   cuzk::setup::Log log;
-  if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  if (!quiet) log = [](const std::string& s) { cuzk::term::say(s); };
   const std::string format = a.get("--format").value_or("zkey");
   if (format != "zkey" && format != "bellperson")
     throw UsageError("--format: unknown format '" + format + "' (zkey, bellperson)");
+  cuzk::term::Activity busy("setup of " + a.pos[0] + " into " + a.pos[1], !quiet);
   auto st = format == "zkey" ? cuzk::setup::setup_files(a.pos[0], a.pos[1], seed, target.dev, pool, log)
                              : cuzk::filecoin::setup_params_files(a.pos[0], a.pos[1], seed, target.dev, pool, log);
   if (!quiet) print_setup_stats(st, true);
@@ -496,8 +506,12 @@ int cmd_gen_circuit(const Args& a) {
   o.device = target.dev;
   const bool quiet = a.flag("--quiet");
   cuzk::setup::Log log;
-  if (!quiet) log = [](const std::string& s) { std::fprintf(stderr, "cuzk: %s\n", s.c_str()); };
+  if (!quiet) log = [](const std::string& s) { cuzk::term::say(s); };
+  std::optional<cuzk::term::Activity> busy(
+      std::in_place, "generating a 2^" + std::to_string(o.spec.log_n) + " circuit" + (o.setup ? " and its key" : ""),
+      !quiet);
   auto st = cuzk::setup::gen_circuit(o, pool, log);
+  busy.reset();
   if (!quiet) print_setup_stats(st, o.setup);
   return kExitOk;
 }

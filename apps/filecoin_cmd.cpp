@@ -33,6 +33,7 @@
 #include "io/json_parse.hpp"
 #include "util/error.hpp"
 #include "util/files.hpp"
+#include "util/progress.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::app {
@@ -868,7 +869,9 @@ int filecoin_setup(const Args& a) {
   ThreadPool pool;
   const std::string device = engine::one_device(a.get_or("--device", "auto"), "--device").name();
   auto eng = engine::tool_engine(device, unsigned(pool.size()));
+  std::optional<term::Activity> busy(std::in_place, "setup of " + c.id() + " on " + device);
   const filecoin::SetupResult r = filecoin::setup_insecure(c, *dir, seed, {eng.get(), device}, pool, {});
+  busy.reset();
   std::printf("{\"circuit\": \"%s\", \"constraints\": %llu, \"params\": \"%s\", \"vk\": \"%s\"}\n", c.id().c_str(),
               (unsigned long long)r.constraints, r.params_path.c_str(), r.vk_path.c_str());
   std::fprintf(stderr, "setup: %s rows recorded in %.0f ms, insecure key on %s in %.0f ms\n", c.id().c_str(),
@@ -921,12 +924,14 @@ int filecoin_prove(const Args& a) {
   filecoin::Prover prover(eng,
                           {*dir,
                            [&](const std::string& s) {
-                             if (!quiet) std::fprintf(stderr, "cuzk: %s\n", s.c_str());
+                             if (!quiet) term::say(s);
                            }},
                           pool);
   const auto t0 = std::chrono::steady_clock::now();
+  std::optional<term::Activity> busy(std::in_place, "proving " + *a.get("--kind") + " from " + a.pos[1], !quiet);
   const uint64_t job = prover.submit(r);
   const filecoin::Prover::Outcome o = prover.await(job);
+  busy.reset();
   if (o.job.state != engine::JobState::Done) {
     const std::string e =
         o.job.records.empty() || o.job.records[0].error.empty() ? o.job.error : o.job.records[0].error;
