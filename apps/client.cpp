@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Client commands of `cuzk` against a running daemon: submit, await, status, cancel, preload,
 // evict, loadgen. Addresses are the daemon's listen strings (unix:///path.sock or HOST:PORT);
 // the token comes from --token or CUZK_TOKEN.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The commands of the `cuzk` executable: each is its declaration (util/cli.hpp), from which its
 // arguments are parsed and its usage printed, and the body that runs on what was parsed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // cuzk command line. Thin: parsing and printing; the work is in the library.
 #include <unistd.h>
 

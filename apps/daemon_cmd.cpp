@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk daemon`: its arguments; the serving is daemon::serve (src/daemon/server.cpp).
 #include "commands.hpp"
 #include "daemon/server.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk params` (bellperson's .params / .vk files, parameters.json digests) and `cuzk filecoin`
 // (the published parameter names, regression records' proofs, circuit shapes, the Poseidon hash).
 #include <algorithm>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # CPU prove time of the circomlib SHA-256 (256-bit) circuit on BN254 (31,264 constraints,
 # domain 2^15): `cuzk prove` against `snarkjs groth16 prove`, whole process each, median of
 # RUNS runs (default 5); every proof checked by snarkjs. Builds the inputs once (insecure test

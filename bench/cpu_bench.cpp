@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CPU backend micro-benchmarks: MSM (G1, G2) and NTT at one size, median of several runs.
 //   cuzk_bench_cpu [--curve bn254|bls12-381] [--log-n N] [--runs R] [--threads T]
 // Bases are distinct random points, scalars uniform random (no zeros or ones).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The daemon on a GPU host, in one go: a 2^LOG_N porep circuit with 10 witnesses written by
 # `cuzk gen-circuit` (key made on gpu:0), a daemon serving it and the bundled example on every
 # GPU, one job of each (the example's proofs checked with `cuzk verify`), then loadgen at both

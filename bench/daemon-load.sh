@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Load on the daemon: small proofs (the bundled 2^10 porep circuit, 1 partition per job) from
 # several connections at once, on simulated devices. Prints jobs/s and latency p50/p99.
 #   bench/daemon-load.sh CUZK [JOBS] [CLIENTS] [DEVICES] [PARTITIONS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The engine's GPU runs in one go, for a GPU host (binaries built elsewhere and carried, or
 # built here in bare mode): `cuzk bench --job porep` at 2^N on 1, 2, 4 or 8 GPUs (as many as
 # are visible), a stream of jobs per set, a budget beyond the card, the small-memory (streamed)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Throughput of a farm of N daemons on one PostgreSQL queue (simulated devices whose kernels take
 # KERNEL_MS each, so that the devices, not this machine's cores, bound it): JOBS jobs of 10
 # partitions of the bundled 2^10 circuit through `cuzk loadgen` on the first daemon.

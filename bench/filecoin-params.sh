@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # bellperson .params on a GPU host: how fast a key file loads, and a PoRep-shaped job of 10
 # partitions proved through the .params against the same job through the .zkey (same circuit,
 # same witnesses, keys from the same kind of insecure setup). Run after a build (bare mode is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Synthesis speed of Filecoin circuits on this host's cores (no GPU needed):
 #   - witness mode of 20 create_label circuits (10.6 M constraints), on 2 cores and on all;
 #   - witness mode of one 32GiB PoRep partition (blank values, 130 M constraints) on 1, 2, 4, 8

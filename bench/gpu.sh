@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # On a GPU host (nothing but a compiler, CMake and nvcc needed): builds cuzk in bare mode, runs
 # the GPU tests and the rest of the suite (SKIP_CTEST=1: the GPU's part only), proves every
 # fixture on the GPU and on the CPU with the same r, s (the proofs must be identical and verify)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Writes the version stamp (version, git commit, dirty flag, CUDA architectures) into OUT,
 # rewriting the file only when its content changes so that an unchanged tree does not relink.
 set(commit "unknown")

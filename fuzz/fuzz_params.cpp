@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: parse_params (bellperson .params / .vk) on arbitrary bytes, with and without
 // the subgroup check (the first byte picks). Only cuzk::Error may escape; a crash, a sanitizer
 // report, another exception or a broken invariant of the result is a finding.

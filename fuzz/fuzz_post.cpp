@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: a PoSt vanilla proof (bincode FallbackPoStSectorProof) and a SnapDeals
 // partition proof (bincode PartitionProof) on arbitrary bytes. Only cuzk::Error may escape; a
 // proof that parses holds every path index within its level and re-encodes to the same bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: Filecoin's proof bytes (decode_proofs) on arbitrary bytes. A proof that
 // decodes must re-encode to the same bytes (the encoding is canonical); only cuzk::Error may
 // escape. (The records' reader is not here: io/json_parse.cpp does not build with clang 14's

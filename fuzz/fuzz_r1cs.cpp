@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: parse_r1cs on arbitrary bytes (see fuzz_zkey.cpp). Also checks the CSR
 // matrices it builds are well formed.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: parse_wtns on arbitrary bytes (see fuzz_zkey.cpp).
 #include <cstdint>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target: parse_zkey on arbitrary bytes. Only cuzk::Error may escape the parser; a
 // crash, a sanitizer report, another exception or a broken invariant of the result is a finding.
 #include <cstdint>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds the parser fuzzers (libFuzzer + ASan + UBSan) into $1 (default build-fuzz), seeds a
 # corpus from tests/fixtures (small files) and a tiny generated valid file per format and curve,
 # runs each target for $CUZK_FUZZ_SECONDS seconds (default 20) and exits non-zero on any finding.

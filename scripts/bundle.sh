@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Packs a built cuzk, with the shared libraries it needs beyond glibc (gRPC, protobuf, abseil,
 # OpenSSL, libpq, ...), into one directory that runs on a host without those packages (a GPU
 # host with nothing but a driver): DIR/cuzk is a wrapper that points the loader at DIR/lib.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Quick start: installs what is missing, builds cuzk, starts the daemon with its embedded
 # default (the bundled example circuits on every visible GPU, else on the CPU), submits the
 # bundled 10-partition job, prints where each partition ran and how long each phase took,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Installs what cuzk's build and tests need and is missing: Debian packages through apt-get,
 # and the pinned npm packages (snarkjs, circom2) of tools/js. Safe to run again.
 #   install-deps.sh          everything the test command (scripts/test.sh) needs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Every test: installs what is missing, builds everything (CUDA too when nvcc exists), runs the
 # fuzzers briefly, then ctest (unit tests, CLI error cases, snarkjs acceptance of every fixture
 # proof on both curves). Prints the time of each stage.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The bellperson C ABI end to end: for BLS12-381 fixtures, a .params and .vk from
 # `cuzk setup --format bellperson`, the reference proofs from `cuzk prove --seed` (witness and
 # witness2), the same circuits as bellperson's synthesis would leave them (bellperson_abi_data,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Test data for the bellperson C ABI (tests/bellperson_abi_test.c): what bellperson's synthesis
 // would leave for a circuit given as .r1cs + .wtns, written as one raw file that a C program
 // reads with fread. Every value is Fr in Montgomery form (blstrs' Scalar in memory), 32 bytes.

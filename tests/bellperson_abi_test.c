@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* The bellperson C ABI (include/cuzk/bellperson.h) from C: two circuits proved in one call on the
  * device of $CUZK_BP_DEVICE (cpu by default; gpu:0 on a GPU host), each proof equal to the one
  * `cuzk prove --seed` made for the same r, s and accepted by cuzk_bp_verify; then the refusals:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cuzk's C interfaces (include/cuzk/rapidsnark.h, include/cuzk/cuzk.h) end to end: the C program
 # tests/c_abi_test.c proves the BN254 fixture mulchain (and cuzk.h the BLS12-381 one) from
 # buffers and checks every refusal; then snarkjs judges the proofs it wrote (valid ones valid, a

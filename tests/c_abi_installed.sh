@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The C test against the installed library: `cmake --install` into a temporary prefix, then
 # tests/c_abi_test.c compiled as C with plain `cc` and pkg-config alone (no path of the source
 # tree) and run as ctest c_abi runs it:

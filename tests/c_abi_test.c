@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* cuzk's C interfaces from C: rapidsnark.h and cuzk.h prove a BN254 fixture from buffers (cuzk.h
  * a BLS12-381 one too); each proof's public.json equals snarkjs's, and cuzk's verifier accepts
  * it (a tampered one it refuses). Then the refusals: buffers too short (nothing written, the

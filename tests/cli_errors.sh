@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `cuzk prove` on bad inputs: each case must exit 1 (2 for usage), print an error naming the
 # problem, and leave the output paths untouched (a pre-existing file keeps its content).
 set -u

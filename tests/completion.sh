@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `cuzk completion bash`: the script loads in bash, and its function, called as bash calls it
 # (COMP_WORDS, COMP_CWORD), offers command names word by word, each command's own options, file
 # names for paths and option values, and command names after `help`.

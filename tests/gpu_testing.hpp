@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Shared by the GPU tests: the visible GPUs, or SKIP where there are none.
 #pragma once
 #include <vector>

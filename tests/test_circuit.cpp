@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The constraint system layer and its gadgets: bellpepper's linear-combination semantics, the
 // published constraint counts of the SHA-256 gadgets and create_label, values against the plain
 // SHA-256, every gadget's witness satisfying its rows (and a changed value breaking them), the

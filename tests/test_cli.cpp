@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The command-line parser (util/cli.hpp): options in both forms, aliases, flags, positionals of
 // every kind, each usage error naming its problem, and a generated usage that names every
 // declaration.

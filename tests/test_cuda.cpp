@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The shared field templates compiled for the GPU agree with the CPU on random inputs.
 // Skips where cuzk has no CUDA backend or no GPU is visible.
 #include <cstring>

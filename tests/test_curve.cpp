@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Elliptic-curve arithmetic (src/ec) for G1 and G2 of BN254 and BLS12-381:
 //   - the generators are on the curve and in the prime-order subgroup;
 //   - every way of adding points (Jacobian +, Jacobian.add_affine, XYZZ add_affine / sub_affine /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's configuration: every key read, typos and bad values refused with the file and
 // the key named, the TCP/unix address forms, durations and sizes, the embedded default.
 #include <cstdlib>

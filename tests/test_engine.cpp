@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The proving engine on simulated devices: jobs of many partitions complete with proofs that
 // verify (checked here again from the JSON the engine returns), work spreads over devices by
 // their speed, each device's kernels run one at a time while devices run at once and staging

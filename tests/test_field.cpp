@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Field arithmetic without a reference library (runs everywhere, including bare GPU hosts):
 // the algebraic laws on random elements of the four prime fields and of the two quadratic
 // extensions, batch inversion, Fp2 inverse / square root, and a few values known in closed

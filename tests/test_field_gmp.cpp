@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The prime-field arithmetic (src/ff/field.hpp) checked against GMP, an independent
 // implementation, for all four fields: bn254 Fq/Fr and bls12-381 Fq/Fr.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Filecoin's formats: bellperson's .params / .vk (writer and reader, every refusal naming its
 // section and index), the 192-byte proofs of the regression records, the published parameter
 // names against rust-fil-proofs' parameters.json, and the hashes behind them.

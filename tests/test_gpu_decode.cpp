@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Key points decoded on the GPU (Device::decode_points, backend/cuda/decode_points.cu) against
 // the host's decoder (ec/uncompressed.hpp) on fresh random points: G1 and G2 of BLS12-381, more
 // points than one chunk, every kind of bad encoding at random places (the lowest index must be

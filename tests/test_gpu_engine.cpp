@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine on real GPUs (skipped without one): jobs on every visible GPU give the CPU's proofs
 // for the same r, s; the streamed mode (key larger than the budget) gives them too; a budget too
 // small is refused naming the bytes; device memory beyond the card fails with a clear error; a

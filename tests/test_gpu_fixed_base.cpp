@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU fixed-base multiplication (backend/cuda/fixed_base.hpp) against the CPU's
 // double-and-add (ec::Curve<...>::mul, then to_affine), on every visible GPU: G1 and G2 of both
 // curves, uniform scalars and edge scalars (0, 1, 2, r - 1, r, 2^256 - 1, digit patterns at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU MSM (backend/cuda/msm.hpp) against the CPU reference, on every visible GPU: G1 and G2
 // of both curves, sizes that are not powers of two too, scalars mixing 0, 1, r - 1 and uniform
 // values, infinity, repeated and negated bases, both scalar forms, inputs from the host and from

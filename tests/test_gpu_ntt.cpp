@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The GPU NTT and H evaluation agree bit for bit with the CPU backend (cpu::ntt and
 // cpu::compute_h) on fresh random inputs, on every visible GPU; memory comes only from the
 // workspace the caller sized; errors name the device. Skips where no GPU is visible.

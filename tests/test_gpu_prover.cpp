@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The prover on each GPU against the CPU prover: for every committed fixture (both curves), the
 // same r, s must give byte-identical proofs, and the proof must verify. Skips without a GPU.
 #include <filesystem>

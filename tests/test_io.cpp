@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Parsers of the snarkjs/circom container formats (.wtns, .zkey, .r1cs): valid files built in
 // memory are read back; then each is corrupted one way at a time and must give a FormatError that
 // names the file and the problem. The committed fixtures, where present, are read and cross-checked.

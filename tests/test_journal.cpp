@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's journal through the Service, on a simulated device: a corrupt record fails its job
 // (quarantined, never forgotten), every fsync is checked and files of no job are removed at start,
 // concurrent uploads share the journal's reserve, kept results stay on disk with a bounded cache,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CPU NTT and MSM against naive references on random inputs.
 #include <vector>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Pairings and the Groth16 verifier:
 //   - the Fp6/Fp12 tower: field laws on random elements, the sparse (line) products and the
 //     cyclotomic squaring against the generic ones, Frobenius = p-th power, the tower's defining

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The farm's PostgreSQL queue against a real server (tests/pg/with-postgres.sh starts one and
 // sets CUZK_PG_DSN): the schema migrates once under concurrency; submissions are idempotent by
 // request_id; concurrent claimers get disjoint partitions in priority, job and index order, only

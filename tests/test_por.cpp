@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Poseidon circuit (neptune's legacy optimized one), the insertion gadgets, Merkle inclusion
 // (PoR) over Poseidon and SHA-256 trees and the column hash: the constraint counts the Rust tests
 // assert, witnesses against the plain hashes and tree roots, the test mode, and a changed value

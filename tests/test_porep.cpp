@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The StackedDRG PoRep circuit: the counts storage-proofs-porep's stacked circuit tests assert
 // (tests/stacked_circuit.rs: nodes = 8 per base tree, 2 layers, 1 challenge, 22 inputs), the
 // public inputs' count and order, the three back ends agreeing, a witness that satisfies the rows,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The PoRep graph and public data against rust-fil-proofs' own answers: the parent caches'
 // names and SHA-256 digests that storage-proofs-porep/parent_cache.json publishes (every node's
 // 14 parents: the DRG parents from ChaCha8, the expander parents from the Feistel network over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Poseidon as neptune computes it for Filecoin: round numbers, Grain constants, the MDS matrix, the
 // preprocessing of the optimized hash (checked by the optimized permutation agreeing with the
 // textbook one), domain tags, neptune's published hash values, and the Merkle tree roots.

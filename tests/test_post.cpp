@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Fallback PoSt circuit: the counts storage-proofs-post's tests assert (fallback_circuit.rs: 64
 // leaves per base tree, 5 challenges per sector; the 32GiB blank circuit of 5 sectors; WindowPoSt
 // 32GiB's 2349 sectors from constants.rs), the three back ends agreeing, a witness from real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 prover on the committed snarkjs fixtures: the key's compiled matrices against the
 // r1cs evaluated row by row, the H polynomial's degree, determinism under a seed, and the
 // rejection of bad key points. (snarkjs itself judges the proofs: tests/snarkjs/run-fixtures.sh.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The engine's reports (engine/report.hpp): summary_json read back with the project's strict JSON
 // parser and compared field by field with the records it was made from; timeline_svg checked for
 // well-formedness (balanced tags, only known entities), one bar per phase that happened, bars at

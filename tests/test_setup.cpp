@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The insecure setup and the synthetic circuits: generated witnesses satisfy every constraint,
 // the fixed-base table equals double-and-add, keys from the setup prove and verify (and a
 // changed public input does not), the .zkey writer round-trips through the reader, and the

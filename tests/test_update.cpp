@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SnapDeals EmptySectorUpdate circuit (storage-proofs-update): the counts its tests assert
 // (tests/circuit.rs, tests/circuit_poseidon.rs: the circuit's own constraints), the back ends
 // agreeing, the sector-size table, a real sector's witness satisfying the rows (and a changed

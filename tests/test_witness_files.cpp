@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Witness files named by path (daemon.witness_dirs): what lies outside is refused before it is
 // looked up, links out are refused, the headers are read with pread and every malformed layout
 // is an error naming the file, the identity catches a rewrite, a short file is an error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A small test harness: cuzk's tests must build where only a compiler exists (GPU hosts
 // have no package manager), so they do not depend on GoogleTest.
 //

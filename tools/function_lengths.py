@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The longest function bodies of cuzk's C++ and CUDA sources.
 
     tools/function_lengths.py [-n N] [--min LINES] [PATH ...]

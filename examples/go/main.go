@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Command prove proves a snarkjs witness with cuzk from Go (cgo against the installed library,
 // found through pkg-config), then verifies it.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Proves a snarkjs witness with cuzk from Python (ctypes, nothing to compile), then verifies it.
 
 Loads libcuzk.so, proves WTNS with the key ZKEY through rapidsnark's interface

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* cuzk for bellperson users: Groth16 proofs on BLS12-381 from a bellperson .params and what
  * bellperson's synthesis produced for each circuit (its ProvingAssignment: the a, b, c row
  * evaluations, the input and aux assignments, the three density bit-vectors) and the blinding

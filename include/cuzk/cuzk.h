@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* cuzk's C interface: Groth16 proofs of snarkjs keys (.zkey, BN254 and BLS12-381) from witness
  * bytes (.wtns), as snarkjs's proof.json and public.json text, on every device of an engine;
  * verification of such proofs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* The conventions of cuzk's C interfaces (cuzk.h, bellperson.h, and every C header after it): status
  * codes, error messages, ownership and threads. C99; no C++ type crosses the boundary.
  *

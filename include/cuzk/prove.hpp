@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // cuzk's file-level prover: a snarkjs .zkey (or a bellperson .params with its circuit's .r1cs)
 // and a .wtns in, snarkjs proof.json/public.json and the compressed binary proof out (on
 // BLS12-381 the 192 bytes of Filecoin's encoding). No CUDA types here.

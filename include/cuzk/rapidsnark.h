@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* rapidsnark's C interface (its src/prover.h), implemented by cuzk: a program or a binding
  * written against rapidsnark links against cuzk unchanged. Same declarations, codes and
  * semantics:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // cuzk's Groth16 verifier for snarkjs files: verification_key.json (or, on BLS12-381, a
 // bellperson .vk / .params: its verifying part), public.json, proof.json, on BN254 ("curve":
 // "bn128") and BLS12-381 ("bls12381"). No CUDA types here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The bellperson entry point (include/cuzk/bellperson.h): a .params held as a key without rows,
 // each circuit's a, b, c and assignment handed to the engine as one job's partitions (every
 // device of the prover), and Filecoin's 192-byte proofs back. Everything the caller gives is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What every C interface of include/cuzk shares (cuzk_status.h): a failure that carries its
 // status, messages into the caller's buffer, and `guarded`, which keeps every exception inside.
 #pragma once

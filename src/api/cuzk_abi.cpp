@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // cuzk's C interface (include/cuzk/cuzk.h) over api/embed: keys held by shared pointer (an engine
 // keeps its own reference), engines that register keys as they first prove with them, JSON
 // outputs into the caller's buffers. No exception leaves an extern "C" function.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The core of the C interfaces (api/embed.hpp).
 #include "api/embed.hpp"
 

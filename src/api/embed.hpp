@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The core of the C interfaces (cuzk.h, rapidsnark.h): a snarkjs key loaded once, from a path or
 // from the caller's bytes, with its verifying part; .wtns bytes checked against it; an engine
 // that registers each key the first time it proves with it; the longest proof.json and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The key files the prover and the verifier take, told apart once: snarkjs's .zkey (its magic)
 // or bellperson's .params (by name: the format has no magic), and verification_key.json or a
 // bellperson .vk. The CLI's single and partitioned forms and the library share this.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The file-level prover (include/cuzk/prove.hpp): a key (.zkey, or .params with its .r1cs) and a
 // .wtns read and checked, then
 // one proof through an engine of one device, so that a lone proof takes the device's lock,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // rapidsnark's C interface (include/cuzk/rapidsnark.h) over cuzk's engine: a prover object is a
 // BN254 key loaded once and an engine on every GPU (else the CPU); each proof is one job. Its
 // codes, size rules and messages follow rapidsnark's prover.cpp; no exception leaves a function.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The file-level verifier (include/cuzk/verify.hpp): snarkjs JSON files (the key may be a
 // bellperson .vk) in, one result per proof.
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A device, as the scheduler and the prove sequence see it: memory taken from it in blocks,
 // streams of work, and the operations of a Groth16 proof (a, b, c from the compiled matrices,
 // H, MSMs) plus the setup's fixed-base multiplication. Implemented by the CPU backend (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // DeviceSpec -> Device: the one place that knows which backend serves which kind of device.
 #pragma once
 #include <memory>

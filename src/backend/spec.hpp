@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A device as configured, from the moment its text is parsed: the command line's --devices /
 // --device, the daemon's [devices] table and the benchmark's device sets all go through
 // parse_device_specs, and open_device (open.hpp) turns a spec into the Device that the engine

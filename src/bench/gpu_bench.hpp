@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench`: GPU NTT, MSM (G1, G2), H and whole-proof timings on one named device.
 #pragma once
 #include <cstdint>

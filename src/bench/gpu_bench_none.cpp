@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench` (kernel timings) in a build without the CUDA backend.
 #include "bench/gpu_bench.hpp"
 #include "util/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk bench --job porep`: a PoRep-shaped circuit, its insecure key and its witnesses made in
 // memory (nothing written: a GPU host's disk is small), then jobs of many partitions through
 // the engine on each listed set of devices, with throughput, busy fractions and the timeline.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Benchmark bases that are distinct, random-looking, fast to make at 2^26 and cheap to check:
 // P_i = P0 + i*Q for random P0, Q. Then sum_i k_i P_i = (sum k_i) P0 + (sum i k_i) Q, so any MSM
 // result over them is checked exactly with O(n) scalar-field work and two scalar products,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Booleans: AllocatedBit (a variable constrained to 0 or 1) and Boolean (a constant, a bit, or a
 // bit's negation), with bellpepper's constraints, allocation order and special cases exactly.
 // A bit's value is a plain bool carried along; it is meaningful only in a back end with values

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Named circuits of single gadgets, each allocating its inputs as the rust test that counts its
 // constraints does, so that `cuzk filecoin shape` / `fingerprint` and the tests synthesize
 // exactly the circuit whose count is published:

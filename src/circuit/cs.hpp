@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Constraint systems: one synthesis code path (gadgets are templates over a constraint system
 // type), several back ends.
 //

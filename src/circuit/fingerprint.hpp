@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A fingerprint of a circuit's rows: a digest per row, per block of 2^k rows, and of the whole
 // circuit, so that two implementations of the same circuit can be compared row by row without
 // either holding the rows. The hash H is SHA-256 (any class with update(span<const uint8_t>)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Inserting an element into a list at a position given by bits (storage-proofs-core
 // insertion.rs), as a Merkle path step puts the current hash among its siblings: pick (one
 // variable, one constraint), select (a binary tree of picks), insert with its specialised forms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Variables and linear combinations of a bellperson-style rank-1 constraint system.
 //
 // Inputs and auxiliary (private) variables have separate index spaces; Input(0) is the constant

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Packing booleans into field elements (bellperson's multipack.rs): CAPACITY bits per element,
 // least significant first.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Field elements in a circuit: AllocatedNum (one variable) and Num (a linear combination with its
 // value), as bellpepper's num.rs, plus the storage-proofs-core helpers over them (constraint.rs:
 // equal, sum, add, sub, difference; encode.rs: encode, decode).

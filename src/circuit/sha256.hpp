@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // SHA-256 in a circuit, constraint for constraint bellperson's sha256.rs: the compression
 // function over UInt32 words with its additions batched by one MultiEq per block (and the
 // additions into a and e deferred to the next round), sha256(bits) with the padding as constant

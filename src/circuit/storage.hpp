@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The gadgets of Filecoin's storage proofs built on SHA-256, as rust-fil-proofs writes them:
 // bits of bytes allocated as booleans (storage-proofs-core util.rs), the bit order reversal
 // within bytes, the 254-bit truncated SHA-256 of tree D's leaves (filecoin-hashers'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Unsigned words in a circuit: bellperson's MultiEq and UInt32 (with addmany's carry bits), and
 // storage-proofs-core's UInt64. Bits are kept least significant first.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's configuration: a TOML file (`cuzk daemon --config cuzk.toml`) or the embedded
 // default (the bundled example circuits on every visible GPU, else on the CPU).
 #pragma once

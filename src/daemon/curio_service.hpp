@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Curio's proving API (package cuzk.v1, proto/cuzk/v1/proving.proto), served by the daemon beside
 // cuzk's own (cuzk.groth16.v1) on the same engine: Filecoin proofs from what Curio sends (a PoRep
 // C1 output, PoSt vanilla proofs, SnapDeals partition proofs) through filecoin::Prover, whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's farm job store (queue.backend = "postgres"): the jobs live in PostgreSQL
 // (PgQueue); every daemon of the farm accepts them, claims partitions of its circuits while its
 // engine has room, holds each claim as a lease renewed by heartbeat, and writes each result with

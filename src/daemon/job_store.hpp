@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Where the daemon's jobs live and how they are run: the JobStore interface and its two
 // implementations, the journal (journal_store.cpp: a directory of this host, every job proved by
 // this daemon's engine) and the farm (farm_store.cpp: a PostgreSQL queue shared by daemons that

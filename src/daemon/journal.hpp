@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's journal: a directory of job records, each written and synced (file and directory)
 // before it counts. A job has a record `<job>.job` (its request, and its witnesses until it
 // ends), its streamed witnesses `<job>.p<i>.wtns`, and once it has ended a result `<job>.done`;

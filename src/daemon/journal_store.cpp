@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's local job store (queue.backend = "local"): every accepted job is journaled
 // (journal.hpp) before it is answered, then proved by this daemon's engine. A watcher thread
 // polls the engine for the jobs that ended and queues them for a fixed few reaper threads, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's log lines: levels, the text and the JSON format (see log.hpp).
 #include "daemon/log.hpp"
 

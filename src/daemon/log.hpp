@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's log: one line per event, at a level (error, warning, info, debug), written as
 // text ("2026-12-02T17:00:00.123Z cuzk: warning: ...") or as one JSON object per line
 // ({"time":"...","level":"warning","msg":"..."}); lines below the configured level are dropped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // systemd's service notification protocol (sd_notify(3)), without libsystemd: a datagram of
 // "KEY=VALUE" lines to the unix socket $NOTIFY_SOCKET names (a path, or '@' for the abstract
 // namespace). READY=1 once the daemon serves, STOPPING=1 when it begins to stop, WATCHDOG=1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The farm's shared job queue in PostgreSQL (libpq): jobs, their partitions and results in
 // tables the daemon creates and migrates (a versioned schema, one migrator at a time under an
 // advisory lock). Daemons claim partitions with SELECT ... FOR UPDATE SKIP LOCKED in priority,

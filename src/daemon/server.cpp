@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's serving loop: the gRPC services cuzk.groth16.v1.ProvingEngine (cuzk's) and
 // cuzk.v1.ProvingEngine (Curio's) on one server, and HTTP /metrics and /status
 // over the Service; signals; the socket's permissions; the log file. `cuzk daemon`

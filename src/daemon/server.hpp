@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's serving loop (`cuzk daemon`): the gRPC services cuzk.groth16.v1.ProvingEngine and
 // cuzk.v1.ProvingEngine (Curio's) and HTTP
 // /metrics and /status over a Service, until SIGTERM or SIGINT.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The daemon's core, independent of the transport: requests validated and handed to the job
 // store (job_store.hpp: the local journal or the farm's database), which runs, awaits and cancels
 // them; status and metrics. The gRPC and HTTP servers (server.cpp) are thin layers over it.

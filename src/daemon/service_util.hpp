@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Helpers shared by the daemon's service and its job stores (service.cpp, journal_store.cpp,
 // farm_store.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Witness files named by path (daemon.witness_dirs): where a client may point the daemon, and
 // how such a file is opened, identified and read.
 //

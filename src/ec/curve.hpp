@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Short Weierstrass curves y^2 = x^3 + b (a = 0) over F (Fp for G1, Fp2 for G2).
 //
 // Affine points use (0, 0) for infinity, as .zkey files do ((0, 0) is on no curve here, b != 0).

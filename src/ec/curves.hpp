@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The two pairing-friendly curves of cuzk: their G1/G2 configurations, and a per-curve bundle
 // (Engine) that the prover, the MSM and the file codecs are templated on.
 #pragma once

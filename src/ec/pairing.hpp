@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The optimal ate pairing of BN254 and BLS12-381 (host code, for verification), and the
 // endomorphism-based subgroup membership tests that go with it.
 //

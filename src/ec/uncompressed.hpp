@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLS12-381 points in the zcash uncompressed encoding (bellperson's .params, blst's serialize):
 // G1 x ‖ y, G2 x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0, each coordinate 48 bytes big-endian; the top three bits
 // of byte 0 are flags (compressed: must be 0 here; infinity: the rest all zero; sort: must be 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The per-curve side of the engine: a registered circuit's key (and constraint rows), and what
 // each phase of a partition does with it on a device: groth16/sequence.hpp's stage, kernels and
 // finish. The engine core (engine.cpp) sees only CircuitOps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The proving engine: jobs of many partitions on every device at once.
 //
 //   submit -> [synthesis pool: witness, a/b/c]  -> ready queue (priority, job age, index)

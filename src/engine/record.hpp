@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the engine records about each partition it runs and each device it owns: enough to
 // answer "where did this partition run, who waited for what, were both GPUs busy?" afterwards.
 // Times are milliseconds since the engine's epoch (steady clock), so records of one engine share

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Renderings of the engine's records (record.hpp) for people and scripts:
 //
 //   summary_json   one JSON document: every partition (where it ran, how often, how long each

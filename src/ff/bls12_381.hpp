@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLS12-381: base field q (381 bits, 6 limbs) and scalar field r (255 bits, 4 limbs).
 #pragma once
 #include "ff/field.hpp"

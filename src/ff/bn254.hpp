@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BN254 (alt_bn128, snarkjs "bn128"): base field q and scalar field r.
 #pragma once
 #include "ff/field.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Prime fields in Montgomery form, as one template usable from host and device code.
 //
 // An element is N little-endian 64-bit limbs holding a*R mod p, R = 2^(64N). Every modulus

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The degree-12 tower used by the pairings of BN254 and BLS12-381 (host code):
 //
 //   Fp2  = Fp[u]  / (u^2 + 1)                       (ff/fp2.hpp)

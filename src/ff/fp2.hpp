@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Quadratic extension Fp2 = Fp[u] / (u^2 + 1). Both BN254 and BLS12-381 build their G2 twist
 // over this extension (u^2 = -1, since p = 3 mod 4 for both).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLAKE2b as RFC 7693 specifies it: 12 rounds of G over a 16-word state, 128-byte blocks, the
 // parameter block's first word (digest length, key length, fanout 1, depth 1) folded into h[0],
 // a key taking a whole first block of its own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLAKE2b (RFC 7693), in-tree like SHA-256 so that every build has it, a GPU host's too: the
 // Feistel network of the PoRep graph's expander parents (blake2b_simd's default 64-byte digest),
 // the keys of synthetic PoRep's challenge streams (32-byte digests under a key) and the digests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A PoRep C1 output (filecoin-proofs-api's SealCommitPhase1Output, serde JSON or bincode): what
 // Curio sends for a PoRep proof. Read into the circuit's witness, one PorepWitness per partition,
 // every field checked (a C1 of 50 MB from an unknown source is untrusted input); written for

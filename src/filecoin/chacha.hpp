@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The ChaCha block function (Bernstein; RFC 8439's quarter round and state layout) with a given
 // number of rounds, and the two keystreams Filecoin draws from it:
 //   - rand_chacha's ChaCha8Rng (the PoRep graph's DRG parents): 8 rounds, a 64-bit block counter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The named gadget circuits of `cuzk filecoin shape` / `fingerprint`: those of circuit/catalog.hpp
 // (SHA-256 based) and the Poseidon based ones here, each allocating its inputs as the Rust test
 // that counts its constraints does:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // rust-fil-proofs' parameters.json: per published file (`<stem>.params`, `.vk`, `.meta`) its IPFS
 // CID, its digest (the first 32 hex characters of the BLAKE2b-512 of the whole file, as
 // storage-proofs-core's parameter_cache compares them) and its sector size.

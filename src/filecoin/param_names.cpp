@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "filecoin/param_names.hpp"
 
 #include "filecoin/sha256.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The published parameter files of Filecoin's circuits (rust-fil-proofs, parameter cache version
 // 28): each circuit's file stem is `v28-<prefix>-<sha256 hex of its identifier>`, the identifier
 // being the circuit's public parameters as rust-fil-proofs formats them (`ParameterSetMetadata::

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // bellperson's Groth16 parameter files on BLS12-381: `.params` (the proving key) and `.vk` (its
 // verifying-key prefix alone), as `Parameters::write` and `VerifyingKey::write` lay them out. No
 // padding; counts are u32 big-endian:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "filecoin/params_key.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A bellperson .params as the prover's key, and a .vk (or the prefix of a .params) as the
 // verifier's. The file carries points alone; what the prover also needs comes from the
 // circuit's .r1cs, exactly as `cuzk setup --format bellperson` derived it: A and B rows (an

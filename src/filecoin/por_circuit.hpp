@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Merkle inclusion in a circuit as storage-proofs-core's PoRCircuit::synthesize builds it, for
 // Filecoin's Poseidon trees (base / sub / top arities: 8-0-0, 8-8-0, 8-8-2, ...) and SHA-256
 // trees, and the plain trees that give its witness.

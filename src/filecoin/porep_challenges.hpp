@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A PoRep's public data as storage-proofs-porep derives it: the replica_id, the challenged nodes
 // of each partition (interactive: from the seed; synthetic: a seed's choice among 2^18 challenges
 // drawn with ChaCha20; non-interactive: from comm_r alone), and the public inputs of one

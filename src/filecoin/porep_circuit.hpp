@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The StackedDRG PoRep circuit of one partition, as storage-proofs-porep's StackedCircuit::
 // synthesize builds it (stacked/circuit/proof.rs, params.rs), with the same allocation order,
 // rows and public inputs:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The StackedDRG graph of a PoRep sector (storage-proofs-porep's StackedBucketGraph): each node's
 // 6 DRG parents (storage-proofs-core's BucketGraph, drawn from ChaCha8 seeded per node) and 8
 // expander parents (a Feistel permutation of node * 8 + i over BLAKE2b), both keyed by the

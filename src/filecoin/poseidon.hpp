@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Poseidon over BLS12-381 Fr as Filecoin uses it (neptune's Strength::Standard): width t = arity + 1,
 // x^5 S-box, R_F = 8 full rounds, R_P partial rounds by neptune's round-number rule, round constants
 // from the Grain LFSR, the Cauchy MDS matrix 1/(x_i + y_j) with x = 0..t-1, y = t..2t-1, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // neptune's legacy optimized Poseidon circuit (circuit.rs `poseidon_hash`), the one Filecoin's
 // verifying keys were made for, row for row: the state is a list of elements each either an
 // allocated variable or a linear combination with its value (neptune's Elt); the MDS products

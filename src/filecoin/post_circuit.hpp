@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Fallback PoSt circuit (WindowPoSt and WinningPoSt) of one partition, as storage-proofs-post's
 // FallbackPoStCircuit::synthesize builds it (fallback/circuit.rs), with the same allocation order,
 // rows and public inputs. Per sector, in order:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fallback PoSt's vanilla side: the PoSt challenges (storage-proofs-post fallback/vanilla.rs,
 // utils.rs), a sector's vanilla proof as filecoin-proofs serializes it (bincode
 // FallbackPoStSectorProof), the public data Lotus and Curio keep beside it (JSON: randomness,

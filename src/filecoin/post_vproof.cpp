@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The bincode reader of FallbackPoStSectorProof (post_vanilla.hpp), apart from the rest so that
 // the fuzzer builds it alone.
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "filecoin/proof_bytes.hpp"
 
 #include "groth16/encode.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Filecoin's Groth16 proof bytes: per partition compressed A (G1, 48 bytes) ‖ B (G2, 96) ‖ C (G1,
 // 48) = 192 bytes in the zcash encoding (groth16/encode.hpp), the partitions' proofs concatenated
 // in partition order. Decoding checks what bellperson's Proof::read_many checks and more: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Filecoin proofs through the engine: a request as Curio sends it (a PoRep C1 output, PoSt
 // vanilla proofs, SnapDeals partition proofs) read and checked, its circuit's rows recorded once
 // (record mode, bellperson's convention) and registered with the .params of its published name,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // rust-fil-proofs' seal regression records (filecoin-proofs/tests/seal_regression_records-*.json):
 // one JSON object per line with `porep_config{sector_size, partitions, porep_id, api_version,
 // api_features}`, `comm_r`, `comm_d`, `prover_id`, `sector_id`, `ticket`, `seed` and `proof`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Sealing a (small) sector as storage-proofs-porep does, in memory, and the vanilla proofs of its
 // challenges: what a C1 output holds, for tests and `cuzk filecoin seal`.
 //   tree D     binary SHA-256 (254-bit) tree over the data; its root is comm_d

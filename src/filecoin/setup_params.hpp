@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // `cuzk setup ... --format bellperson`: an insecure key in bellperson's convention (roots and
 // coset of the generator, H as n - 1 coefficients, density-compacted A / B queries), written as
 // OUT.params and OUT.vk in bellperson's layout.

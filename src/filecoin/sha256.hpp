@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // SHA-256 (FIPS 180-4), in-tree so that every build names Filecoin's parameter files, also a GPU
 // host's that has nothing but the compiler.
 #pragma once

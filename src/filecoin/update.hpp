@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // SnapDeals' vanilla side (storage-proofs-update vanilla.rs): a sector updated with new data as
 // EmptySectorUpdate encodes it, each partition's vanilla proof (PartitionProof, bincode as
 // filecoin-proofs-api passes it), and the circuit's witness of a partition from its vanilla

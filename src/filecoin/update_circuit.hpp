@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The SnapDeals EmptySectorUpdate circuit of one partition, as storage-proofs-update builds it
 // (circuit.rs with gadgets.rs; and the Poseidon variant, poseidon/circuit.rs), with the same
 // allocation order, rows and public inputs. Public inputs, after ONE: k_and_h_select (the

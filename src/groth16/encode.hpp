@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Proof encodings: snarkjs JSON (decimal strings of standard-form affine coordinates) and the
 // compressed binary form.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 proving key in cuzk's layout (templated on the curve), read from a snarkjs .zkey,
 // and the blinding and assembly of a proof from its five MSMs. The algorithm is snarkjs's and
 // rapidsnark's: a, b from the key's constraint coefficients, c = a.b, H on the odd coset of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The phases of one partition's proof, named once. Every timing cuzk reports (summary.json, the
 // daemon's AwaitProof and /metrics, the command line's lines, the benchmarks) reads this enum
 // and this name table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A proof checked against the key that made it, before anyone sees it: the key's verifying part
 // (alpha, beta, gamma, delta, IC) and the witness's public inputs.
 #pragma once

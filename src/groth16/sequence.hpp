@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Groth16 prove sequence, written once over backend::Device: the CPU, a simulated device and
 // a GPU all run these lines. Three steps, so that a scheduler can put its lock between them:
 //

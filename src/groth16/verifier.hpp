@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Groth16 verification of snarkjs files (verification_key.json, public.json, proof.json) on
 // BN254 and BLS12-381, single and batched. The file-level API is include/cuzk/verify.hpp; this
 // header exposes the pieces (parsed key, proof, public inputs, the checks) to tests and tools.

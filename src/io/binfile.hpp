@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The iden3 binary container shared by .r1cs, .wtns, .zkey and .ptau:
 //   magic[4] u32 version u32 nSections { u32 id; u64 size; u8 data[size] }*
 // little-endian throughout; sections may come in any order (readers use the table).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Output in snarkjs's formats: decimal strings of standard-form coordinates, proof.json and
 // public.json laid out as `snarkjs groth16 prove` writes them (JSON.stringify(x, null, 1)).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A small strict JSON parser (RFC 8259) into a tree, for the snarkjs files cuzk reads
 // (verification_key.json, proof.json, public.json).
 //

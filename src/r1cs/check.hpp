@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Direct evaluation of R1CS constraints against a witness (no PCE): the check behind
 // `cuzk prove --r1cs`, and the reference that the key's compiled matrices are compared with.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Constraint rows as the setup and the writers consume them: a source that fills row i's three
 // linear combinations on demand, so a circuit need not be held in memory (a generated 2^27
 // circuit would be ~26 GB as a matrix). Coefficients are Fr in Montgomery form.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The setup's fixed-base multiplications on a device of an engine (the CPU's table over its
 // threads, or a GPU's kernel): each call reserves and allocates the device's own workspace
 // figure and runs under its lock, through Engine::run_on_device.

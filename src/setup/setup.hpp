@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // An insecure Groth16 setup for tests and benchmarks: the toxic waste (tau, alpha, beta, gamma,
 // delta) is drawn from a known seed or the OS, used, and forgotten; anyone who knows the seed can
 // forge proofs. The key is the one snarkjs's `groth16 setup` + contributions would give for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Synthetic Groth16 circuits at any size, generated row by row from a seed (nothing is stored),
 // with satisfying witnesses for as many partitions as wanted.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The setup and generator tools behind `cuzk setup` and `cuzk gen-circuit`. No CUDA types here.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Writers of the snarkjs binary formats (.r1cs, .wtns, .zkey) for generated circuits and keys,
 // streamed to disk: a file is written to a temporary beside its target and renamed into place
 // only when complete, so a failed or interrupted write leaves nothing behind.

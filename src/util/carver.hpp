@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Pieces of one block of memory, 256-byte aligned, taken in order; or, without a block, just
 // the bytes they add up to. One code path then sizes a workspace and carves it, so the size a
 // caller reserves and the pieces it uses cannot disagree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The command-line parser of every cuzk command. A command declares its positional arguments,
 // its options (`--name VALUE` or `--name=VALUE`) and its flags (`--name`); parse() checks the
 // words after the command's name against them, and help() prints the usage generated from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Writing results: all files or none, and only regular files.
 #pragma once
 #include <string>

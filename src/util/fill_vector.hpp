@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A vector whose new elements are default-initialised (for trivial types: left untouched) rather
 // than zeroed: a key of many GB is then first touched by the threads that fill it, in parallel,
 // instead of being zeroed page by page by one thread before (seconds at 2^24 and up). Whoever

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Long work shown on a terminal: one line on stderr saying what is under way and for how long
 // ("cuzk: reading key.zkey (1.2 GB) ... 3.4 s"), redrawn five times a second and cleared when
 // the work ends. Nothing is drawn when stderr is not a terminal (a log, a pipe, a CI job): there

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Randomness: the OS CSPRNG for proofs, and a seeded generator for tests and benchmarks.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // SHA-256's constants (FIPS 180-4), shared by the plain hash (filecoin/sha256) and the circuit
 // (circuit/sha256.hpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Small string helpers shared by the parsers of the command line, the config and device specs.
 #pragma once
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A fixed set of worker threads with a blocking parallel_for. The caller of parallel_for works
 // on queued chunks while it waits, so a parallel_for inside a task cannot deadlock the pool.
 // There is no process-wide pool: whoever runs work owns and passes one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Milliseconds on the steady clock: the one helper every timer in cuzk uses.
 #pragma once
 #include <chrono>

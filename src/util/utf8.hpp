@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // UTF-8 encoding and lenient decoding, shared by the JSON writer and parser and the SVG writer.
 #pragma once
 #include <cstdint>

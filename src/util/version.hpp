@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The build's identity (defined in the generated version.cpp; also declared in
 // include/cuzk/prove.hpp for library users).
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Every flag the documentation shows with a cuzk command appears in that command's --help.
 
 Reads README.md and docs/*.md: command lines in code blocks (`build/cuzk CMD ...`, `cuzk CMD ...`)

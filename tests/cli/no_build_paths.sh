@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # No path of the machine that built cuzk is in what it installs: the binaries are moved to other
 # hosts (GPU hosts, packages), where such a path means nothing or, worse, something else.
 #   no_build_paths.sh SOURCE_DIR BINARY_DIR FILE...

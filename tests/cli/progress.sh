@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Long work on a terminal: `cuzk setup` and `cuzk prove` draw what they are doing with its
 # elapsed time on one line of stderr (redrawn, then cleared: "\r\e[K"); off a terminal (a pipe,
 # a log) they print only their own lines, without a carriage return or an escape.

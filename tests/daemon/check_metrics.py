@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Checks the Prometheus text exposition (format 0.0.4) that cuzk serves on /metrics.
 
 usage: check_metrics.py URL [--expect 'name{label="v",...}=VALUE' ...] [--present FAMILY ...]

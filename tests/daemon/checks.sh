@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The checks of the daemon's test scripts (sourced after $T, the work directory, is set):
 #   note MESSAGE           record a problem of the check in progress
 #   verdict NAME [LOG...]  ok if nothing was noted since the last verdict, else FAIL with the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Sourced by curio-tests.sh with FIXTURE set: Filecoin proofs of a 2KiB test sector (PoRep,
 # WindowPoSt, WinningPoSt, and SnapDeals of its update) through
 # Curio's API, each accepted by `cuzk filecoin verify`; cuzk's own API proving beside them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Curio's API (cuzk.v1.ProvingEngine) served by `cuzk daemon` beside cuzk's own
 # (cuzk.groth16.v1): a Python client generated here from proto/cuzk/v1/proving.proto with Debian's
 # grpc_tools (as Curio generates its Go client from the same file) against daemons started here,

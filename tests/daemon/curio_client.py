@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """One call of Curio's API (cuzk.v1.ProvingEngine) through a client generated from
 proto/cuzk/v1/proving.proto by grpc_tools.protoc (the generated modules under GEN_DIR).
 

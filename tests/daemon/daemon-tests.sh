@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # End-to-end checks of `cuzk daemon` over real sockets (unix and TCP), with simulated devices:
 # many concurrent clients, idempotent resubmission, cancel, kill -9 and journal recovery,
 # rejected requests, /metrics and /status, the TCP token rule, the socket's mode, SIGTERM.

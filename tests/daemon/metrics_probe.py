@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The soak tests' scraper: fetches each URL every INTERVAL seconds until STOP_FILE exists, while
 holding IDLE connections open to the first URL's host and port (half of them silent, half stopped
 in the middle of a request), opening a new one whenever the server closes one (it closes idle

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The daemon under systemd's notify protocol, started as packaging/cuzk.service starts it (its
 # ExecStart, with this build's binary and a test config): a listener on a NOTIFY_SOCKET receives
 # STATUS=loading: ... for each step of its start, READY=1 once it answers requests, WATCHDOG=1

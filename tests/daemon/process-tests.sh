@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The daemon as a process and the files the commands write, one group of checks per run:
 #   ports     a gRPC or status address, or a journal, held by a live daemon: a second daemon
 #             refuses to start, naming it, and touches nothing; a restarted daemon rebinds at once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Requests that `cuzk submit` never sends, for the daemon's tests: a witness path with a NUL byte
 // in it, and a streamed upload whose header comes twice. Prints "OK <job id>" or
 // "<gRPC code name>: <message>"; exits 0 when the daemon accepted the request, 1 when it refused it,

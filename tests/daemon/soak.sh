@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # A bounded soak of `cuzk daemon` on a simulated device, one address set (gRPC on TCP with a
 # token, the status server, one journal):
 #   - 2,000 jobs (the smallest fixture circuit, bn254 manypub, one partition each; every job its

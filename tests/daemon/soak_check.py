@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The soak tests' checks of what soak_client and metrics_probe.py recorded (tests/daemon/soak.sh,
 tests/farm/farm-soak.sh). Prints "ok - ..." or "FAIL - ..." per check, then one line
 "stats key=value ..." for the script's summary; exits 1 if a check failed.

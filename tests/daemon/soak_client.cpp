@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The soak tests' client (tests/daemon/soak.sh, tests/farm/farm-soak.sh): thousands of jobs, each
 // with its own request_id, from a few processes instead of a `cuzk submit` each, retried through
 // daemon restarts; then every job awaited by its request_id. What the daemons answered is printed

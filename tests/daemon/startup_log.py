@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The daemon's start and its log.
 
 1. While it loads, the daemon already listens: /status answers {"state": "starting", "loading":

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # A farm's faults (run through tests/pg/with-postgres.sh, which provides CUZK_PG_DSN and
 # CUZK_PG_CTL): a partition whose proving kills its daemon fails its job after max_attempts
 # expired leases; a witness that fails its constraints fails the job at once, named by the

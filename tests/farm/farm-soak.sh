@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # A bounded soak of a farm (run through tests/pg/with-postgres.sh, which provides CUZK_PG_DSN and
 # CUZK_PG_CTL): two daemons on one PostgreSQL queue (sim:1 each, 40 ms of kernels a partition,
 # a 1 s lease), 400 jobs of the

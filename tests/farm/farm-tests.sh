@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Daemons sharing one PostgreSQL queue (run through tests/pg/with-postgres.sh, which provides
 # CUZK_PG_DSN and CUZK_PG_CTL): a stream of partitioned jobs spread over three daemons; one
 # daemon killed with -9 mid-run and every job still completes (a stale result is refused: test_pg_queue); the

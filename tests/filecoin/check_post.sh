@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # `cuzk filecoin check-post` on the WindowPoSt vectors (tests/filecoin/vectors/): the real proof
 # holds (exit 0), and one flipped byte in either file fails it (exit 1, naming what failed; never a
 # crash or a usage error).

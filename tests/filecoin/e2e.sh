@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Filecoin proofs end to end on a 2KiB test sector: `cuzk filecoin seal` (the sector, its C1 output,
 # its public data, a WindowPoSt and a WinningPoSt vanilla proof, a SnapDeals update's partition
 # proofs), `setup --insecure` (parameter files under their published names), then `prove` and

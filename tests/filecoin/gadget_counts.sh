@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Every gadget count of rust-fil-proofs' tests that Filecoin's notes publish, as `cuzk filecoin
 # shape GADGET --json` prints it: "constraints" (the circuit's own, as the Rust test counts it)
 # and "inputs" (ONE included). Usage: gadget_counts.sh CUZK

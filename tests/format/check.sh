@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The tree follows .clang-format: every C/C++/CUDA source under src/, apps/, include/, tests/,
 # fuzz/ and bench/ is as clang-format writes it. Exits 77 (skipped) without clang-format.
 #   bash tests/format/check.sh [ROOT]        (fix: the same list through clang-format -i)

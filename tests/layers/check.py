@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The includes of src/ keep to the layer order that ARCHITECTURE.md writes down.
 
 ARCHITECTURE.md has one line `Layers, lowest first: a < b < c ...` naming every folder of src/.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cuzk as a subproject: tests/package/consumer configured with add_subdirectory(cuzk's tree), its
 # two programs built (so cuzk's libraries only: no CLI, tests or daemon) and run on FIXTURE.
 # The consumer is built next to BUILD_DIR (BUILD_DIR-subproject, removed afterwards), with

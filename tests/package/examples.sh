@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # The examples of examples/ against the installed library: `cmake --install` into a temporary
 # prefix, then
 #   python: examples/python/prove.py loads PREFIX/lib/libcuzk.so with ctypes;

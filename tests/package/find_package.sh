@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # find_package(cuzk) from an installed prefix: `cmake --install` into a temporary prefix, then the
 # project tests/package/consumer (nothing of cuzk's tree but its own files) configured with
 # CMAKE_PREFIX_PATH, built, and both its programs run: prove_shared (cuzk::cuzk, which must load

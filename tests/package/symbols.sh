@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # libcuzk.so exports exactly the C interfaces: the functions its installed headers declare
 # (include/cuzk/*.h, preprocessed as C), no fewer and nothing else (no C++ symbol, nothing of
 # the static CUDA runtime); it has a SONAME, and libcuzk.so links to it.

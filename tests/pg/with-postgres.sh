@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Runs a command against a PostgreSQL server of its own: a fresh cluster (Debian's postgresql
 # binaries) in a temporary directory, listening on a free loopback port, removed afterwards.
 # The command gets CUZK_PG_DSN (and CUZK_PG_CTL: "bash with-postgres.sh-ctl stop|start" restarts

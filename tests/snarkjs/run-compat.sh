@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cuzk in place of rapidsnark and snarkjs:
 # - `cuzk prover` (rapidsnark's prover) proves every fixture, both curves; snarkjs accepts every
 #   proof; rapidsnark's exit codes and messages on a wrong number of arguments and on a missing

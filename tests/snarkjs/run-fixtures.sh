@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cuzk proves every committed fixture (both witnesses of each circuit, both curves); snarkjs, the
 # independent verifier, must accept every proof and reject tampered ones; public.json must equal
 # snarkjs's byte for byte. All verifications run in one node process.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Keys from `cuzk setup --insecure` and circuits from `cuzk gen-circuit` judged by snarkjs:
 #   - cuzk setup on the committed circom circuits (both curves): snarkjs exports the verification
 #     key, proves with the key and verifies; cuzk proves with it and snarkjs verifies that too;

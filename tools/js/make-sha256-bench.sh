@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # SPDX-License-Identifier: MIT
 #
 # make-sha256-bench.sh [DIR] -- build a BN254 Groth16 benchmark input set (not run in CI):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CPU backend's kernels for one curve behind untyped pointers, so that the CPU device
 // (device.cpp) can serve the Device interface, which names curves by CurveId. One instance
 // per curve (curve_ops_<curve>.cpp), compiled apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CurveOps of one curve from the CPU backend's templates (included by curve_ops_<curve>.cpp).
 #pragma once
 #include "backend/cpu/curve_ops.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CPU backend as a backend::Device. Two forms:
 //  - `cpu`: proves on the host's memory in place (a key needs no copy and no budget); its
 //    default budget is the host's physical memory;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fixed-base scalar multiplication on the CPU: out[i] = [k_i] P for one point P (the insecure
 // setup's bulk work; the CUDA backend's is cuda/fixed_base.hpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CPU backend's Groth16 kernels: a, b, c from the key's compiled rows (the pre-compiled
 // constraint evaluator), and H on the odd coset (snarkjs) or as coefficients (bellperson). Bit-identical to the CUDA backend's
 // (cuda/pce.cu, cuda/ntt.cuh): the same roots (snarkjs's: nqr 5), the same coset, the same forms.

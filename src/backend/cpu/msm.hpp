@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Multi-scalar multiplication on the CPU: sum_i k_i * P_i (the reference backend).
 //
 // Pippenger's bucket method with signed c-bit digits (buckets for 1..2^(c-1), a negative digit

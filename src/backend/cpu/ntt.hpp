@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Number-theoretic transforms over Fr on the CPU (the reference backend).
 //
 // Roots of unity follow snarkjs/rapidsnark exactly: with r - 1 = 2^s * t and the quadratic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA-side helpers shared by the backend's .cu files.
 #pragma once
 #include <cuda_runtime.h>

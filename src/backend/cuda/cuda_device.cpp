@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend as a backend::Device: one GPU by ordinal. Every call names its DeviceId, so
 // nothing here depends on (or changes) the calling thread's current device.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLS12-381 key points in the zcash uncompressed encoding decoded on a GPU (ec/uncompressed.hpp's
 // decoder in a kernel): the host's bytes streamed through pinned buffers to the device, decoded
 // there in place, and streamed back into the caller's host array.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Device memory for the engine's working sets and resident keys, from the device's
 // stream-ordered pool (cudaMallocAsync): taking and returning it does not synchronise the
 // device (cudaFree waits for every kernel on it), so one worker's buffers come and go while

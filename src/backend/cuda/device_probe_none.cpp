@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 #include "backend/cuda/probe.hpp"
 #include "backend/device.hpp"
 #include "util/error.hpp"

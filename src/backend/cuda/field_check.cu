@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Self-check of the shared field templates compiled for the device: the same expression is
 // computed by the CPU in tests and compared limb for limb.
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GPU fixed-base scalar multiplication, generic over the point field F (Fp for G1, Fp2 for G2).
 // Instantiated per curve in fixed_base_bn254.cu / fixed_base_bls12_381.cu; the API and the
 // method are described in fixed_base.hpp. In short, per call:

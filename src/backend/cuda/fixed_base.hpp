@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fixed-base scalar multiplication on one GPU: out[i] = [k_i] B for one base point B and n
 // scalars, G1 or G2 of BN254 / BLS12-381 (the insecure trusted setup's bulk work). Host-side
 // API, free of CUDA headers; the kernels are in fixed_base.cuh, instantiated once per curve

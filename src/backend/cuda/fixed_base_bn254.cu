@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fixed-base scalar multiplication kernels for BN254: G1 over Fq, G2 over Fq2.
 #include "backend/cuda/fixed_base.cuh"
 #include "ec/curves.hpp"

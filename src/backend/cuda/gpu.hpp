@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Host-side vocabulary of the CUDA backend, free of CUDA headers so that .cpp code (the
 // prover, the engine, the CLI) can use it with any compiler.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GPU multi-scalar multiplication, generic over the point field F (Fp for G1, Fp2 for G2).
 // Instantiated per curve in msm_bn254.cu / msm_bls12_381.cu; bench/MSM-NOTES.md has the design
 // and the cost reasoning. In short:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Multi-scalar multiplication on one GPU: sum_i k_i * P_i for G1 or G2 of BN254 / BLS12-381.
 // Host-side API, free of CUDA headers. The kernels are in msm.cuh, instantiated once per curve
 // and group (msm_<curve>[_g2].cu).

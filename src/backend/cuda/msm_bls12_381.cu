@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // MSM kernels for BLS12-381 (G1 over Fq, G2 over Fq2); r < 2^255.
 #include "backend/cuda/msm.cuh"
 #include "ec/curves.hpp"

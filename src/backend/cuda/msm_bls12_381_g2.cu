@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // G2 MSM kernels for BLS12-381 (over Fq2); see msm_bls12_381.cu for the dispatch.
 #include "backend/cuda/msm.cuh"
 #include "ec/curves.hpp"

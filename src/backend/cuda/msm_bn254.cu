@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // MSM kernels for BN254 (G1 over Fq, G2 over Fq2); r < 2^254.
 #include "backend/cuda/msm.cuh"
 #include "ec/curves.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GPU NTT over Fr: kernels and the host drivers, instantiated per curve by ntt_<curve>.cu.
 //
 // Design (bench/NTT-NOTES.md has the numbers):

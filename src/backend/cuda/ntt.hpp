@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Number-theoretic transforms over Fr on the GPU, and the Groth16 H evaluation built on them.
 // Host-side API, free of CUDA headers.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GPU NTT and H for the bls12-381 scalar field (the kernels are in ntt.cuh).
 #include "backend/cuda/ntt.cuh"
 #include "ff/bls12_381.hpp"

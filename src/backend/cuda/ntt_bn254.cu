@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GPU NTT and H for the bn254 scalar field (the kernels are in ntt.cuh).
 #include "backend/cuda/ntt.cuh"
 #include "ff/bn254.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The pre-compiled constraint evaluator on the GPU: a = A.w, b = B.w, c = a.b over the domain,
 // from the key's CSR rows (values R^2-scaled, as in the .zkey) and standard-form witness values,
 // all on the device. Host API, no CUDA headers; rules of gpu.hpp apply (no allocation at all).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What the CUDA runtime sees on this host. Built as a no-op where cuzk has no CUDA backend, so
 // callers never need #ifdefs. Nothing here selects or defaults a device.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Device helpers shared by the kernels that walk scalars window by window (msm.cuh,
 // fixed_base.cuh): the 32-byte scalar as four limbs, 16-byte vector loads and stores, bit
 // windows, and the Booth-signed digit the CPU uses (cpu::signed_digit).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* A program of another project using the installed cuzk: proves DIR/witness.wtns with
  * DIR/circuit.zkey through rapidsnark.h's groth16_prover_zkey_file, verifies the proof with
  * cuzk.h's cuzk_verify against DIR/verification_key.json, and checks that a changed public
