@@ -28,9 +28,11 @@ def sources(root):
 
 
 def has_tag(path):
+    """The tag among the first three lines, and no other SPDX identifier among the first ten."""
     with open(path, errors="replace") as fh:
-        head = [fh.readline() for _ in range(3)]
-    return any(TAG in line for line in head)
+        head = [fh.readline() for _ in range(10)]
+    other = [l for l in head if "SPDX-License-Identifier:" in l and TAG not in l]
+    return any(TAG in line for line in head[:3]) and not other
 
 
 def main():
@@ -42,6 +44,9 @@ def main():
             continue
         if mode == "add":
             text = open(path).read()
+            if TAG in text[:400]:
+                missing.append(f + " (names another licence)")
+                continue
             line = comment + TAG + "\n"
             if text.startswith("#!"):
                 nl = text.index("\n") + 1

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// SPDX-License-Identifier: MIT
 //
 // verify-many.mjs -- verify many Groth16 proofs with snarkjs's JS API in ONE
 // node process (snarkjs's CLI pays ~1 s of start-up per call).

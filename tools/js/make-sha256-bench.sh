@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# SPDX-License-Identifier: MIT
 #
 # make-sha256-bench.sh [DIR] -- build a BN254 Groth16 benchmark input set (not run in CI):
 # circomlib SHA-256 of a 256-bit message (~30k constraints, domain 2^15, 256 public outputs),

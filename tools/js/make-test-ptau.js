@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// SPDX-License-Identifier: MIT
 //
 // make-test-ptau.js -- INSECURE, TEST-ONLY powers-of-tau writer.
 //
