@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // CPU backend micro-benchmarks: MSM (G1, G2) and NTT at one size, median of several runs.
-//   cuzk_bench_cpu [--curve bn254|bls12-381] [--log-n N] [--runs R] [--threads T]
+//   cuzk_bench_cpu [--curve bn254|bls12-381] [--log-n N] [--runs R] [--threads T] [--window C]
 // Bases are distinct random points, scalars uniform random (no zeros or ones).
 // With --poseidon B-S-T (a Filecoin tree shape, e.g. 8-0-0): the root of a Poseidon tree over 2^N
 // uniform random leaves instead (the constants are made before the timing).
@@ -51,7 +51,7 @@ std::vector<ec::Affine<typename Cfg::F>> random_points(RandomSource& rs, size_t 
 }
 
 template <class E, class G1Cfg, class G2Cfg>
-void run(int log_n, int runs, ThreadPool& pool) {
+void run(int log_n, int runs, ThreadPool& pool, unsigned window) {
   using Fr = typename E::Fr;
   const size_t n = size_t(1) << log_n;
   RandomSource rs(1);
@@ -59,13 +59,14 @@ void run(int log_n, int runs, ThreadPool& pool) {
   for (auto& x : k) x = random_field<Fr>(rs).to_std();
   auto p1 = random_points<G1Cfg, Fr>(rs, n, pool);
   auto p2 = random_points<G2Cfg, Fr>(rs, n, pool);
-  double g1 = median_ms(runs, [&] { cpu::msm(p1.data(), k.data(), n, pool); });
-  double g2 = median_ms(runs, [&] { cpu::msm(p2.data(), k.data(), n, pool); });
+  double g1 = median_ms(runs, [&] { cpu::msm(p1.data(), k.data(), n, pool, window); });
+  double g2 = median_ms(runs, [&] { cpu::msm(p2.data(), k.data(), n, pool, window); });
   auto dom = cpu::Domain<Fr>::make(log_n);
   std::vector<Fr> v(n);
   for (auto& x : v) x = random_field<Fr>(rs);
   double nt = median_ms(runs, [&] { cpu::ntt(v.data(), dom, false, pool); });
   auto plan = cpu::plan_msm(n, pool.size());
+  if (window) plan.c = window;
   std::printf("%-10s 2^%-3d threads %u  msm G1 %9.2f ms  msm G2 %9.2f ms  ntt %8.2f ms  (window %u bits)\n",
               curve_name(E::id), log_n, pool.size(), g1, g2, nt, plan.c);
 }
@@ -97,7 +98,7 @@ void run_poseidon(const std::string& shape, int log_n, int runs, ThreadPool& poo
 int main(int argc, char** argv) {
   std::string curve = "bn254", poseidon;
   int log_n = 15, runs = 5;
-  unsigned threads = 0;
+  unsigned threads = 0, window = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--curve")
@@ -106,6 +107,8 @@ int main(int argc, char** argv) {
       log_n = std::atoi(argv[i + 1]);
     else if (a == "--runs")
       runs = std::atoi(argv[i + 1]);
+    else if (a == "--window")
+      window = unsigned(std::atoi(argv[i + 1]));
     else if (a == "--poseidon")
       poseidon = argv[i + 1];
     else if (a == "--threads")
@@ -119,9 +122,9 @@ int main(int argc, char** argv) {
   if (!poseidon.empty())
     run_poseidon(poseidon, log_n, runs, pool);
   else if (curve == "bn254")
-    run<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(log_n, runs, pool);
+    run<ec::Bn254, ec::Bn254G1Cfg, ec::Bn254G2Cfg>(log_n, runs, pool, window);
   else if (curve == "bls12-381")
-    run<ec::Bls12381, ec::Bls12381G1Cfg, ec::Bls12381G2Cfg>(log_n, runs, pool);
+    run<ec::Bls12381, ec::Bls12381G1Cfg, ec::Bls12381G2Cfg>(log_n, runs, pool, window);
   else {
     std::fprintf(stderr, "unknown curve %s\n", curve.c_str());
     return 2;

@@ -149,7 +149,53 @@ void check_msm_sizes(ThreadPool& pool) {
   CHECK(cpu::msm(pts.data(), ones.data(), 50, pool) == cpu::msm_naive(pts.data(), ones.data(), 50));
 }
 
+// Batch-affine buckets under conflicts: many points of one bucket in a batch (a repeated
+// scalar, its negation, repeated bases), tiny windows (4 buckets: nearly every addition meets a
+// pending one) and the planned window: every result equals the naive sum.
+template <class E, bool G2>
+void check_msm_conflicts(ThreadPool& pool, size_t n) {
+  using Cfg = std::conditional_t<G2, typename E::G2, typename E::G1>;
+  using F = typename Cfg::F;
+  using Aff = ec::Affine<F>;
+  using Jac = ec::Jacobian<F>;
+  using Fr = typename E::Fr;
+  RandomSource rs(test::seed() ^ (G2 ? 0x7777 : 0x8888) ^ uint64_t(E::id));
+  Aff gen;
+  if constexpr (G2)
+    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
+  else
+    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
+  std::vector<Aff> b(n);
+  Jac p = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
+  const Jac step = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
+  for (auto& q : b) {
+    q = p.to_affine();
+    p = p + step;
+  }
+  const Fr v = random_field<Fr>(rs);
+  std::vector<cpu::Scalar> k(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t sel = rs.next() % 10;
+    k[i] = sel < 4 ? v.to_std() : sel < 6 ? (-v).to_std() : random_field<Fr>(rs).to_std();
+    if (sel == 9 && i > 0) b[i] = b[i - 1];         // the same base twice in a row
+    if (sel == 8 && i > 0) b[i] = b[i - 1].neg();  // and its negation
+  }
+  const Jac want = cpu::msm_naive(b.data(), k.data(), n);
+  for (unsigned c : {3u, 6u, 0u}) {
+    const Jac got = cpu::msm(b.data(), k.data(), n, pool, c);
+    CHECK_MSG(got == want, (G2 ? "G2" : "G1") << " " << curve_name(E::id) << " n=" << n << " c=" << c);
+  }
+}
+
 }  // namespace
+
+CUZK_TEST(msm_batch_affine_conflicts) {
+  ThreadPool pool(3);
+  check_msm_conflicts<ec::Bn254, false>(pool, 2000);
+  check_msm_conflicts<ec::Bls12381, false>(pool, 2000);
+  check_msm_conflicts<ec::Bn254, true>(pool, 300);
+  check_msm_conflicts<ec::Bls12381, true>(pool, 300);
+}
 
 CUZK_TEST(roots_of_unity_match_snarkjs_definition) {
   check_roots<ff::Bn254Fr>();

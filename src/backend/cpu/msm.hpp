@@ -2,12 +2,14 @@
 // Multi-scalar multiplication on the CPU: sum_i k_i * P_i (the reference backend).
 //
 // Pippenger's bucket method with signed c-bit digits (buckets for 1..2^(c-1), a negative digit
-// adds the negated point), XYZZ bucket accumulators, and the work split into (window, chunk of
-// points) tasks so every thread is busy even when windows are fewer than threads.
+// adds the negated point), affine buckets filled a batch of additions at a time (one inversion
+// per batch), and the work split into (window, chunk of points) tasks so every thread is busy
+// even when windows are fewer than threads.
 // Scalars equal to 0 are skipped and those equal to 1 are summed apart: circuits are full of
 // bits, and neither needs a bucket.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -48,7 +50,10 @@ struct MsmPlan {
   unsigned chunks = 1;   // point chunks per window
 };
 
-// Picks c minimising windows * (points + chunks * 2^c) additions for `m` general scalars.
+// Picks c minimising the busiest thread's work for `m` general scalars: tasks (a window's chunk
+// of points) are spread over the threads, ceil(tasks / threads) per thread, and a task costs its
+// points plus 4 per bucket (a point's batch-affine addition costs about 6 products, a bucket's
+// two XYZZ additions of the running sums about 24).
 inline MsmPlan plan_msm(size_t m, unsigned threads, unsigned scalar_bits_count = 255) {
   MsmPlan best;
   double best_cost = 1e300;
@@ -56,10 +61,9 @@ inline MsmPlan plan_msm(size_t m, unsigned threads, unsigned scalar_bits_count =
     unsigned windows = (scalar_bits_count + c) / c;  // c * windows > bits: last digit's top bit is 0
     unsigned chunks = std::max(1u, (2 * threads + windows - 1) / windows);
     chunks = unsigned(std::min<size_t>(chunks, std::max<size_t>(1, m / 64)));
-    double cost = double(windows) * (double(m) / 1.0 + double(chunks) * double(1u << c) * 2.0);
-    // Tasks are spread over threads: the wall cost is the per-thread share.
-    double tasks = double(windows) * chunks;
-    cost *= std::max(1.0, double(threads) / tasks) / double(threads);
+    const double tasks = double(windows) * chunks;
+    const double per_thread = std::ceil(tasks / threads);
+    const double cost = per_thread * (double(m) / chunks + 4.0 * double(size_t(1) << (c - 1)));
     if (cost < best_cost) {
       best_cost = cost;
       best = {c, windows, chunks};
@@ -83,8 +87,124 @@ ec::Jacobian<F> msm_naive(const ec::Affine<F>* bases, const Scalar* scalars, siz
   return acc;
 }
 
+// Batch-affine bucket accumulation: buckets hold affine points, and the additions into them
+// are done a batch at a time, the batch's denominators inverted together (Montgomery's trick:
+// one inversion and three products per addition). An affine sum then costs about 6 products
+// where a mixed XYZZ addition costs 10. A point whose bucket already has an addition pending in
+// the batch goes into that bucket's XYZZ accumulator instead (as it would without batching), so
+// that witnesses full of one repeated value cost no more than before. Special cases (an empty
+// bucket, P + P, P + (-P)) are exact.
 template <class F>
-ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n, ThreadPool& pool) {
+class AffineBuckets {
+ public:
+  using X = ec::XYZZ<F>;
+  AffineBuckets(size_t buckets, size_t batch)
+      : b_(buckets), full_(buckets, 0), stamp_(buckets, 0), side_at_(buckets, 0), batch_(batch) {
+    pend_.reserve(batch);
+    den_.resize(batch);
+    scratch_.resize(batch);
+  }
+  void clear() {
+    std::fill(full_.begin(), full_.end(), uint8_t(0));
+    pend_.clear();
+    for (uint32_t k : sided_) side_at_[k] = 0;
+    sided_.clear();
+    side_.clear();
+  }
+  // Adds p to bucket k.
+  void add(uint32_t k, const ec::Affine<F>& p) {
+    if (stamp_[k] == now_) {  // an addition into k is pending in this batch
+      if (side_at_[k] == 0) {
+        side_.push_back(X::from_affine(p));
+        side_at_[k] = uint32_t(side_.size());
+        sided_.push_back(k);
+      } else {
+        X& x = side_[side_at_[k] - 1];
+        x = x.add_affine(p);
+      }
+      return;
+    }
+    if (!full_[k]) {
+      b_[k] = p;
+      full_[k] = 1;
+      return;
+    }
+    stamp_[k] = now_;
+    pend_.push_back({k, p});
+    if (pend_.size() == batch_) flush();
+  }
+  // Every addition done; then the buckets are final.
+  void finish() {
+    if (!pend_.empty()) flush();
+  }
+  // run += bucket k.
+  void add_to(X& run, size_t k) const {
+    if (full_[k]) run = run.add_affine(b_[k]);
+    if (side_at_[k]) run += side_[side_at_[k] - 1];
+  }
+
+ private:
+  struct Pending {
+    uint32_t k;
+    ec::Affine<F> p;
+  };
+  void flush() {
+    const size_t n = pend_.size();
+    for (size_t i = 0; i < n; ++i) {
+      const ec::Affine<F>& q = b_[pend_[i].k];
+      const ec::Affine<F>& p = pend_[i].p;
+      // x equal: p = q (a doubling, denominator 2y) or p = -q (the sum is the infinity: 0, no inverse).
+      den_[i] = p.x != q.x ? p.x - q.x : (p.y == q.y ? q.y.dbl() : F::zero());
+    }
+    ff::batch_inverse(den_.data(), n, scratch_.data());
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t k = pend_[i].k;
+      ec::Affine<F>& q = b_[k];
+      const ec::Affine<F>& p = pend_[i].p;
+      if (den_[i].is_zero()) {  // p = -q (no point of order 2 here: the groups have odd order)
+        full_[k] = 0;
+        continue;
+      }
+      F lambda;
+      if (p.x != q.x) {
+        lambda = (p.y - q.y) * den_[i];
+      } else {
+        const F xx = q.x.sqr();
+        lambda = (xx.dbl() + xx) * den_[i];
+      }
+      const F x3 = lambda.sqr() - q.x - p.x;
+      q.y = lambda * (q.x - x3) - q.y;
+      q.x = x3;
+    }
+    pend_.clear();
+    if (++now_ == 0) {  // the stamps wrapped: none may look current
+      std::fill(stamp_.begin(), stamp_.end(), 0u);
+      now_ = 1;
+    }
+  }
+
+  std::vector<ec::Affine<F>> b_;
+  std::vector<uint8_t> full_;      // b_ holds a point
+  std::vector<uint32_t> stamp_;    // == now_: an addition into the bucket is pending
+  std::vector<uint32_t> side_at_;  // 1 + the index in side_ of the bucket's XYZZ part; 0: none
+  std::vector<X> side_;            // the additions that met a pending one, per bucket
+  std::vector<uint32_t> sided_;    // the buckets with an XYZZ part
+  uint32_t now_ = 1;
+  size_t batch_;
+  std::vector<Pending> pend_;
+  std::vector<F> den_, scratch_;
+};
+
+// The batch of AffineBuckets for 2^(c-1) buckets: large enough to share one inversion among
+// many additions, small against the buckets so that few points meet a pending addition.
+inline size_t affine_batch(unsigned c) {
+  const size_t nb = size_t(1) << (c - 1);
+  return std::clamp<size_t>(nb / 4, 16, 512);
+}
+
+template <class F>
+ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n, ThreadPool& pool,
+                    unsigned force_c = 0) {
   using X = ec::XYZZ<F>;
   if (n == 0) return ec::Jacobian<F>::infinity();
   const unsigned threads = pool.size();
@@ -122,30 +242,36 @@ ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n,
   const size_t m = idx.size();
   X total = X::infinity();
   if (m > 0) {
-    const MsmPlan plan = plan_msm(m, threads);
+    MsmPlan plan = plan_msm(m, threads);
+    if (force_c) {  // tests: a given window (small ones make every batch conflict)
+      plan.c = force_c;
+      plan.windows = (255 + force_c) / force_c;
+      plan.chunks = std::max(1u, (2 * threads + plan.windows - 1) / plan.windows);
+    }
     const unsigned c = plan.c, W = plan.windows, C = plan.chunks;
     const size_t nb = size_t(1) << (c - 1);
     std::vector<X> partial(size_t(W) * C, X::infinity());
     pool.parallel_for(
         size_t(W) * C,
         [&](size_t tb, size_t te) {
-          std::vector<X> buckets(nb);
+          AffineBuckets<F> buckets(nb, affine_batch(c));
           for (size_t t = tb; t < te; ++t) {
             const unsigned w = unsigned(t / C), ch = unsigned(t % C);
             const size_t b = m * ch / C, e = m * (ch + 1) / C;
-            std::fill(buckets.begin(), buckets.end(), X::infinity());
+            buckets.clear();
             for (size_t j = b; j < e; ++j) {
               const uint32_t i = idx[j];
               const int32_t d = signed_digit(scalars[i], w, c);
               if (d > 0)
-                buckets[d - 1] = buckets[d - 1].add_affine(bases[i]);
+                buckets.add(uint32_t(d - 1), bases[i]);
               else if (d < 0)
-                buckets[-d - 1] = buckets[-d - 1].sub_affine(bases[i]);
+                buckets.add(uint32_t(-d - 1), bases[i].neg());
             }
+            buckets.finish();
             // sum_d d * B_d by running sums from the top bucket down.
             X run = X::infinity(), acc = X::infinity();
             for (size_t d = nb; d-- > 0;) {
-              run += buckets[d];
+              buckets.add_to(run, d);
               acc += run;
             }
             partial[t] = acc;
