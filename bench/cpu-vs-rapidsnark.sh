@@ -13,8 +13,8 @@
 #   bench/cpu-vs-rapidsnark.sh RAPIDSNARK_PROVER BUILD [CIRCUIT...]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-RS=$(realpath "${1:?the path of rapidsnark's prover}")
-BUILD=$(realpath "${2:?cuzk's build directory}")
+RS=$(realpath "${1:?usage: cpu-vs-rapidsnark.sh RAPIDSNARK_PROVER BUILD [CIRCUIT...]}")
+BUILD=$(realpath "${2:?usage: cpu-vs-rapidsnark.sh RAPIDSNARK_PROVER BUILD [CIRCUIT...]}")
 shift 2
 CIRCUITS=("$@")
 [ ${#CIRCUITS[@]} -gt 0 ] || CIRCUITS=(porep14 sha15 dense18 dense20)
