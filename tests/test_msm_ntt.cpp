@@ -177,7 +177,7 @@ void check_msm_conflicts(ThreadPool& pool, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const uint64_t sel = rs.next() % 10;
     k[i] = sel < 4 ? v.to_std() : sel < 6 ? (-v).to_std() : random_field<Fr>(rs).to_std();
-    if (sel == 9 && i > 0) b[i] = b[i - 1];         // the same base twice in a row
+    if (sel == 9 && i > 0) b[i] = b[i - 1];        // the same base twice in a row
     if (sel == 8 && i > 0) b[i] = b[i - 1].neg();  // and its negation
   }
   const Jac want = cpu::msm_naive(b.data(), k.data(), n);
