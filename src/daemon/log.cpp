@@ -2,13 +2,11 @@
 // The daemon's log lines: levels, the text and the JSON format (see log.hpp).
 #include "daemon/log.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
 #include <ctime>
 
 #include "io/json.hpp"
+#include "util/fd.hpp"
 
 namespace cuzk::daemon {
 
@@ -57,14 +55,7 @@ Log stderr_log(const LogFormat& f) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     const std::string line =
         format_log_line(f, l, msg, std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
-    // stderr's fd, whatever daemon.log_file made it; a short write (a full disk) loses the rest.
-    size_t off = 0;
-    while (off < line.size()) {
-      const ssize_t w = ::write(2, line.data() + off, line.size() - off);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;
-      off += size_t(w);
-    }
+    write_fully(2, line);  // stderr's fd, whatever daemon.log_file made it
   });
 }
 

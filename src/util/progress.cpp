@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+#include "util/fd.hpp"
+
 namespace cuzk::term {
 
 namespace {
@@ -19,14 +21,7 @@ namespace {
 std::mutex g_mu;
 Activity::Impl* g_shown = nullptr;  // the activity drawn now, under g_mu
 
-void write_all(const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t w = ::write(2, s.data() + off, s.size() - off);
-    if (w <= 0) return;
-    off += size_t(w);
-  }
-}
+void write_all(const std::string& s) { write_fully(2, s); }
 
 }  // namespace
 
