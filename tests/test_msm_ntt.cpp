@@ -95,6 +95,30 @@ void check_ntt_roundtrip_large(ThreadPool& pool) {
   CHECK(v == a);
 }
 
+// n random points [k]G of the group (G2 or G1 of E), made cheaply as a random walk from a random
+// multiple.
+template <class E, bool G2>
+auto random_walk_points(RandomSource& rs, size_t n) {
+  using Cfg = std::conditional_t<G2, typename E::G2, typename E::G1>;
+  using F = typename Cfg::F;
+  using Aff = ec::Affine<F>;
+  using Jac = ec::Jacobian<F>;
+  using Fr = typename E::Fr;
+  Aff gen;
+  if constexpr (G2)
+    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
+  else
+    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
+  std::vector<Aff> pts(n);
+  Jac p = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
+  const Jac step = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
+  for (auto& q : pts) {
+    q = p.to_affine();
+    p = p + step;
+  }
+  return pts;
+}
+
 template <class E, bool G2>
 void check_msm_sizes(ThreadPool& pool) {
   using Cfg = std::conditional_t<G2, typename E::G2, typename E::G1>;
@@ -103,20 +127,8 @@ void check_msm_sizes(ThreadPool& pool) {
   using Jac = ec::Jacobian<F>;
   using Fr = typename E::Fr;
   RandomSource rs(test::seed() ^ (G2 ? 0x4444 : 0x5555) ^ uint64_t(E::id));
-  Aff gen;
-  if constexpr (G2)
-    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
-  else
-    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
-  // A pool of random points [k]G, made cheaply as a random walk from a random multiple.
   const size_t max_n = G2 ? 300 : 1537;
-  std::vector<Aff> pts(max_n);
-  Jac p = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
-  Jac step = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
-  for (auto& q : pts) {
-    q = p.to_affine();
-    p = p + step;
-  }
+  const std::vector<Aff> pts = random_walk_points<E, G2>(rs, max_n);
   for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(7), size_t(100), max_n}) {
     std::vector<cpu::Scalar> k(n);
     for (size_t i = 0; i < n; ++i) {
@@ -160,18 +172,7 @@ void check_msm_conflicts(ThreadPool& pool, size_t n) {
   using Jac = ec::Jacobian<F>;
   using Fr = typename E::Fr;
   RandomSource rs(test::seed() ^ (G2 ? 0x7777 : 0x8888) ^ uint64_t(E::id));
-  Aff gen;
-  if constexpr (G2)
-    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G2Cfg, ec::Bls12381G2Cfg>::generator();
-  else
-    gen = std::conditional_t<E::id == CurveId::bn254, ec::Bn254G1Cfg, ec::Bls12381G1Cfg>::generator();
-  std::vector<Aff> b(n);
-  Jac p = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
-  const Jac step = Cfg::mul(Jac::from_affine(gen), random_field<Fr>(rs));
-  for (auto& q : b) {
-    q = p.to_affine();
-    p = p + step;
-  }
+  std::vector<Aff> b = random_walk_points<E, G2>(rs, n);
   const Fr v = random_field<Fr>(rs);
   std::vector<cpu::Scalar> k(n);
   for (size_t i = 0; i < n; ++i) {
