@@ -12,6 +12,7 @@
 #if !defined(__CUDACC__) && defined(__x86_64__)
 #include <x86intrin.h>
 #define CUZK_X86_CARRY 1
+#include "ff/mont_x86.hpp"
 #endif
 
 #if defined(__CUDACC__)
@@ -32,6 +33,13 @@
 #endif
 
 namespace cuzk::ff {
+
+#if defined(CUZK_X86_CARRY)
+// The processor runs mulx, adcx and adox (BMI2 and ADX: Intel since 2014, AMD since 2017); the
+// products of 4 and 6 limbs then use mont_x86.hpp's assembly. Read before its initialisation
+// (a static constructor elsewhere) it is false: the portable product, the same value.
+inline const bool x86_mulx_adx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+#endif
 
 template <int N>
 struct Limbs {
@@ -525,6 +533,26 @@ struct Fp {
     CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = uint64_t(t[2 * i]) | (uint64_t(t[2 * i + 1]) << 32);
     return r;
 #else
+#if defined(CUZK_X86_CARRY)
+    if constexpr (N == 4 || N == 6) {
+      if (x86_mulx_adx) {
+        Fp r;
+        if constexpr (N == 4)
+          x86::mont_mul_x86_4(r.l, a.l, b.l, k.p.v, k.inv);
+        else
+          x86::mont_mul_x86_6(r.l, a.l, b.l, k.p.v, k.inv);
+        r.reduce_once();
+        return r;
+      }
+    }
+#endif
+    return mul_portable(a, b);
+#endif
+  }
+#if !defined(__CUDA_ARCH__)
+  // The product in portable C++ (every host; the x86 assembly is checked against it).
+  static Fp mul_portable(const Fp& a, const Fp& b) {
+    CUZK_FIELD_CONSTS
     using u128 = unsigned __int128;
     uint64_t t[N];
     CUZK_UNROLL for (int i = 0; i < N; ++i) t[i] = 0;
@@ -549,8 +577,8 @@ struct Fp {
     CUZK_UNROLL for (int i = 0; i < N; ++i) r.l[i] = t[i];
     r.reduce_once();
     return r;
-#endif
   }
+#endif
   CUZK_HD Fp sqr() const { return *this * *this; }
   CUZK_HD Fp& operator+=(const Fp& b) { return *this = *this + b; }
   CUZK_HD Fp& operator-=(const Fp& b) { return *this = *this - b; }
@@ -590,20 +618,36 @@ struct Fp {
 };
 
 // Inverts every non-zero element of v in place with one field inversion (Montgomery's trick);
-// zeros stay zero. scratch must hold n elements.
+// zeros stay zero. scratch must hold n elements. The running products go in four interleaved
+// lanes (element i in lane i % 4): four independent chains of products in flight instead of
+// one, and the four lane totals inverted together.
 template <class F>
 void batch_inverse(F* v, size_t n, F* scratch) {
-  F acc = F::one();
-  for (size_t i = 0; i < n; ++i) {
-    scratch[i] = acc;
-    if (!v[i].is_zero()) acc = acc * v[i];
+  constexpr size_t L = 4;
+  F acc[L] = {F::one(), F::one(), F::one(), F::one()};
+  for (size_t i = 0; i < n; i += L) {
+    for (size_t l = 0; l < L && i + l < n; ++l) {
+      scratch[i + l] = acc[l];
+      if (!v[i + l].is_zero()) acc[l] = acc[l] * v[i + l];
+    }
   }
-  F inv = acc.inv();
-  for (size_t i = n; i-- > 0;) {
-    if (v[i].is_zero()) continue;
-    F vi = v[i];
-    v[i] = inv * scratch[i];
-    inv = inv * vi;
+  // inv[l] = 1 / acc[l], from one inversion of the product of the four
+  F pre[L], inv[L];
+  pre[0] = F::one();
+  for (size_t l = 1; l < L; ++l) pre[l] = pre[l - 1] * acc[l - 1];
+  F t = (pre[L - 1] * acc[L - 1]).inv();
+  for (size_t l = L; l-- > 0;) {
+    inv[l] = t * pre[l];
+    t = t * acc[l];
+  }
+  for (size_t i = (n + L - 1) / L * L; i > 0;) {
+    i -= L;
+    for (size_t l = L; l-- > 0;) {
+      if (i + l >= n || v[i + l].is_zero()) continue;
+      const F vi = v[i + l];
+      v[i + l] = inv[l] * scratch[i + l];
+      inv[l] = inv[l] * vi;
+    }
   }
 }
 
