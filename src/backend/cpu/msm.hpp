@@ -3,8 +3,9 @@
 //
 // Pippenger's bucket method with signed c-bit digits (buckets for 1..2^(c-1), a negative digit
 // adds the negated point), affine buckets filled a batch of additions at a time (one inversion
-// per batch), and the work split into (window, chunk of points) tasks so every thread is busy
-// even when windows are fewer than threads.
+// per batch), and the work split into (group of windows, chunk of points) tasks: a group's
+// windows share the batches, and chunks keep every thread busy when windows are fewer than
+// threads.
 // Scalars equal to 0 are skipped and those equal to 1 are summed apart: circuits are full of
 // bits, and neither needs a bucket.
 #pragma once
@@ -52,8 +53,9 @@ struct MsmPlan {
 
 // Picks c minimising the busiest thread's work for `m` general scalars: tasks (a window's chunk
 // of points) are spread over the threads, ceil(tasks / threads) per thread, and a task costs its
-// points plus 4 per bucket (a point's batch-affine addition costs about 6 products, a bucket's
-// two XYZZ additions of the running sums about 24).
+// points plus 2.5 per bucket (a point's batch-affine addition costs about 6 products and its
+// share of the batch's bookkeeping, a bucket's two XYZZ additions of the running sums about 24;
+// 2.5, not 4, is what the timings of cuzk_bench_cpu --window at 2^14 and 2^18 fit).
 inline MsmPlan plan_msm(size_t m, unsigned threads, unsigned scalar_bits_count = 255) {
   MsmPlan best;
   double best_cost = 1e300;
@@ -63,7 +65,7 @@ inline MsmPlan plan_msm(size_t m, unsigned threads, unsigned scalar_bits_count =
     chunks = unsigned(std::min<size_t>(chunks, std::max<size_t>(1, m / 64)));
     const double tasks = double(windows) * chunks;
     const double per_thread = std::ceil(tasks / threads);
-    const double cost = per_thread * (double(m) / chunks + 4.0 * double(size_t(1) << (c - 1)));
+    const double cost = per_thread * (double(m) / chunks + 2.5 * double(size_t(1) << (c - 1)));
     if (cost < best_cost) {
       best_cost = cost;
       best = {c, windows, chunks};
@@ -195,11 +197,20 @@ class AffineBuckets {
   std::vector<F> den_, scratch_;
 };
 
-// The batch of AffineBuckets for 2^(c-1) buckets: large enough to share one inversion among
+// The batch of AffineBuckets over `buckets` buckets: large enough to share one inversion among
 // many additions, small against the buckets so that few points meet a pending addition.
-inline size_t affine_batch(unsigned c) {
-  const size_t nb = size_t(1) << (c - 1);
-  return std::clamp<size_t>(nb / 4, 16, 512);
+inline size_t affine_batch(size_t buckets) { return std::clamp<size_t>(buckets / 4, 16, 1024); }
+
+// Windows one task fills together: their buckets share the batches, so one inversion serves
+// more additions (at 2^14 points an inversion would otherwise cost as much as 60 additions'
+// worth of products spread over a batch of 128), and each point is read once for all of them.
+// As many as keep the buckets within a core's cache, the windows split evenly over the threads.
+inline unsigned windows_per_task(unsigned windows, size_t buckets_per_window, size_t point_bytes, unsigned threads) {
+  constexpr size_t kBucketBytes = size_t(512) << 10;
+  for (unsigned groups = std::max(1u, threads);; groups += std::max(1u, threads)) {
+    const unsigned g = (windows + groups - 1) / groups;
+    if (g <= 1 || size_t(g) * buckets_per_window * point_bytes <= kBucketBytes) return std::max(1u, g);
+  }
 }
 
 template <class F>
@@ -248,33 +259,43 @@ ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n,
       plan.windows = (255 + force_c) / force_c;
       plan.chunks = std::max(1u, (2 * threads + plan.windows - 1) / plan.windows);
     }
-    const unsigned c = plan.c, W = plan.windows, C = plan.chunks;
+    const unsigned c = plan.c, W = plan.windows;
     const size_t nb = size_t(1) << (c - 1);
+    // Tasks: (group of G windows, chunk of points).
+    const unsigned G = windows_per_task(W, nb, sizeof(ec::Affine<F>), threads);
+    const unsigned groups = (W + G - 1) / G;
+    unsigned C = G > 1 ? (threads + groups - 1) / groups : plan.chunks;
+    C = unsigned(std::clamp<size_t>(C, 1, std::max<size_t>(1, m / 64)));
     std::vector<X> partial(size_t(W) * C, X::infinity());
     pool.parallel_for(
-        size_t(W) * C,
+        size_t(groups) * C,
         [&](size_t tb, size_t te) {
-          AffineBuckets<F> buckets(nb, affine_batch(c));
+          AffineBuckets<F> buckets(G * nb, affine_batch(G * nb));
           for (size_t t = tb; t < te; ++t) {
-            const unsigned w = unsigned(t / C), ch = unsigned(t % C);
+            const unsigned w0 = unsigned(t / C) * G, w1 = std::min(W, w0 + G), ch = unsigned(t % C);
             const size_t b = m * ch / C, e = m * (ch + 1) / C;
             buckets.clear();
             for (size_t j = b; j < e; ++j) {
               const uint32_t i = idx[j];
-              const int32_t d = signed_digit(scalars[i], w, c);
-              if (d > 0)
-                buckets.add(uint32_t(d - 1), bases[i]);
-              else if (d < 0)
-                buckets.add(uint32_t(-d - 1), bases[i].neg());
+              for (unsigned w = w0; w < w1; ++w) {
+                const int32_t d = signed_digit(scalars[i], w, c);
+                const uint32_t at = uint32_t((w - w0) * nb);
+                if (d > 0)
+                  buckets.add(at + uint32_t(d - 1), bases[i]);
+                else if (d < 0)
+                  buckets.add(at + uint32_t(-d - 1), bases[i].neg());
+              }
             }
             buckets.finish();
-            // sum_d d * B_d by running sums from the top bucket down.
-            X run = X::infinity(), acc = X::infinity();
-            for (size_t d = nb; d-- > 0;) {
-              buckets.add_to(run, d);
-              acc += run;
+            // Per window, sum_d d * B_d by running sums from the top bucket down.
+            for (unsigned w = w0; w < w1; ++w) {
+              X run = X::infinity(), acc = X::infinity();
+              for (size_t d = nb; d-- > 0;) {
+                buckets.add_to(run, (w - w0) * nb + d);
+                acc += run;
+              }
+              partial[size_t(w) * C + ch] = acc;
             }
-            partial[t] = acc;
           }
         },
         1);
