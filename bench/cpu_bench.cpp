@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// CPU backend micro-benchmarks: MSM (G1, G2) and NTT at one size, median of several runs.
+// CPU backend micro-benchmarks: MSM (G1, G2), NTT and H (the six transforms of a proof and
+// a b - c) at one size, median of several runs.
 //   cuzk_bench_cpu [--curve bn254|bls12-381] [--log-n N] [--runs R] [--threads T] [--window C]
 // Bases are distinct random points, scalars uniform random (no zeros or ones).
 // With --poseidon B-S-T (a Filecoin tree shape, e.g. 8-0-0): the root of a Poseidon tree over 2^N
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/h.hpp"
 #include "backend/cpu/msm.hpp"
 #include "backend/cpu/ntt.hpp"
 #include "ec/curves.hpp"
@@ -65,10 +67,17 @@ void run(int log_n, int runs, ThreadPool& pool, unsigned window) {
   std::vector<Fr> v(n);
   for (auto& x : v) x = random_field<Fr>(rs);
   double nt = median_ms(runs, [&] { cpu::ntt(v.data(), dom, false, pool); });
+  // H as a proof computes it: three transforms back and three onto the coset, then a b - c.
+  std::vector<Fr> a(n), b(n), c(n);
+  std::vector<cpu::Scalar> h(n);
+  double ht = median_ms(runs, [&] {
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] = c[i] = v[i];
+    cpu::compute_h(a.data(), b.data(), c.data(), log_n, h.data(), pool);
+  });
   auto plan = cpu::plan_msm(n, pool.size());
   if (window) plan.c = window;
-  std::printf("%-10s 2^%-3d threads %u  msm G1 %9.2f ms  msm G2 %9.2f ms  ntt %8.2f ms  (window %u bits)\n",
-              curve_name(E::id), log_n, pool.size(), g1, g2, nt, plan.c);
+  std::printf("%-10s 2^%-3d threads %u  msm G1 %9.2f ms  msm G2 %9.2f ms  ntt %8.2f ms  h %8.2f ms  (window %u bits)\n",
+              curve_name(E::id), log_n, pool.size(), g1, g2, nt, ht, plan.c);
 }
 
 void run_poseidon(const std::string& shape, int log_n, int runs, ThreadPool& pool) {

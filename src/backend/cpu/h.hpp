@@ -20,21 +20,21 @@ Fr h_coset(int log_n) {
   return log_n < s ? root_of_unity<Fr>(log_n + 1) : Fr::from_u64(Fr::Params::nqr * Fr::Params::nqr);
 }
 
-// Scratch of compute_h: the domain's twiddle tables (n/2 elements each way).
+// Scratch of compute_h: the domain's twiddle tables (n elements each way).
 template <class Fr>
 size_t h_scratch_bytes(int log_n) {
-  return (size_t(1) << log_n) * sizeof(Fr);
+  return 2 * (size_t(1) << log_n) * sizeof(Fr);
 }
 
 // For each of a, b, c: iNTT, coefficient j times g^j, NTT; then out_i = a_i b_i - c_i in
 // standard form (the MSM's scalars). out may alias a.
 template <class Fr>
 void compute_h(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, ThreadPool& pool) {
-  auto dom = Domain<Fr>::make(log_n);
+  auto dom = Domain<Fr>::make(log_n, Fr::Params::nqr, &pool);
   const Fr g = h_coset<Fr>(log_n);
   for (Fr* v : {a, b, c}) {
-    ntt(v, dom, true, pool);
-    scale_by_powers(v, dom.n, g, pool);
+    ntt(v, dom, true, pool, false);
+    scale_by_powers(v, dom.n, g, pool, dom.n_inv);
     ntt(v, dom, false, pool);
   }
   pool.parallel_for(
@@ -51,11 +51,11 @@ void compute_h(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, ThreadPool& po
 // standard form. out may alias a.
 template <class Fr>
 void compute_h_coefficients(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, ThreadPool& pool) {
-  auto dom = Domain<Fr>::make(log_n, Fr::Params::generator);
+  auto dom = Domain<Fr>::make(log_n, Fr::Params::generator, &pool);
   const Fr g = Fr::from_u64(Fr::Params::generator);
   for (Fr* v : {a, b, c}) {
-    ntt(v, dom, true, pool);
-    scale_by_powers(v, dom.n, g, pool);
+    ntt(v, dom, true, pool, false);
+    scale_by_powers(v, dom.n, g, pool, dom.n_inv);
     ntt(v, dom, false, pool);
   }
   const Fr z_inv = (g.pow_u64(dom.n) - Fr::one()).inv();
@@ -65,8 +65,8 @@ void compute_h_coefficients(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, T
         for (size_t i = lo; i < hi; ++i) a[i] = (a[i] * b[i] - c[i]) * z_inv;
       },
       4096);
-  ntt(a, dom, true, pool);
-  scale_by_powers(a, dom.n, g.inv(), pool);
+  ntt(a, dom, true, pool, false);
+  scale_by_powers(a, dom.n, g.inv(), pool, dom.n_inv);
   pool.parallel_for(
       dom.n,
       [&](size_t lo, size_t hi) {
