@@ -53,7 +53,7 @@ def product(n):
     # after n rows, logical word j is register (n + j) mod (n + 1)
     result = "\n".join(f"  r[{j}] = t[{(n + j) % (n + 1)}];" for j in range(n))
     return f"""// r = a * b * 2^(-{64 * n}) mod p, r < 2p; p < 2^{64 * n - 1}, inv = -p^-1 mod 2^64.
-inline void mont_mul_x86_{n}(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {{
+inline __attribute__((always_inline)) void mont_mul_x86_{n}(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {{
   uint64_t t[{n + 1}], lo, hi;
   asm(
 {chr(10).join(lines)}

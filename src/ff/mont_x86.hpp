@@ -9,7 +9,8 @@
 namespace cuzk::ff::x86 {
 
 // r = a * b * 2^(-256) mod p, r < 2p; p < 2^255, inv = -p^-1 mod 2^64.
-inline void mont_mul_x86_4(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
+inline __attribute__((always_inline)) void mont_mul_x86_4(uint64_t* r, const uint64_t* a, const uint64_t* b,
+                                                          const uint64_t* p, uint64_t inv) {
   uint64_t t[5], lo, hi;
   asm("movq 0(%[b]), %%rdx\n\t"
       "mulxq 0(%[a]), %[t0], %[t1]\n\t"
@@ -144,7 +145,8 @@ inline void mont_mul_x86_4(uint64_t* r, const uint64_t* a, const uint64_t* b, co
 }
 
 // r = a * b * 2^(-384) mod p, r < 2p; p < 2^383, inv = -p^-1 mod 2^64.
-inline void mont_mul_x86_6(uint64_t* r, const uint64_t* a, const uint64_t* b, const uint64_t* p, uint64_t inv) {
+inline __attribute__((always_inline)) void mont_mul_x86_6(uint64_t* r, const uint64_t* a, const uint64_t* b,
+                                                          const uint64_t* p, uint64_t inv) {
   uint64_t t[7], lo, hi;
   asm("movq 0(%[b]), %%rdx\n\t"
       "mulxq 0(%[a]), %[t0], %[t1]\n\t"
