@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #if !defined(__CUDACC__) && defined(__x86_64__)
+#include <cpuid.h>
+
 #include <x86intrin.h>
 #define CUZK_X86_CARRY 1
 #include "ff/mont_x86.hpp"
@@ -45,7 +47,10 @@ namespace cuzk::ff {
 // The processor runs mulx, adcx and adox (BMI2 and ADX: Intel since 2014, AMD since 2017); the
 // products of 4 and 6 limbs then use mont_x86.hpp's assembly. Read before its initialisation
 // (a static constructor elsewhere) it is false: the portable product, the same value.
-inline const bool x86_mulx_adx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+inline const bool x86_mulx_adx = [] {
+  unsigned a = 0, b = 0, c = 0, d = 0;  // leaf 7: EBX bit 8 BMI2, bit 19 ADX
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b >> 8 & 1) != 0 && (b >> 19 & 1) != 0;
+}();
 #endif
 
 template <int N>
