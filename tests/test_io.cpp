@@ -2,6 +2,8 @@
 // Parsers of the snarkjs/circom container formats (.wtns, .zkey, .r1cs): valid files built in
 // memory are read back; then each is corrupted one way at a time and must give a FormatError that
 // names the file and the problem. The committed fixtures, where present, are read and cross-checked.
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -479,6 +481,49 @@ CUZK_TEST(filebytes_map_reads_files_and_reports_errors) {
   auto owned = FileBytes::from_buffer("mem", {});
   CHECK(owned->bytes().empty());
   CHECK_EQ(owned->path(), std::string("mem"));
+}
+
+// The resident pages of this process (/proc/self/statm, second field).
+size_t resident_bytes() {
+  std::ifstream f("/proc/self/statm");
+  size_t total = 0, resident = 0;
+  f >> total >> resident;
+  return resident * size_t(::sysconf(_SC_PAGESIZE));
+}
+
+// release() lets a mapped part go from this process's memory (its bytes still read the same
+// after), and leaves a buffer's bytes alone (dropping a heap page would zero it).
+CUZK_TEST(filebytes_release_drops_mapped_pages_only) {
+  fs::path dir = fs::path(test::temp_dir()) / "release";
+  fs::create_directories(dir);
+  const size_t size = size_t(48) << 20;
+  Bytes data(size);
+  std::mt19937_64 rng(test::seed());
+  for (size_t i = 0; i < size; i += 8) {
+    const uint64_t v = rng();
+    std::memcpy(data.data() + i, &v, 8);
+  }
+  std::string p = (dir / "big.bin").string();
+  {
+    std::ofstream f(p, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+  }
+  auto fb = FileBytes::map(p);
+  const auto all = fb->bytes();
+  uint64_t sum = 0;
+  for (size_t i = 0; i < size; i += 4096) sum += all[i];  // every page resident
+  const size_t touched = resident_bytes();
+  fb->release(all.subspan(100, size - 200));  // all but the first and last partial pages
+  const size_t after = resident_bytes();
+  std::printf("  resident: %zu MiB with the file touched, %zu MiB after release (sum %llu)\n", touched >> 20,
+              after >> 20, (unsigned long long)sum);
+  CHECK_MSG(touched - after >= size - (size_t(1) << 20),
+            "release let go of " << ((touched - after) >> 20) << " MiB of a 48 MiB mapping");
+  CHECK(same(fb->bytes(), data));                          // read back from the file
+  fb->release(std::span<const uint8_t>(data.data(), 10));  // not inside the mapping: nothing
+  auto owned = FileBytes::from_buffer("mem", Bytes(data.begin(), data.begin() + (size_t(1) << 20)));
+  owned->release(owned->bytes());
+  CHECK(same(owned->bytes(), std::span<const uint8_t>(data.data(), size_t(1) << 20)));
 }
 
 // ================================================================== .wtns

@@ -164,11 +164,20 @@ ProvingKey<E> load_proving_key(const io::ZkeyGroth16& z, ThreadPool& pool) {
   pk.delta2 = one2("delta2", z.delta2);
   const auto ic = detail::load_points<G1, A1>(path, "IC (section 3)", z.ic, z.n_public + 1, pool);
   pk.ic.assign(ic.begin(), ic.end());
+  // Each section's mapped pages are let go once copied: the key is not held twice at the peak.
+  auto release = [&](std::span<const uint8_t> s) {
+    if (z.file) z.file->release(s);
+  };
   pk.a = detail::load_points<G1, A1>(path, "A (section 5)", z.a, z.n_vars, pool);
+  release(z.a);
   pk.b1 = detail::load_points<G1, A1>(path, "B1 (section 6)", z.b1, z.n_vars, pool);
+  release(z.b1);
   pk.b2 = detail::load_points<G2, A2>(path, "B2 (section 7)", z.b2, z.n_vars, pool);
+  release(z.b2);
   pk.c = detail::load_points<G1, A1>(path, "C (section 8)", z.c, z.n_vars - z.n_public - 1, pool);
+  release(z.c);
   pk.h = detail::load_points<G1, A1>(path, "H (section 9)", z.h, z.domain_size, pool);
+  release(z.h);
 
   // Section 4 into CSR by row (counting sort: entries are usually row-ordered, not always).
   const size_t eb = z.coef_bytes();
@@ -198,6 +207,7 @@ ProvingKey<E> load_proving_key(const io::ZkeyGroth16& z, ThreadPool& pool) {
       std::memcpy(M.val[at].l, e + 12, 32);
     }
   }
+  release(z.coefs);
   return pk;
 }
 

@@ -86,6 +86,14 @@ std::shared_ptr<FileBytes> FileBytes::borrow(std::string name, std::span<const u
   return fb;
 }
 
+void FileBytes::release(std::span<const uint8_t> part) const {
+  if (!map_ || part.empty() || part.data() < data_ || part.data() + part.size() > data_ + size_) return;
+  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t b = (uintptr_t(part.data()) + page - 1) / page * page;  // whole pages inside the part only
+  const uintptr_t e = (uintptr_t(part.data()) + part.size()) / page * page;
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);  // advisory; failure is harmless
+}
+
 FileBytes::~FileBytes() {
   if (map_) ::munmap(map_, size_);
 }

@@ -30,6 +30,10 @@ class FileBytes {
 
   const std::string& path() const { return path_; }
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  // Once a part of a mapped file has been copied out, its pages need not count in this
+  // process's memory: they are dropped (read again from the file if touched later; the bytes
+  // never change). Nothing happens to buffers, or to a part outside the mapping.
+  void release(std::span<const uint8_t> part) const;
 
  private:
   FileBytes() = default;
