@@ -434,16 +434,6 @@ int do_loadgen(const Args& o, const std::string& addr, const std::string& token)
   return failed ? 1 : 0;
 }
 
-// The connection of every client command: --daemon ADDR and --token T (else $CUZK_TOKEN).
-cli::Command client_spec(const char* name, const char* summary) {
-  cli::Command c(name, summary);
-  c.option("--daemon", "ADDR",
-           "the daemon's address: unix:///path.sock, a socket's path, or HOST:PORT (default: $CUZK_DAEMON, else "
-           "the embedded default's socket, unix://$XDG_RUNTIME_DIR/cuzk.sock)")
-      .option("--token", "T", "the daemon's token, needed over TCP (default: $CUZK_TOKEN)");
-  return c;
-}
-
 std::string token_of(const Args& o) {
   std::string token = o.get_or("--token", "");
   if (token.empty())
@@ -469,99 +459,25 @@ std::string address_of(const Args& o) {
 
 Client connect(const Args& o) { return Client(address_of(o), token_of(o)); }
 
-// The witnesses' options of submit and loadgen.
-void witness_options(cli::Command& c) {
-  c.option("--circuit", "ID", "the circuit, by the id the daemon's configuration gives it")
-      .required()
-      .option("--partitions", "W0,W1,...", "the witness files (.wtns), one partition each")
-      .required()
-      .option("--priority", "P", "low, normal, high, critical (default normal)")
-      .option("--stream", "1|0", "send the witnesses in pieces (SubmitProofStream) whatever their size")
-      .option("--by-path", "1|0",
-              "send the files' paths instead: a daemon on this host reads them in place (they must be under its "
-              "witness_dirs and stay until the job ends). Both take 1/0, true/false, yes/no or on/off");
-}
-
-Command submit_command() {
-  cli::Command c = client_spec("submit", "submit a job of partitions to a daemon; prints its id");
-  witness_options(c);
-  c.describe(
-       "Prints the job id as the last line. The same --request-id returns the same job. Witnesses over 32 MiB in all "
-       "(or with --stream 1) go in pieces (SubmitProofStream): a job is then not bounded by one message.")
-      .option("--request-id", "R", "the caller's id of the job: submitting it again returns the same job");
-  return {c, [](const Args& o) {
+// Each command's declaration (apps/net_specs.cpp) with its body.
+Command with_client(const char* name, int (*body)(Client&, const Args&)) {
+  return {network_spec(name), [body](const Args& o) {
             Client c = connect(o);
-            return do_submit(c, o);
+            return body(c, o);
           }};
-}
-
-Command await_command() {
-  cli::Command c = client_spec("await", "wait for a job of a daemon and write its proofs");
-  c.synopsis("--daemon ADDR (<job> | --request-id R) --out DIR [options]")
-      .describe(
-          "Waits (progress on a terminal; retries while the daemon restarts), then writes the files of `cuzk prove "
-          "--partitions ... --out`: proof_<i>.json, public_<i>.json, proofs.bin, summary.json, timeline.svg.")
-      .optional_positional("<job>", "the job's id, as submit printed it")
-      .option("--request-id", "R", "the job by its request id instead")
-      .option("--out", "DIR", "where the files go")
-      .required()
-      .option("--timeout", "SECONDS", "give up after this long (default: never)");
-  return {c, [](const Args& o) {
-            Client c = connect(o);
-            return do_await(c, o);
-          }};
-}
-
-Command status_command() {
-  cli::Command c = client_spec("status", "a daemon's status as JSON: devices, keys, queues, counters, version");
-  return {c, [](const Args& o) {
-            Client c = connect(o);
-            return do_status(c);
-          }};
-}
-
-Command cancel_command() {
-  cli::Command c = client_spec("cancel", "cancel a job of a daemon");
-  c.synopsis("--daemon ADDR (<job> | --request-id R) [options]")
-      .optional_positional("<job>", "the job's id, as submit printed it")
-      .option("--request-id", "R", "the job by its request id instead");
-  return {c, [](const Args& o) {
-            Client c = connect(o);
-            return do_cancel(c, o);
-          }};
-}
-
-Command srs_command(bool preload) {
-  cli::Command c = preload ? client_spec("preload", "load a circuit's key onto a daemon's devices")
-                           : client_spec("evict", "drop a circuit's key from a daemon's devices");
-  c.option("--circuit", "ID", "the circuit, by the id the daemon's configuration gives it")
-      .required()
-      .option("--device", "D", "one device by its name, e.g. gpu:1 (default: every device)");
-  return {c, [preload](const Args& o) {
-            Client c = connect(o);
-            return do_srs(c, o, preload);
-          }};
-}
-
-Command loadgen_command() {
-  cli::Command c = client_spec("loadgen", "jobs over many connections to a daemon: jobs/s and latency");
-  witness_options(c);
-  c.describe(
-       "N jobs over C connections, each a Prove call, or with witnesses over 32 MiB (or --stream 1) "
-       "SubmitProofStream then AwaitProof: jobs/s and latency p50/p99.")
-      .option("--jobs", "N", "jobs in all")
-      .required()
-      .option("--clients", "C", "connections, each a thread (default 4)")
-      .option("--out", "DIR", "write each job's files to DIR/job_<k>/");
-  return {c,
-          [](const Args& o) { return do_loadgen(o, daemon::client_address(o.get_or("--daemon", "")), token_of(o)); }};
 }
 
 }  // namespace
 
 std::vector<Command> client_commands() {
-  return {submit_command(),  await_command(),    status_command(), cancel_command(),
-          srs_command(true), srs_command(false), loadgen_command()};
+  return {with_client("submit", do_submit),
+          with_client("await", do_await),
+          with_client("status", [](Client& c, const Args&) { return do_status(c); }),
+          with_client("cancel", do_cancel),
+          with_client("preload", [](Client& c, const Args& o) { return do_srs(c, o, true); }),
+          with_client("evict", [](Client& c, const Args& o) { return do_srs(c, o, false); }),
+          {network_spec("loadgen"),
+           [](const Args& o) { return do_loadgen(o, daemon::client_address(o.get_or("--daemon", "")), token_of(o)); }}};
 }
 
 }  // namespace cuzk::app

@@ -4,6 +4,7 @@
 #pragma once
 #include <exception>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "util/cli.hpp"
@@ -22,9 +23,17 @@ struct Command {
 
 std::vector<Command> filecoin_commands();  // apps/filecoin_cmd.cpp: params, filecoin
 
-#if defined(CUZK_WITH_DAEMON)
-Command daemon_command();                // apps/daemon_cmd.cpp
-std::vector<Command> client_commands();  // apps/client.cpp: submit, await, status, cancel, ...
-#endif
+// The daemon and its client commands live in a second executable, cuzk-daemon, beside cuzk: the
+// network's libraries (gRPC, protobuf, toml++, cpp-httplib, libpq) are loaded only by the
+// commands that use them. cuzk holds their declarations (apps/net_specs.cpp) and hands them over.
+std::vector<cli::Command> network_specs();  // daemon, submit, await, status, cancel, preload, evict, loadgen
+cli::Command network_spec(const std::string& name);
+Command daemon_command();                // apps/daemon_cmd.cpp (cuzk-daemon only)
+std::vector<Command> client_commands();  // apps/client.cpp: submit, await, status, ... (cuzk-daemon only)
+
+// Parses `args` (the words after the command's name) and runs `cmd`; its errors are printed as
+// cuzk prints them (`cuzk: NAME: ...` and a pointer to --help for usage errors) and become the
+// exit code: 2 for usage errors, 1 for the others (or what cmd.on_error returns).
+int run_command(const Command& cmd, const std::vector<std::string>& args);
 
 }  // namespace cuzk::app

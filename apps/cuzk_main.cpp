@@ -701,6 +701,25 @@ cli::Command bench_spec() {
 
 std::vector<app::Command> commands();
 
+char** g_argv = nullptr;  // main's, handed on unchanged
+
+#if defined(CUZK_WITH_DAEMON)
+
+// The daemon and its client commands run in cuzk-daemon, beside this binary: the same process
+// (execv), the same arguments, so that no other command loads the network's libraries.
+int hand_over(const Args&) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path helper = (ec ? std::filesystem::path(".") : self.parent_path()) / "cuzk-daemon";
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::execv(helper.c_str(), g_argv);
+  const int err = errno;
+  throw cuzk::Error("cannot run " + helper.string() + " (" + std::strerror(err) +
+                    "): the daemon and its client commands are there, installed beside cuzk");
+}
+#endif
+
 std::vector<const cli::Command*> specs_of(const std::vector<app::Command>& all) {
   std::vector<const cli::Command*> specs;
   for (auto& c : all) specs.push_back(&c.spec);
@@ -821,8 +840,7 @@ std::vector<app::Command> commands() {
   auto at = std::find_if(all.begin(), all.end(), [](const app::Command& c) { return c.spec.name() == "devices"; });
   for (auto& c : app::filecoin_commands()) at = all.insert(at, std::move(c)) + 1;
 #if defined(CUZK_WITH_DAEMON)
-  all.push_back(app::daemon_command());
-  for (auto& c : app::client_commands()) all.push_back(std::move(c));
+  for (auto& spec : app::network_specs()) all.push_back({spec, hand_over});
 #endif
   return all;
 }
@@ -830,46 +848,33 @@ std::vector<app::Command> commands() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_argv = argv;
   std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);  // after the program's name
   if (!words.empty() && (words[0] == "--version" || words[0] == "-V")) words[0] = "version";
   if (!words.empty() && (words[0] == "--help" || words[0] == "-h")) words[0] = "help";
-  std::string name = words.empty() ? "" : words[0];
-  std::vector<app::Command> all;
-  const app::Command* cmd = nullptr;  // known: its usage errors point to its --help
   try {
     if (words.empty()) {
       print_help(stderr);
       return kExitUsage;
     }
-    all = commands();
+    const std::vector<app::Command> all = commands();
     size_t used = 0;
-    cmd = match_command(all, words, used);
+    const app::Command* cmd = match_command(all, words, used);
     if (!cmd) {
 #if !defined(CUZK_WITH_DAEMON)
       for (const char* k : {"daemon", "submit", "await", "status", "cancel", "preload", "evict", "loadgen"})
-        if (name == k)
-          throw cuzk::Error(name +
+        if (words[0] == k)
+          throw cuzk::Error(words[0] +
                             ": this cuzk was built without the daemon (it needs libgrpc++-dev, "
                             "protobuf-compiler-grpc, libtomlplusplus-dev and libcpp-httplib-dev)");
 #endif
       unknown_command(all, words);
     }
-    name = cmd->spec.name();
-    const Args a = cmd->spec.parse(std::vector<std::string>(words.begin() + long(used), words.end()));
-    if (a.help) {
-      std::fputs(cmd->spec.help().c_str(), stdout);
-      return kExitOk;
-    }
-    return cmd->run(a);
+    return app::run_command(*cmd, std::vector<std::string>(words.begin() + long(used), words.end()));
   } catch (const UsageError& e) {
-    if (cmd && cmd->on_error) return cmd->on_error(e);
-    if (cmd)
-      std::fprintf(stderr, "cuzk: %s: %s\n(run 'cuzk %s --help' for usage)\n", name.c_str(), e.what(), name.c_str());
-    else
-      std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());
+    std::fprintf(stderr, "cuzk: %s\n(run 'cuzk help' for usage)\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
-    if (cmd && cmd->on_error) return cmd->on_error(e);
     std::fprintf(stderr, "cuzk: error: %s\n", e.what());
     return kExitError;
   }

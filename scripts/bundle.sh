@@ -11,10 +11,15 @@ B=${2:-build}
 [ -x "$B/cuzk" ] || { echo "bundle: $B/cuzk not built"; exit 1; }
 rm -rf "$DIR"
 mkdir -p "$DIR/lib" "$DIR/bin"
-cp "$B/cuzk" "$DIR/bin/cuzk"
-strip "$DIR/bin/cuzk" 2> /dev/null || true
+# cuzk-daemon (the daemon and its client commands; cuzk hands them to it) goes beside cuzk.
+bins=(cuzk)
+[ -x "$B/cuzk-daemon" ] && bins+=(cuzk-daemon)
+for b in "${bins[@]}"; do
+  cp "$B/$b" "$DIR/bin/$b"
+  strip "$DIR/bin/$b" 2> /dev/null || true
+done
 # Everything the loader resolves, except glibc itself (the host's must be used) and the driver.
-ldd "$B/cuzk" | awk '/=> \//{print $3}' | while read -r lib; do
+for b in "${bins[@]}"; do ldd "$B/$b"; done | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*|libcuda.so*|libnvidia*) ;;
     *) cp -L "$lib" "$DIR/lib/" ;;

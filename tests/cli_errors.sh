@@ -130,6 +130,19 @@ expect_nothing gen-too-small 1 "too small" gen-circuit --shape porep --log-n 6 -
 cmds="prove prover verify setup gen-circuit bench params filecoin devices version completion help"
 if grep -q '^  daemon ' "$T/help"; then
   cmds="$cmds daemon submit await status cancel preload evict loadgen"
+  # Those commands run in cuzk-daemon beside cuzk: cuzk itself loads none of the network's
+  # libraries, and a cuzk without its cuzk-daemon says where it looked.
+  needed=$(readelf -d "$CUZK" | grep NEEDED)
+  if echo "$needed" | grep -qiE 'grpc|protobuf|absl|libpq|httplib|toml'; then
+    fail=$((fail+1)); echo "FAIL cuzk links the network's libraries:"; echo "$needed" | sed 's/^/    /'
+  else pass=$((pass+1)); echo "ok   cuzk links $(echo "$needed" | wc -l) libraries, none of the network's"; fi
+  mkdir "$T/solo" && cp "$CUZK" "$T/solo/cuzk"
+  "$T/solo/cuzk" status --daemon unix:///nonexistent.sock > "$T/out" 2> "$T/err"; rc=$?
+  if [ $rc = 1 ] && grep -qF "cannot run $T/solo/cuzk-daemon" "$T/err"; then pass=$((pass+1)); echo "ok   cuzk without cuzk-daemon: $(head -n1 "$T/err")"
+  else fail=$((fail+1)); echo "FAIL cuzk without cuzk-daemon (exit $rc)"; sed 's/^/    /' "$T/err"; fi
+  "$CUZK" status --daemon unix:///nonexistent.sock > "$T/out" 2> "$T/err"; rc=$?
+  if [ $rc = 1 ] && grep -qF "no daemon socket at unix:///nonexistent.sock" "$T/err"; then pass=$((pass+1)); echo "ok   status handed to cuzk-daemon: $(head -n1 "$T/err")"
+  else fail=$((fail+1)); echo "FAIL status handed to cuzk-daemon (exit $rc)"; sed 's/^/    /' "$T/err"; fi
 else
   "$CUZK" submit --help > "$T/out" 2> "$T/err"; rc=$?
   if [ $rc = 1 ] && grep -qF "built without the daemon" "$T/err"; then pass=$((pass+1)); echo "ok   submit in a build without the daemon: $(head -n1 "$T/err")"
