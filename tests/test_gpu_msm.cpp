@@ -220,6 +220,25 @@ void check_against_cpu() {
     for (auto& x : small) x = {{rs.next() % 1000, 0, 0, 0}};
     check_all_ways<E, G2>(devs, "small scalars", pts, small, pool, false);
   }
+  // Scalars of at most L bits: the windows stop at the longest one's bits (2^L - 1 carries a
+  // Booth digit into the window above bit L - 1; 2^(L-1) is the top bit alone).
+  for (unsigned L : {2u, 3u, 16u, 17u, 64u, 65u, 128u}) {
+    const size_t n = 4097;
+    std::vector<typename P::Aff> b(pts.begin(), pts.begin() + n);
+    std::vector<cpu::Scalar> k(n), all(n);
+    cpu::Scalar ones_l{}, top{};
+    for (unsigned bit = 0; bit < L; ++bit) ones_l.v[bit / 64] |= uint64_t(1) << (bit % 64);
+    top.v[(L - 1) / 64] = uint64_t(1) << ((L - 1) % 64);
+    for (auto& x : k) {
+      x = random_field<typename P::Fr>(rs).to_std();
+      for (unsigned w = 0; w < 4; ++w) x.v[w] &= ones_l.v[w];
+    }
+    k[1] = ones_l;
+    k[2] = top;
+    check_all_ways<E, G2>(devs, "scalars of " + std::to_string(L) + " bits", b, k, pool, false);
+    std::fill(all.begin(), all.end(), ones_l);
+    check_all_ways<E, G2>(devs, "every scalar 2^" + std::to_string(L) + " - 1", b, all, pool, false);
+  }
 }
 
 }  // namespace

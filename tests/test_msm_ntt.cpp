@@ -188,7 +188,51 @@ void check_msm_conflicts(ThreadPool& pool, size_t n) {
   }
 }
 
+// Scalars of at most L bits: the windows stop at the longest one's bits. All ones (2^L - 1)
+// carries a Booth digit into the window above bit L - 1; 2^(L-1) is the top bit alone.
+template <class E>
+void check_msm_short_scalars(ThreadPool& pool) {
+  using Aff = ec::Affine<typename E::G1::F>;
+  using Jac = ec::Jacobian<typename E::G1::F>;
+  using Fr = typename E::Fr;
+  RandomSource rs(test::seed() ^ 0x9999 ^ uint64_t(E::id));
+  const size_t n = 700;
+  const std::vector<Aff> b = random_walk_points<E, false>(rs, n);
+  for (unsigned L : {2u, 3u, 5u, 6u, 7u, 8u, 9u, 16u, 17u, 63u, 64u, 65u, 128u, 200u}) {
+    std::vector<cpu::Scalar> k(n);
+    for (size_t i = 0; i < n; ++i) {
+      k[i] = random_field<Fr>(rs).to_std();
+      for (unsigned w = 0; w < 4; ++w) {
+        const unsigned lo = 64 * w;
+        k[i].v[w] &= L >= lo + 64 ? ~uint64_t(0) : L <= lo ? 0 : (uint64_t(1) << (L - lo)) - 1;
+      }
+    }
+    cpu::Scalar all{}, top{};
+    for (unsigned bit = 0; bit < L; ++bit) all.v[bit / 64] |= uint64_t(1) << (bit % 64);
+    top.v[(L - 1) / 64] = uint64_t(1) << ((L - 1) % 64);
+    k[1] = all;
+    k[2] = top;
+    k[3] = {{1, 0, 0, 0}};
+    k[4] = {};
+    const Jac want = cpu::msm_naive(b.data(), k.data(), n);
+    for (unsigned c : {0u, 3u, 6u, 8u}) {
+      const Jac got = cpu::msm(b.data(), k.data(), n, pool, c);
+      CHECK_MSG(got == want, curve_name(E::id) << " scalars of " << L << " bits, c=" << c);
+    }
+    // Only the carry: every general scalar 2^L - 1.
+    std::vector<cpu::Scalar> same(n, all);
+    CHECK_MSG(cpu::msm(b.data(), same.data(), n, pool) == cpu::msm_naive(b.data(), same.data(), n),
+              curve_name(E::id) << " every scalar 2^" << L << " - 1");
+  }
+}
+
 }  // namespace
+
+CUZK_TEST(msm_short_scalars_walk_their_windows_only) {
+  ThreadPool pool(2);
+  check_msm_short_scalars<ec::Bn254>(pool);
+  check_msm_short_scalars<ec::Bls12381>(pool);
+}
 
 CUZK_TEST(msm_batch_affine_conflicts) {
   ThreadPool pool(3);

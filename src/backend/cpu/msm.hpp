@@ -10,6 +10,7 @@
 // bits, and neither needs a bucket.
 #pragma once
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -24,6 +25,12 @@ using Scalar = ff::Limbs<4>;  // standard form, little-endian, < r
 
 inline bool scalar_is_zero(const Scalar& k) { return (k.v[0] | k.v[1] | k.v[2] | k.v[3]) == 0; }
 inline bool scalar_is_one(const Scalar& k) { return k.v[0] == 1 && (k.v[1] | k.v[2] | k.v[3]) == 0; }
+// The number of bits of k (0 for k = 0): the windows of an MSM need cover only its scalars'.
+inline unsigned scalar_bit_length(const Scalar& k) {
+  for (int i = 3; i >= 0; --i)
+    if (k.v[i]) return unsigned(64 * i + 64 - std::countl_zero(k.v[i]));
+  return 0;
+}
 
 // Bits [pos, pos + c) of k (c <= 32).
 inline uint32_t scalar_bits(const Scalar& k, unsigned pos, unsigned c) {
@@ -224,22 +231,29 @@ ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n,
   const size_t parts = std::min<size_t>(n, size_t(threads) * 4);
   std::vector<std::vector<uint32_t>> general(parts);
   std::vector<X> ones(parts, X::infinity());
+  std::vector<unsigned> bits_of(parts, 0);  // the longest general scalar of each part
   pool.parallel_for(parts, [&](size_t pb, size_t pe) {
     for (size_t p = pb; p < pe; ++p) {
       size_t b = n * p / parts, e = n * (p + 1) / parts;
       X acc = X::infinity();
       auto& g = general[p];
+      unsigned bits = 0;
       for (size_t i = b; i < e; ++i) {
         const Scalar& k = scalars[i];
         if (scalar_is_zero(k) || bases[i].is_inf()) continue;
-        if (scalar_is_one(k))
+        if (scalar_is_one(k)) {
           acc = acc.add_affine(bases[i]);
-        else
+        } else {
           g.push_back(uint32_t(i));
+          bits = std::max(bits, scalar_bit_length(k));
+        }
       }
       ones[p] = acc;
+      bits_of[p] = bits;
     }
   });
+  // Windows above the longest scalar hold only zero digits: they are not walked at all.
+  const unsigned bits = *std::max_element(bits_of.begin(), bits_of.end());
   std::vector<uint32_t> idx;
   {
     size_t total = 0;
@@ -253,10 +267,10 @@ ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n,
   const size_t m = idx.size();
   X total = X::infinity();
   if (m > 0) {
-    MsmPlan plan = plan_msm(m, threads);
+    MsmPlan plan = plan_msm(m, threads, bits);
     if (force_c) {  // tests: a given window (small ones make every batch conflict)
       plan.c = force_c;
-      plan.windows = (255 + force_c) / force_c;
+      plan.windows = (bits + force_c) / force_c;
       plan.chunks = std::max(1u, (2 * threads + plan.windows - 1) / plan.windows);
     }
     const unsigned c = plan.c, W = plan.windows;

@@ -3,8 +3,10 @@
 // Instantiated per curve in msm_bn254.cu / msm_bls12_381.cu; bench/MSM-NOTES.md has the design
 // and the cost reasoning. In short:
 //
-//  1. prepare: scalars to standard form; each classified 0 (skipped), 1 (its base summed apart
-//     by a parallel reduction) or general (compacted into an index list, cub::DeviceSelect);
+//  1. prepare: scalars to standard form; each classified 0 (skipped), 1 (compacted into an
+//     index list, cub::DeviceSelect, whose bases are summed apart by a parallel reduction) or
+//     general (compacted into the same list afterwards); the windows stop at the longest
+//     general scalar's bits;
 //  2. per group of windows: Booth signed c-bit digits (the CPU's cpu::signed_digit), one
 //     (bucket, index | sign) pair per general scalar and window, sorted per window by bucket
 //     (cub::DeviceRadixSort on c bits; digit 0 gets a key above every bucket so the non-zero
@@ -54,9 +56,10 @@ constexpr unsigned kSegLen = 16;               // buckets per thread in the buck
 constexpr unsigned kFan = 8;                   // points per thread in tree reductions
 constexpr uint32_t kOnesThreads = 1u << 16;    // threads summing the bases of scalars 1
 constexpr unsigned kBlock = 128;
-constexpr uint32_t kNone = 0xffffffffu;   // "no key" beyond either end of a list
-constexpr uint32_t kEmpty = 0xfffffffeu;  // key of an empty run's slots (sorts last)
-constexpr uint32_t kNeg = 0x80000000u;    // sign bit of a sorted value
+constexpr uint32_t kNone = 0xffffffffu;    // "no key" beyond either end of a list
+constexpr uint32_t kEmpty = 0xfffffffeu;   // key of an empty run's slots (sorts last)
+constexpr uint32_t kNeg = 0x80000000u;     // sign bit of a sorted value
+constexpr uint32_t kOneBit = 0x80000000u;  // a candidate that is a scalar 1 (indices are < 2^31)
 
 inline unsigned windows_for(unsigned c, unsigned scalar_bits) { return scalar_bits / c + 1; }
 
@@ -78,44 +81,62 @@ inline unsigned choose_c(size_t m, unsigned scalar_bits) {
 // ------------------------------------------------------------------ kernels: preparation
 
 // Standard form (written to out unless out is null: standard-form input is read in place; in
-// and out may alias), and the class of each scalar: kind 0 = zero, 1 = one, 2 = general;
-// cand[i] = i for general scalars, kNone otherwise (compacted by DeviceSelect); *ones counts
-// the scalars equal to 1.
+// and out may alias), and the class of each scalar in cand[i]: i for a general scalar, i |
+// kOneBit for a scalar 1, kNone for 0 (both classes are compacted from it by DeviceSelect);
+// *ones counts the scalars equal to 1; *max_bits gets the bit length of the longest general scalar (the
+// windows above it hold only zero digits and are not planned at all).
 template <class Fr>
-__global__ void classify_kernel(const Scalar4* in, Scalar4* out, uint8_t* kind, uint32_t* cand, size_t n,
-                                bool montgomery, uint32_t* ones) {
+__global__ void classify_kernel(const Scalar4* in, Scalar4* out, uint32_t* cand, size_t n, bool montgomery,
+                                uint32_t* ones, uint32_t* max_bits) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Scalar4 k = in[i];
-  if (montgomery) {
-    Fr x = Fr::from_raw(k.v);
-    auto s = x.to_std();
+  const bool live = i < n;  // every lane of a warp takes part in the warp's votes below
+  uint8_t t = 0;
+  unsigned len = 0;
+  if (live) {
+    Scalar4 k = in[i];
+    if (montgomery) {
+      Fr x = Fr::from_raw(k.v);
+      auto s = x.to_std();
 #pragma unroll
-    for (int j = 0; j < 4; ++j) k.v[j] = s.v[j];
+      for (int j = 0; j < 4; ++j) k.v[j] = s.v[j];
+    }
+    if (out && (montgomery || out != in)) out[i] = k;
+    bool hi_zero = (k.v[1] | k.v[2] | k.v[3]) == 0;
+    t = (hi_zero && k.v[0] == 0) ? 0 : (hi_zero && k.v[0] == 1) ? 1 : 2;
+    cand[i] = t == 2 ? uint32_t(i) : t == 1 ? uint32_t(i) | kOneBit : kNone;
+    if (t == 2)
+      len = k.v[3]   ? 256 - __clzll(k.v[3])
+            : k.v[2] ? 192 - __clzll(k.v[2])
+            : k.v[1] ? 128 - __clzll(k.v[1])
+                     : 64 - __clzll(k.v[0]);
   }
-  if (out && (montgomery || out != in)) out[i] = k;
-  bool hi_zero = (k.v[1] | k.v[2] | k.v[3]) == 0;
-  uint8_t t = (hi_zero && k.v[0] == 0) ? 0 : (hi_zero && k.v[0] == 1) ? 1 : 2;
-  kind[i] = t;
-  cand[i] = t == 2 ? uint32_t(i) : kNone;
-  unsigned active = __activemask();
-  unsigned one_lanes = __ballot_sync(active, t == 1);
-  if ((threadIdx.x & 31) == unsigned(__ffs(active) - 1) && one_lanes) atomicAdd(ones, unsigned(__popc(one_lanes)));
+  const unsigned one_lanes = __ballot_sync(0xffffffffu, t == 1);
+  for (int off = 16; off > 0; off >>= 1) len = max(len, __shfl_xor_sync(0xffffffffu, len, off));
+  if ((threadIdx.x & 31) == 0) {
+    if (one_lanes) atomicAdd(ones, unsigned(__popc(one_lanes)));
+    if (len) atomicMax(max_bits, len);
+  }
 }
 
-struct IsCandidate {
-  __host__ __device__ bool operator()(uint32_t x) const { return x != kNone; }
+struct IsCandidate {  // a general scalar
+  __host__ __device__ bool operator()(uint32_t x) const { return (x & kOneBit) == 0; }
+};
+struct IsOne {
+  __host__ __device__ bool operator()(uint32_t x) const { return x != kNone && (x & kOneBit) != 0; }
 };
 
-// Thread t sums the bases i = t, t + T, ... whose scalar is 1.
+// Thread t sums the bases of the compacted ones list idx[j], j = t, t + T, ... < *count: no
+// lane of a warp waits for another's addition (a typical witness is half bits: summing in
+// place, over every scalar, left half the lanes idle), and neighbouring lanes read
+// neighbouring bases.
 template <class F>
 __global__ void __launch_bounds__(kBlock)
-    ones_kernel(const Affine<F>* bases, const uint8_t* kind, size_t n, uint32_t threads, XYZZ<F>* out) {
+    ones_kernel(const Affine<F>* bases, const uint32_t* idx, const uint32_t* count, uint32_t threads, XYZZ<F>* out) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
+  const uint32_t m = *count;
   XYZZ<F> acc = XYZZ<F>::infinity();
-  for (size_t i = t; i < n; i += threads)
-    if (kind[i] == 1) acc = acc.add_affine(load16(bases + i));
+  for (uint32_t j = t; j < m; j += threads) acc = acc.add_affine(load16(bases + (idx[j] & ~kOneBit)));
   out[t] = acc;
 }
 
@@ -412,10 +433,10 @@ struct Msm {
     Aff* bases_copy = nullptr;
     Scalar4* scalars_copy = nullptr;  // host scalars copied here, then converted in place
     Scalar4* scalars_std = nullptr;   // device scalars converted here (when not copied)
-    uint8_t* kind = nullptr;
     uint32_t* cand = nullptr;
     uint32_t* gen_idx = nullptr;
-    // [0]: general count; [1 .. kMaxWindows]: non-zero digits per window of a group; then ones
+    // [0]: general count; [1 .. kMaxWindows]: non-zero digits per window of a group; then the
+    // ones' count, the longest general scalar's bits and the compacted ones' count
     uint32_t* counters = nullptr;
     void* select_temp = nullptr;
     size_t select_bytes = 0;
@@ -449,11 +470,15 @@ struct Msm {
     return bytes;
   }
   static size_t select_temp_bytes(size_t n, DeviceId dev) {
-    size_t bytes = 0;
-    check(cub::DeviceSelect::If(nullptr, bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-                                static_cast<uint32_t*>(nullptr), int64_t(n), IsCandidate{}),
+    size_t general = 0, ones = 0;
+    check(
+        cub::DeviceSelect::If(nullptr, general, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+                              static_cast<uint32_t*>(nullptr), int64_t(n), IsCandidate{}),
+        dev, "cub::DeviceSelect::If (scratch query)", "n = " + std::to_string(n));
+    check(cub::DeviceSelect::If(nullptr, ones, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+                                static_cast<uint32_t*>(nullptr), int64_t(n), IsOne{}),
           dev, "cub::DeviceSelect::If (scratch query)", "n = " + std::to_string(n));
-    return bytes;
+    return std::max(general, ones);
   }
 
   static Buffers carve(Carver& cv, size_t n, bool bases_on_device, bool scalars_on_device, size_t select_bytes,
@@ -464,10 +489,9 @@ struct Msm {
       b.scalars_copy = cv.take<Scalar4>(n, "msm scalars");
     else
       b.scalars_std = cv.take<Scalar4>(n, "msm scalars (standard form)");
-    b.kind = cv.take<uint8_t>(n, "msm scalar classes");
     b.cand = cv.take<uint32_t>(n, "msm candidates");
     b.gen_idx = cv.take<uint32_t>(n, "msm general indices");
-    b.counters = cv.take<uint32_t>(2 + kMaxWindows, "msm counters");
+    b.counters = cv.take<uint32_t>(4 + kMaxWindows, "msm counters");
     b.select_bytes = select_bytes;
     b.select_temp = cv.take<uint8_t>(select_bytes, "cub select scratch");
     b.sort_bytes = sort_bytes;
@@ -570,36 +594,48 @@ struct Msm {
       scal = scal_out ? scal_out : scal_in;
     }
 
-    // Classify, compact the general scalars into gen_idx, sum the bases of the ones into
-    // results[kMaxWindows]; then waits for the counts (m general scalars, `ones` ones).
-    void prepare(bool montgomery, uint32_t& m, uint32_t& ones) {
+    // Classify; compact the ones into gen_idx and sum their bases into results[kMaxWindows];
+    // then compact the general scalars into gen_idx; then waits for the counts (m general
+    // scalars, `ones` ones, the longest general scalar's `bits`).
+    void prepare(bool montgomery, uint32_t& m, uint32_t& ones, uint32_t& bits) {
       clock.mark(PhaseClock::prepare);
       uint32_t* ones_count = b.counters + 1 + kMaxWindows;
-      check(cudaMemsetAsync(ones_count, 0, sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm ones count)", nstr);
+      uint32_t* max_bits = ones_count + 1;
+      uint32_t* ones_listed = ones_count + 2;
+      check(cudaMemsetAsync(ones_count, 0, 2 * sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm ones count)", nstr);
       classify_kernel<Fr>
-          <<<blocks_for(n), kBlock, 0, s>>>(scal_in, scal_out, b.kind, b.cand, n, montgomery, ones_count);
+          <<<blocks_for(n), kBlock, 0, s>>>(scal_in, scal_out, b.cand, n, montgomery, ones_count, max_bits);
       check_launch(dev, "msm classify_kernel", n);
       size_t sel_bytes = b.select_bytes;
-      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters,
-                                  int64_t(n), IsCandidate{}, s),
-            dev, "cub::DeviceSelect::If (msm general scalars)", nstr);
+      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx,
+                                  ones_listed, int64_t(n), IsOne{}, s),
+            dev, "cub::DeviceSelect::If (msm scalars 1)", nstr);
       const uint32_t ones_threads = uint32_t(std::min<size_t>(kOnesThreads, n));
-      ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(bases, b.kind, n, ones_threads, b.red[0]);
+      ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(bases, b.gen_idx, ones_listed, ones_threads, b.red[0]);
       check_launch(dev, "msm ones_kernel", n);
       X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
       check(cudaMemcpyAsync(b.results + kMaxWindows, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
             "cudaMemcpyAsync (msm ones sum)", nstr);
+      sel_bytes = b.select_bytes;  // the ones' list is summed (same stream): gen_idx is free again
+      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters,
+                                  int64_t(n), IsCandidate{}, s),
+            dev, "cub::DeviceSelect::If (msm general scalars)", nstr);
       check(cudaMemcpyAsync(&m, b.counters, sizeof(m), cudaMemcpyDeviceToHost, s), dev,
             "cudaMemcpyAsync (msm general count)", nstr);
       check(cudaMemcpyAsync(&ones, ones_count, sizeof(ones), cudaMemcpyDeviceToHost, s), dev,
             "cudaMemcpyAsync (msm ones count)", nstr);
+      check(cudaMemcpyAsync(&bits, max_bits, sizeof(bits), cudaMemcpyDeviceToHost, s), dev,
+            "cudaMemcpyAsync (msm scalar bits)", nstr);
       check(cudaStreamSynchronize(s), dev, "msm prepare (classify, select, ones)", nstr);
     }
 
-    Plan plan(uint32_t m) const {
+    // Windows cover the longest general scalar's bits only: a witness of small values (a
+    // synthetic one, counters, indices) walks few windows; one full-size scalar means all.
+    Plan plan(uint32_t m, uint32_t bits) const {
       Plan p;
-      p.c = std::min(choose_c(m, kScalarBits), choose_c(n, kScalarBits));
-      p.W = windows_for(p.c, kScalarBits);
+      bits = std::clamp<uint32_t>(bits, 1, kScalarBits);
+      p.c = std::min(choose_c(m, bits), choose_c(n, kScalarBits));  // the buckets are carved for the latter
+      p.W = windows_for(p.c, bits);
       p.nb = 1u << (p.c - 1);
       p.G = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, b.entries / m)));
       p.groups = (p.W + p.G - 1) / p.G;
@@ -747,13 +783,13 @@ struct Msm {
     Call call(dev, s, n, nstr, b, clock);
 
     call.copy_in(cfg);
-    uint32_t m = 0, ones = 0;
-    call.prepare(cfg.scalar_form == ScalarForm::Montgomery, m, ones);
+    uint32_t m = 0, ones = 0, bits = 0;
+    call.prepare(cfg.scalar_form == ScalarForm::Montgomery, m, ones, bits);
     tm.general = m;
     tm.ones = ones;
     Plan p;
     if (m > 0) {
-      p = call.plan(m);
+      p = call.plan(m, bits);
       call.window_sums(p, m);
     } else {
       clock.mark(PhaseClock::reduce);
