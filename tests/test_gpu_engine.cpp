@@ -81,6 +81,9 @@ void gpu_jobs_equal_cpu(backend::HForm form = backend::HForm::OddCoset) {
   for (uint32_t i = 0; i < 10; ++i) {
     used.insert(r.records[i].device);
     CHECK_MSG(r.records[i].device.rfind("gpu:", 0) == 0 && !r.records[i].streamed, r.records[i].device);
+    // The kernel phases on the GPU's own clock: some device time, within the host's span of them.
+    const double dev_ms = r.records[i].device_ms, host_ms = r.records[i].ms(Phase::Kernels);
+    CHECK_MSG(dev_ms > 0 && dev_ms <= host_ms + 0.5, "device_ms " << dev_ms << " vs kernels " << host_ms);
     CHECK_MSG(r.proofs[i].proof_json == f.cpu_proof(i, 77, id, i), "partition " << i << " on " << r.records[i].device);
   }
   CHECK_EQ(used.size(), devs.size());

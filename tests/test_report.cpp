@@ -370,6 +370,32 @@ CUZK_TEST(summary_json_edge_cases) {
   CHECK_EQ(member(r, "wall_ms").text, std::string("2.5"));
 }
 
+// A device with a clock of its own (the GPU's events): each partition's device_ms after its
+// timings, the device's sum and its fraction of the wall; none of them without one.
+CUZK_TEST(summary_json_device_clock) {
+  PartitionRecord timed, host;
+  timed.job = 1, timed.index = 0, timed.device = "gpu:0", timed.ok = true, timed.device_ms = 123.4567;
+  host = timed;
+  host.index = 1, host.device = "cpu", host.device_ms = -1;
+  DeviceRecord gpu{"gpu:0", "", 2, 0, 800, 1};
+  gpu.device_ms = 500;
+  const DeviceRecord cpu{"cpu", "", 1, 0, 300, 1};
+  io::Json j = io::parse_json(summary_json("v", 1000, {timed, host}, {gpu, cpu}));
+  const io::Json& parts = member(j, "partitions");
+  CHECK_EQ(join(keys(parts.items.at(0))),
+           std::string("index,job,device,worker,attempts,ok,streamed,reserved_bytes,timings_ms,device_ms,spans_ms"));
+  CHECK_EQ(member(parts.items.at(0), "device_ms").text, std::string("123.457"));
+  CHECK_EQ(join(keys(parts.items.at(1))),
+           std::string("index,job,device,worker,attempts,ok,streamed,reserved_bytes,timings_ms,spans_ms"));
+  const io::Json& devs = member(j, "devices");
+  CHECK_EQ(join(keys(devs.items.at(0))), std::string("device,description,workers,budget_bytes,busy_ms,busy_fraction,"
+                                                     "device_busy_ms,device_busy_fraction,partitions"));
+  CHECK_EQ(member(devs.items.at(0), "device_busy_ms").text, std::string("500"));
+  CHECK_EQ(member(devs.items.at(0), "device_busy_fraction").text, std::string("0.5"));
+  CHECK_EQ(join(keys(devs.items.at(1))),
+           std::string("device,description,workers,budget_bytes,busy_ms,busy_fraction,partitions"));
+}
+
 // ================================================================== timeline_svg
 CUZK_TEST(timeline_svg_structure) {
   const Fixture f = make_fixture();

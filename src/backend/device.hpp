@@ -87,6 +87,17 @@ class Buffer {
   Memory mem_;
 };
 
+// The device's own clock for the work of one stream: start() marks the stream's queue, stop_ms()
+// marks it again, waits for that mark and returns the device's milliseconds between the marks
+// (CUDA events on a GPU): time the device spent on the stream's work and the gaps inside it, not
+// the host's time around it.
+class DeviceClock {
+ public:
+  virtual ~DeviceClock() = default;
+  virtual void start() = 0;
+  virtual double stop_ms() = 0;
+};
+
 class Device {
  public:
   explicit Device(std::string name) : name_(std::move(name)) {}
@@ -128,6 +139,9 @@ class Device {
   virtual void fixed_base_mul(CurveId curve, Group group, const void* base, const void* scalars, size_t n, void* out,
                               Memory workspace, Stream& s) = 0;
   // Waits for the work queued on `s`.
+  // A clock of the device's own for `s`'s work; null where there is none (the CPU, whose work
+  // is the host's own time).
+  virtual std::unique_ptr<DeviceClock> clock(Stream&) { return nullptr; }
   virtual void synchronize(Stream& s) = 0;
 
   // Key points in the zcash uncompressed encoding of BLS12-381 (bellperson's .params),

@@ -121,8 +121,11 @@ int print_throughput(const JobBenchOptions& o, const std::string& set, const std
       " keys preloaded in %.1f s",
       set.c_str(), o.jobs, o.partitions, proofs, wall / 1000, rate, base_rate > 0 ? rate / base_rate : 0.0,
       check ? ", with a CPU proof running" : "", preload_ms / 1000);
-  for (auto& d : devs)
+  for (auto& d : devs) {
     std::printf("; %s busy %.0f%% (%zu)", d.name.c_str(), wall > 0 ? 100 * d.busy_ms / wall : 0.0, d.partitions);
+    if (d.device_ms >= 0)  // the kernel phases on the device's own clock (events), not the lock's host time
+      std::printf(", active %.0f%% by its clock", wall > 0 ? 100 * d.device_ms / wall : 0.0);
+  }
   std::printf("\n");
   return bad;
 }

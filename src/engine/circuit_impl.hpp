@@ -45,9 +45,10 @@ class CircuitOps : public Circuit {
   // The working set (`bytes`, as reserved) allocated and filled; with chunk > 0 (key streamed)
   // a, b, c are evaluated on the host first (`pool`).
   virtual void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes, ThreadPool& pool) const = 0;
-  // `key`: upload_key's handle, null when streamed.
-  virtual void kernels(backend::Device& d, PartitionWork& w, const void* key, size_t chunk, const PhaseTimer& timer,
-                       const groth16::Checkpoint& checkpoint) const = 0;
+  // `key`: upload_key's handle, null when streamed. Returns the kernel phases' time on the
+  // device's own clock (MsmResults::device_ms; -1 where the device has none).
+  virtual double kernels(backend::Device& d, PartitionWork& w, const void* key, size_t chunk, const PhaseTimer& timer,
+                         const groth16::Checkpoint& checkpoint) const = 0;
   // Waits for the partition's device work and frees its working set; idempotent.
   virtual void release_staged(PartitionWork& w) const = 0;
   // Blinding, assembly, self-verification (when asked), encoding. A proof that fails
@@ -167,12 +168,13 @@ class CircuitT final : public CircuitOps {
     std::vector<Fr>().swap(wk.a), std::vector<Fr>().swap(wk.b), std::vector<Fr>().swap(wk.c);
   }
 
-  void kernels(backend::Device& d, PartitionWork& pw, const void* key, size_t chunk, const PhaseTimer& timer,
-               const groth16::Checkpoint& checkpoint) const override {
+  double kernels(backend::Device& d, PartitionWork& pw, const void* key, size_t chunk, const PhaseTimer& timer,
+                 const groth16::Checkpoint& checkpoint) const override {
     auto& wk = static_cast<Work&>(pw);
     if (!wk.staged) throw Error("kernels before stage (" + name_ + ")");
     wk.msm = groth16::kernels<E>(d, static_cast<const groth16::DeviceKey<E>*>(key), pk_, *wk.staged, chunk, timer,
                                  checkpoint);
+    return wk.msm.device_ms;
   }
 
   void release_staged(PartitionWork& pw) const override { static_cast<Work&>(pw).staged.reset(); }

@@ -157,6 +157,7 @@ struct Engine::Impl {
     std::map<std::string, Footprint> footprints;  // by circuit
     std::string current;
     double busy_ms = 0;
+    double device_ms = -1;  // the partitions' kernel phases on the device's clock; -1: none yet
     size_t partitions = 0;
     std::condition_variable budget_cv;
   };
@@ -488,6 +489,7 @@ struct Engine::Impl {
       rec.device = d.name;
       rec.worker = worker;
       rec.attempts = p.attempt;
+      rec.device_ms = -1;  // this attempt's, when its kernels run
       timer = I.timer(rec);
     }
     // Before each phase: the fault hook, then cancellation.
@@ -521,11 +523,12 @@ struct Engine::Impl {
       const groth16::Checkpoint cp = [this](Phase next) { checkpoint(next); };
       I.busy(d, "job " + j.label + " partition " + std::to_string(p.index), rec.spans[Phase::Kernels], [&] {
         checkpoint(Phase::Kernels);
-        c.kernels(*d.dev, *p.work, key.get(), chunk, timer, cp);
+        rec.device_ms = c.kernels(*d.dev, *p.work, key.get(), chunk, timer, cp);
         c.release_staged(*p.work);
       });
       std::lock_guard lk(I.mu);
       ++d.partitions;
+      if (rec.device_ms >= 0) d.device_ms = std::max(d.device_ms, 0.0) + rec.device_ms;
     }
     // Device memory first, then the budget; idempotent.
     void give_back() {
@@ -852,6 +855,7 @@ std::vector<DeviceRecord> Engine::device_records() const {
     r.workers = d->workers;
     r.budget_bytes = d->budget;
     r.busy_ms = d->busy_ms;
+    r.device_ms = d->device_ms;
     r.partitions = d->partitions;
     out.push_back(r);
   }

@@ -33,6 +33,7 @@ struct PartitionRecord {
   bool streamed = false;      // the key did not fit next to the working set: points streamed in chunks
   size_t reserved_bytes = 0;  // device memory reserved for this partition's working set
   PhaseSpans spans;           // every phase (groth16/phases.hpp) on the shared time axis
+  double device_ms = -1;      // the kernel phases on the device's own clock (events); -1: none
   double ms(Phase p) const { return spans.ms(p); }
 };
 
@@ -43,6 +44,7 @@ struct DeviceRecord {
   size_t budget_bytes = 0;
   double busy_ms = 0;     // time under the lock (kernels)
   size_t partitions = 0;  // partitions whose kernels ran here
+  double device_ms = -1;  // its partitions' device_ms summed: the device's activity; -1: no clock
 };
 
 }  // namespace cuzk::engine

@@ -108,6 +108,7 @@ std::string summary_json(const std::string& version, double wall_ms, const std::
     JsonValue t = JsonValue::object();
     for (size_t i = 0; i < kPhaseCount; ++i) t.add(std::string(kPhaseNames[i]), jms(p.spans.at[i].ms()));
     o.add("timings_ms", std::move(t));
+    if (p.device_ms >= 0) o.add("device_ms", jms(p.device_ms));
 
     JsonValue s = JsonValue::object();
     for (Phase ph : kTopPhases) {
@@ -129,6 +130,10 @@ std::string summary_json(const std::string& version, double wall_ms, const std::
     o.add("budget_bytes", jint(d.budget_bytes));
     o.add("busy_ms", jms(d.busy_ms));
     o.add("busy_fraction", jms(wall_ms > 0 ? d.busy_ms / wall_ms : 0.0));
+    if (d.device_ms >= 0) {
+      o.add("device_busy_ms", jms(d.device_ms));
+      o.add("device_busy_fraction", jms(wall_ms > 0 ? d.device_ms / wall_ms : 0.0));
+    }
     o.add("partitions", jint(d.partitions));
     jdevs.items.push_back(std::move(o));
   }

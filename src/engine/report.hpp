@@ -25,12 +25,16 @@ namespace cuzk::engine {
 //                   "stage", "budget_wait" (inside stage), "lock_wait", "kernels", "abc", "ntt_h",
 //                   "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h" (inside kernels), "finish",
 //                   "verify" (inside finish)},
+//    "device_ms" (only where the device has a clock of its own: the GPU's kernel phases timed by
+//                 CUDA events, without the host's time between them),
 //    "spans_ms": {"synthesis": [start, end], "stage", "lock_wait", "kernels", "finish"}}
 //   A phase that did not happen (Span::happened() false) is 0 in timings_ms and absent from
 //   spans_ms.
 // devices, in the given order:
-//   {"device", "description", "workers", "budget_bytes", "busy_ms", "busy_fraction", "partitions"}
-//   busy_fraction = busy_ms / wall_ms (0 when wall_ms is not positive).
+//   {"device", "description", "workers", "budget_bytes", "busy_ms", "busy_fraction",
+//    "device_busy_ms", "device_busy_fraction" (both only with a device clock), "partitions"}
+//   busy_fraction = busy_ms / wall_ms (0 when wall_ms is not positive): time under the lock, the
+//   host's view; device_busy_ms sums the partitions' device_ms, device_busy_fraction = it / wall_ms.
 // Times are JSON numbers rounded to 3 decimals (trailing zeros dropped; a non-finite value is 0);
 // counts and byte sizes are integers; ok and streamed are true/false. Strings are escaped for
 // RFC 8259 (control characters as \uXXXX; invalid UTF-8 bytes become U+FFFD), so the output

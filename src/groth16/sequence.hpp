@@ -168,6 +168,10 @@ template <class E>
 struct MsmResults {
   typename E::G1Jac a, b1, c, h;
   typename E::G2Jac b2;
+  // The kernel phases' time on the device's own clock (CUDA events around each phase's stream
+  // work): the device's activity, without the host's time between phases. -1 where the device
+  // has no clock of its own (the CPU).
+  double device_ms = -1;
 };
 
 // Allocates the working set (`bytes`, as reserved: at least WorkingSet::bytes_on) and copies the
@@ -207,7 +211,8 @@ using Checkpoint = std::function<void(Phase next)>;
 
 // The kernels: a, b, c from the resident rows (unless staged), H, the five MSMs. With `key` null
 // the bases stream from the host in chunks of at most `chunk` points and the chunk results are
-// summed. Each phase is timed on `timer`; `checkpoint` runs before each.
+// summed. Each phase is timed on `timer` (and on the device's clock, into device_ms);
+// `checkpoint` runs before each.
 template <class E>
 MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& pk, Staged<E>& st, size_t chunk,
                       const PhaseTimer& timer, const Checkpoint& checkpoint) {
@@ -221,25 +226,35 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   auto at = [&](Phase p) {
     if (checkpoint) checkpoint(p);
   };
+  MsmResults<E> r{J1::infinity(), J1::infinity(), J1::infinity(), J1::infinity(), J2::infinity()};
+  const std::unique_ptr<backend::DeviceClock> clock = d.clock(s);
+  if (clock) r.device_ms = 0;
+  // Phase p on `timer` and on the device's clock; fn ends with the stream's work done.
+  auto phase = [&](Phase p, const auto& fn) {
+    timer.time(p, [&] {
+      if (clock) clock->start();
+      fn();
+      if (clock) r.device_ms += clock->stop_ms();
+    });
+  };
   if (!st.abc_staged) {
     if (!key) throw InvalidArgument("a, b, c must be staged when the key is not resident");
     at(Phase::Abc);
-    timer.time(Phase::Abc, [&] {
+    phase(Phase::Abc, [&] {
       d.evaluate_abc(E::id, n, key->A, key->B, ws.w, ws.a, ws.b, ws.c, s);
       d.synchronize(s);
     });
   }
   at(Phase::NttH);
-  timer.time(Phase::NttH, [&] {
+  phase(Phase::NttH, [&] {
     d.compute_h(E::id, pk.log_n, pk.h_form, ws.a, ws.b, ws.c, ws.a, ws.h_scratch, s);  // h, standard form, into a
     d.synchronize(s);
   });
 
-  MsmResults<E> r{J1::infinity(), J1::infinity(), J1::infinity(), J1::infinity(), J2::infinity()};
   auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const void* host_bases, size_t point_bytes,
                  const Scalar* k, size_t count, auto& out) {
     at(p);
-    timer.time(p, [&] {
+    phase(p, [&] {
       if (count == 0) return;  // the sum of nothing (a compacted query with no wire)
       backend::MsmConfig cfg;
       cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;

@@ -31,6 +31,13 @@ struct CudaStream final : Stream {
 
 gpu::StreamHandle handle(Stream& s) { return static_cast<CudaStream&>(s).h; }
 
+struct CudaClock final : backend::DeviceClock {
+  gpu::StreamClock clock;
+  CudaClock(gpu::DeviceId dev, gpu::StreamHandle s) : clock(dev, s) {}
+  void start() override { clock.start(); }
+  double stop_ms() override { return clock.stop_ms(); }
+};
+
 struct CudaBuffer final : Buffer {
   std::shared_ptr<Stream> bound;  // kept alive until the memory is free
   gpu::PoolBuffer mem;
@@ -89,6 +96,9 @@ class CudaDevice final : public backend::Device {
     gpu::fixed_base_mul(dev_, curve, g, base, scalars, n, out, mem(workspace));
   }
   void synchronize(Stream& s) override { gpu::synchronize(dev_, handle(s), "stream synchronize"); }
+  std::unique_ptr<backend::DeviceClock> clock(Stream& s) override {
+    return std::make_unique<CudaClock>(dev_, handle(s));
+  }
   size_t decode_workspace_bytes() const override { return gpu::decode_points_workspace_bytes(); }
   std::optional<DecodeFailure> decode_points(backend::Group g, const void* raw, size_t n, void* out,
                                              bool refuse_identity, Memory workspace, const HostCopy& copy) override {

@@ -127,6 +127,37 @@ void synchronize(DeviceId dev, StreamHandle h, const char* what) {
   check(cudaStreamSynchronize(static_cast<cudaStream_t>(h.stream)), dev, what);
 }
 
+StreamClock::StreamClock(DeviceId dev, StreamHandle s) : dev_(dev), stream_(s.stream) {
+  DeviceScope scope(dev);
+  for (auto& e : ev_) {
+    cudaEvent_t ev = nullptr;
+    check(cudaEventCreate(&ev), dev, "cudaEventCreate (stream clock)");
+    e = ev;
+  }
+}
+
+StreamClock::~StreamClock() {
+  DeviceScope scope(dev_, std::nothrow);
+  for (auto e : ev_)
+    if (e) cudaEventDestroy(static_cast<cudaEvent_t>(e));
+}
+
+void StreamClock::start() {
+  DeviceScope scope(dev_);
+  check(cudaEventRecord(static_cast<cudaEvent_t>(ev_[0]), static_cast<cudaStream_t>(stream_)), dev_,
+        "cudaEventRecord (stream clock)");
+}
+
+double StreamClock::stop_ms() {
+  DeviceScope scope(dev_);
+  const auto a = static_cast<cudaEvent_t>(ev_[0]), b = static_cast<cudaEvent_t>(ev_[1]);
+  check(cudaEventRecord(b, static_cast<cudaStream_t>(stream_)), dev_, "cudaEventRecord (stream clock)");
+  check(cudaEventSynchronize(b), dev_, "cudaEventSynchronize (stream clock)");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, a, b), dev_, "cudaEventElapsedTime (stream clock)");
+  return double(ms);
+}
+
 void device_synchronize(DeviceId dev) {
   DeviceScope s(dev);
   check(cudaDeviceSynchronize(), dev, "cudaDeviceSynchronize");

@@ -36,6 +36,24 @@ void destroy_stream(DeviceId dev, StreamHandle s);  // waits for the stream's wo
 void synchronize(DeviceId dev, StreamHandle s, const char* what);
 void device_synchronize(DeviceId dev);  // every stream of the device (tests)
 
+// The device's own time for a stream's work between two marks (a pair of CUDA events): start()
+// marks the stream's queue; stop_ms() marks it again, waits for that mark and returns the
+// device milliseconds between the two.
+class StreamClock {
+ public:
+  StreamClock(DeviceId dev, StreamHandle s);
+  ~StreamClock();
+  StreamClock(const StreamClock&) = delete;
+  StreamClock& operator=(const StreamClock&) = delete;
+  void start();
+  double stop_ms();
+
+ private:
+  DeviceId dev_;
+  void* stream_ = nullptr;            // cudaStream_t
+  void* ev_[2] = {nullptr, nullptr};  // cudaEvent_t
+};
+
 // A host-to-device copy from pageable memory through two pinned buffers of the calling thread
 // (the CPU fills one while the DMA empties the other, on a stream of the thread's own). The
 // driver's own path for pageable copies is shared by every thread of the process: a large
