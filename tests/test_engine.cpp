@@ -422,6 +422,51 @@ void chunked_kernels_match() {
   key.reset();
   CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }
+// The kernel phases on a device's own clock: each phase's stream work between a start and a
+// stop, summed into device_ms; a clock that fails leaves the results alone and device_ms -1.
+struct FakeClock final : backend::DeviceClock {
+  int* starts;
+  bool fail;
+  FakeClock(int* s, bool f) : starts(s), fail(f) {}
+  void start() override {
+    if (fail) throw Error("clock unavailable");
+    ++*starts;
+  }
+  double stop_ms() override { return 2.5; }
+};
+CUZK_TEST(engine_kernels_on_the_device_clock) {
+  auto& f = fixture<ec::Bn254>(9);
+  using Work = typename CircuitT<ec::Bn254>::Work;
+  ThreadPool pool(1);
+  auto run = [&](bool with_clock, bool fail, int* starts) {
+    cpu::CpuDeviceOptions o;
+    o.name = "sim:0", o.simulated = true, o.threads = 1;
+    if (with_clock) o.clock = [=] { return std::make_unique<FakeClock>(starts, fail); };
+    cpu::CpuDevice dev(o);
+    auto key = f.circuit->upload_key(dev);
+    auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
+    f.circuit->stage(dev, *w, 0, f.circuit->working_set_bytes(dev, 0), pool);
+    const double ms = f.circuit->kernels(dev, *w, key.get(), 0, PhaseTimer{}, nullptr);
+    f.circuit->release_staged(*w);
+    CHECK_EQ(ms, static_cast<Work&>(*w).msm.device_ms);
+    return std::make_pair(ms, static_cast<Work&>(*w).msm);
+  };
+  int starts = 0, none = 0;
+  const auto [plain_ms, plain] = run(false, false, &none);
+  const auto [timed_ms, timed] = run(true, false, &starts);
+  const auto [failed_ms, failed] = run(true, true, &none);
+  CHECK_EQ(plain_ms, -1.0);
+  CHECK_MSG(starts == 6 || starts == 7, starts);  // (a, b, c unless staged), H, five MSMs
+  CHECK_EQ(timed_ms, 2.5 * starts);
+  CHECK_EQ(failed_ms, -1.0);
+  CHECK_EQ(none, 0);
+  for (auto* m : {&timed, &failed}) {
+    CHECK(m->a.to_affine() == plain.a.to_affine() && m->b1.to_affine() == plain.b1.to_affine());
+    CHECK(m->b2.to_affine() == plain.b2.to_affine() && m->c.to_affine() == plain.c.to_affine());
+    CHECK(m->h.to_affine() == plain.h.to_affine());
+  }
+}
+
 CUZK_TEST(engine_chunked_kernels_match) {
   chunked_kernels_match<ec::Bn254>();
   chunked_kernels_match<ec::Bls12381>();

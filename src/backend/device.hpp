@@ -139,10 +139,10 @@ class Device {
   virtual void fixed_base_mul(CurveId curve, Group group, const void* base, const void* scalars, size_t n, void* out,
                               Memory workspace, Stream& s) = 0;
   // Waits for the work queued on `s`.
+  virtual void synchronize(Stream& s) = 0;
   // A clock of the device's own for `s`'s work; null where there is none (the CPU, whose work
   // is the host's own time).
   virtual std::unique_ptr<DeviceClock> clock(Stream&) { return nullptr; }
-  virtual void synchronize(Stream& s) = 0;
 
   // Key points in the zcash uncompressed encoding of BLS12-381 (bellperson's .params),
   // decoded by ec/uncompressed.hpp's decoder on this device: `raw` (n points of `group`, host)

@@ -14,6 +14,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <tuple>
@@ -227,14 +228,23 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     if (checkpoint) checkpoint(p);
   };
   MsmResults<E> r{J1::infinity(), J1::infinity(), J1::infinity(), J1::infinity(), J2::infinity()};
-  const std::unique_ptr<backend::DeviceClock> clock = d.clock(s);
+  std::unique_ptr<backend::DeviceClock> clock = d.clock(s);
   if (clock) r.device_ms = 0;
+  // The clock is a measurement: if it fails, the proof goes on without it (device_ms -1).
+  auto clocked = [&](const auto& step) {
+    try {
+      if (clock) step();
+    } catch (const std::exception&) {
+      clock.reset();
+      r.device_ms = -1;
+    }
+  };
   // Phase p on `timer` and on the device's clock; fn ends with the stream's work done.
   auto phase = [&](Phase p, const auto& fn) {
     timer.time(p, [&] {
-      if (clock) clock->start();
+      clocked([&] { clock->start(); });
       fn();
-      if (clock) r.device_ms += clock->stop_ms();
+      clocked([&] { r.device_ms += clock->stop_ms(); });
     });
   };
   if (!st.abc_staged) {

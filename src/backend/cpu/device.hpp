@@ -36,6 +36,8 @@ struct CpuDeviceOptions {
   // "compute_h", "msm"); if it throws, the call throws with that work still queued, as a device
   // error reported after a launch does.
   std::function<void(const char* op)> after_enqueue;
+  // Tests: a device clock for the sequence's device-time path (the CPU has none of its own).
+  std::function<std::unique_ptr<backend::DeviceClock>()> clock;
 };
 
 class CpuDevice final : public backend::Device {
@@ -64,6 +66,7 @@ class CpuDevice final : public backend::Device {
   void fixed_base_mul(CurveId curve, backend::Group g, const void* base, const void* scalars, size_t n, void* out,
                       backend::Memory workspace, backend::Stream& s) override;
   void synchronize(backend::Stream& s) override;
+  std::unique_ptr<backend::DeviceClock> clock(backend::Stream&) override { return opt_.clock ? opt_.clock() : nullptr; }
 
   // Simulated devices: accesses refused because the memory had been freed (0 on a correct engine).
   size_t hazards() const { return hazards_.load(); }
