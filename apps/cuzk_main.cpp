@@ -709,8 +709,14 @@ char** g_argv = nullptr;  // main's, handed on unchanged
 // (execv), the same arguments, so that no other command loads the network's libraries.
 int hand_over(const Args&) {
   std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::filesystem::path helper = (ec ? std::filesystem::path(".") : self.parent_path()) / "cuzk-daemon";
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) {  // no /proc: the path this binary was run by, never the working directory
+    const std::string a0 = g_argv && g_argv[0] ? g_argv[0] : "";
+    if (a0.find('/') == std::string::npos)
+      throw cuzk::Error("cannot find cuzk-daemon: /proc/self/exe is unreadable and cuzk was run without a path");
+    self = a0;
+  }
+  const std::filesystem::path helper = self.parent_path() / "cuzk-daemon";
   std::fflush(stdout);
   std::fflush(stderr);
   ::execv(helper.c_str(), g_argv);

@@ -438,10 +438,11 @@ CUZK_TEST(engine_kernels_on_the_device_clock) {
   auto& f = fixture<ec::Bn254>(9);
   using Work = typename CircuitT<ec::Bn254>::Work;
   ThreadPool pool(1);
-  auto run = [&](bool with_clock, bool fail, int* starts) {
+  using Factory = std::function<std::unique_ptr<backend::DeviceClock>()>;
+  auto run = [&](Factory clock) {
     cpu::CpuDeviceOptions o;
     o.name = "sim:0", o.simulated = true, o.threads = 1;
-    if (with_clock) o.clock = [=] { return std::make_unique<FakeClock>(starts, fail); };
+    o.clock = std::move(clock);
     cpu::CpuDevice dev(o);
     auto key = f.circuit->upload_key(dev);
     auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
@@ -452,15 +453,18 @@ CUZK_TEST(engine_kernels_on_the_device_clock) {
     return std::make_pair(ms, static_cast<Work&>(*w).msm);
   };
   int starts = 0, none = 0;
-  const auto [plain_ms, plain] = run(false, false, &none);
-  const auto [timed_ms, timed] = run(true, false, &starts);
-  const auto [failed_ms, failed] = run(true, true, &none);
+  const auto [plain_ms, plain] = run(nullptr);
+  const auto [timed_ms, timed] = run([&] { return std::make_unique<FakeClock>(&starts, false); });
+  const auto [failed_ms, failed] = run([&] { return std::make_unique<FakeClock>(&none, true); });
+  const auto [absent_ms, absent] =
+      run([]() -> std::unique_ptr<backend::DeviceClock> { throw Error("no events on this device"); });
   CHECK_EQ(plain_ms, -1.0);
   CHECK_MSG(starts == 6 || starts == 7, starts);  // (a, b, c unless staged), H, five MSMs
   CHECK_EQ(timed_ms, 2.5 * starts);
   CHECK_EQ(failed_ms, -1.0);
+  CHECK_EQ(absent_ms, -1.0);
   CHECK_EQ(none, 0);
-  for (auto* m : {&timed, &failed}) {
+  for (auto* m : {&timed, &failed, &absent}) {
     CHECK(m->a.to_affine() == plain.a.to_affine() && m->b1.to_affine() == plain.b1.to_affine());
     CHECK(m->b2.to_affine() == plain.b2.to_affine() && m->c.to_affine() == plain.c.to_affine());
     CHECK(m->h.to_affine() == plain.h.to_affine());

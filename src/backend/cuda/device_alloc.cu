@@ -127,11 +127,18 @@ void synchronize(DeviceId dev, StreamHandle h, const char* what) {
   check(cudaStreamSynchronize(static_cast<cudaStream_t>(h.stream)), dev, what);
 }
 
+// A failed call of the clock must not leave its error behind for the next launch's check.
+static void clock_check(cudaError_t e, DeviceId dev, const char* what) {
+  if (e == cudaSuccess) return;
+  (void)cudaGetLastError();
+  check(e, dev, what);
+}
+
 StreamClock::StreamClock(DeviceId dev, StreamHandle s) : dev_(dev), stream_(s.stream) {
   DeviceScope scope(dev);
   for (auto& e : ev_) {
     cudaEvent_t ev = nullptr;
-    check(cudaEventCreate(&ev), dev, "cudaEventCreate (stream clock)");
+    clock_check(cudaEventCreate(&ev), dev, "cudaEventCreate (stream clock)");
     e = ev;
   }
 }
@@ -144,17 +151,17 @@ StreamClock::~StreamClock() {
 
 void StreamClock::start() {
   DeviceScope scope(dev_);
-  check(cudaEventRecord(static_cast<cudaEvent_t>(ev_[0]), static_cast<cudaStream_t>(stream_)), dev_,
-        "cudaEventRecord (stream clock)");
+  clock_check(cudaEventRecord(static_cast<cudaEvent_t>(ev_[0]), static_cast<cudaStream_t>(stream_)), dev_,
+              "cudaEventRecord (stream clock)");
 }
 
 double StreamClock::stop_ms() {
   DeviceScope scope(dev_);
   const auto a = static_cast<cudaEvent_t>(ev_[0]), b = static_cast<cudaEvent_t>(ev_[1]);
-  check(cudaEventRecord(b, static_cast<cudaStream_t>(stream_)), dev_, "cudaEventRecord (stream clock)");
-  check(cudaEventSynchronize(b), dev_, "cudaEventSynchronize (stream clock)");
+  clock_check(cudaEventRecord(b, static_cast<cudaStream_t>(stream_)), dev_, "cudaEventRecord (stream clock)");
+  clock_check(cudaEventSynchronize(b), dev_, "cudaEventSynchronize (stream clock)");
   float ms = 0;
-  check(cudaEventElapsedTime(&ms, a, b), dev_, "cudaEventElapsedTime (stream clock)");
+  clock_check(cudaEventElapsedTime(&ms, a, b), dev_, "cudaEventElapsedTime (stream clock)");
   return double(ms);
 }
 
