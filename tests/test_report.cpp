@@ -373,6 +373,13 @@ CUZK_TEST(summary_json_edge_cases) {
 // A device with a clock of its own (the GPU's events): each partition's device_ms after its
 // timings, the device's sum and its fraction of the wall; none of them without one.
 CUZK_TEST(summary_json_device_clock) {
+  double total = -1;
+  add_device_ms(total, -1);
+  CHECK_EQ(total, -1.0);  // no clock yet: still none
+  add_device_ms(total, 2);
+  add_device_ms(total, -1);
+  add_device_ms(total, 3);
+  CHECK_EQ(total, 5.0);
   PartitionRecord timed, host;
   timed.job = 1, timed.index = 0, timed.device = "gpu:0", timed.ok = true, timed.device_ms = 123.4567;
   host = timed;

@@ -494,7 +494,7 @@ v1::JobResult JournalStore::result_of(const Job& j, const engine::JobResult& r) 
     for (auto& rec : r.records) {
       if (rec.device != d.name) continue;
       d.busy_ms += rec.ms(Phase::Kernels), ++d.partitions;
-      if (rec.device_ms >= 0) d.device_ms = std::max(d.device_ms, 0.0) + rec.device_ms;
+      engine::add_device_ms(d.device_ms, rec.device_ms);
     }
   }
   // The summary and timeline on the job's own time axis, from its submission.

@@ -528,7 +528,7 @@ struct Engine::Impl {
       });
       std::lock_guard lk(I.mu);
       ++d.partitions;
-      if (rec.device_ms >= 0) d.device_ms = std::max(d.device_ms, 0.0) + rec.device_ms;
+      add_device_ms(d.device_ms, rec.device_ms);
     }
     // Device memory first, then the budget; idempotent.
     void give_back() {

@@ -37,6 +37,12 @@ struct PartitionRecord {
   double ms(Phase p) const { return spans.ms(p); }
 };
 
+// Adds one partition's device time (PartitionRecord::device_ms) to a device's total; -1 (no
+// clock) adds nothing, and a total stays -1 until a partition brings some.
+inline void add_device_ms(double& total, double part) {
+  if (part >= 0) total = (total < 0 ? 0.0 : total) + part;
+}
+
 struct DeviceRecord {
   std::string name;         // "gpu:0", "cpu", "sim:0"
   std::string description;  // e.g. "NVIDIA H200" or "simulated (CPU backend), speed 1.0"

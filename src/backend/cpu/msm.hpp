@@ -63,11 +63,15 @@ struct MsmPlan {
 // points plus 2.5 per bucket (a point's batch-affine addition costs about 6 products and its
 // share of the batch's bookkeeping, a bucket's two XYZZ additions of the running sums about 24;
 // 2.5, not 4, is what the timings of cuzk_bench_cpu --window at 2^14 and 2^18 fit).
+// Windows of c bits for scalars of `bits` bits: c * windows > bits, so the last Booth digit's
+// top bit is 0 (its carry has a window).
+inline unsigned msm_windows(unsigned bits, unsigned c) { return (bits + c) / c; }
+
 inline MsmPlan plan_msm(size_t m, unsigned threads, unsigned scalar_bits_count = 255) {
   MsmPlan best;
   double best_cost = 1e300;
   for (unsigned c = 2; c <= 20; ++c) {
-    unsigned windows = (scalar_bits_count + c) / c;  // c * windows > bits: last digit's top bit is 0
+    const unsigned windows = msm_windows(scalar_bits_count, c);
     unsigned chunks = std::max(1u, (2 * threads + windows - 1) / windows);
     chunks = unsigned(std::min<size_t>(chunks, std::max<size_t>(1, m / 64)));
     const double tasks = double(windows) * chunks;
@@ -270,7 +274,7 @@ ec::Jacobian<F> msm(const ec::Affine<F>* bases, const Scalar* scalars, size_t n,
     MsmPlan plan = plan_msm(m, threads, bits);
     if (force_c) {  // tests: a given window (small ones make every batch conflict)
       plan.c = force_c;
-      plan.windows = (bits + force_c) / force_c;
+      plan.windows = msm_windows(bits, force_c);
       plan.chunks = std::max(1u, (2 * threads + plan.windows - 1) / plan.windows);
     }
     const unsigned c = plan.c, W = plan.windows;
