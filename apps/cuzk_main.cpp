@@ -170,6 +170,11 @@ int cmd_bench(const Args& a) {
     if (op != "ntt" && op != "msm-g1" && op != "msm-g2" && op != "h" && op != "prove")
       throw UsageError("--ops: unknown op '" + op + "' (ntt, msm-g1, msm-g2, h, prove)");
   if (auto r = a.get("--runs")) o.runs = std::max(1, int(parse_u64("--runs", *r, 1000)));
+  if (auto w = a.get("--window-bits"))
+    for (auto& v : cuzk::split(*w, ',')) o.window_bits.push_back(unsigned(parse_u64("--window-bits", v, 24)));
+  for (unsigned v : o.window_bits)
+    if (v < 2) throw UsageError("--window-bits: widths are 2..24, got " + std::to_string(v));
+  if (auto t = a.get("--tables")) o.tables = unsigned(parse_u64("--tables", *t, 128));
   if (auto m = a.get("--max-seconds")) o.max_seconds = double(parse_u64("--max-seconds", *m, 86400));
   if (auto j = a.get("--json")) cuzk::check_output_path(*j);  // before the measurements
   const std::string name = o.device + " (" + engine.device_records().at(0).description + ")";
@@ -683,6 +688,11 @@ cli::Command bench_spec() {
       .group("options of the first form")
       .option("--ops", "LIST", "ntt,msm-g1,msm-g2,h,prove (default all)")
       .option("--runs", "R", "timed runs after one warm-up (default 5)")
+      .option("--window-bits", "LIST",
+              "MSM window widths to time, e.g. 16,20,22 (default: the width each call chooses)")
+      .option("--tables", "K",
+              "MSMs over tables of the bases, as a resident key's: at most K, the width and count the table "
+              "plan chooses (or K for each --window-bits width)")
       .option("--max-seconds", "S", "stop cleanly, between measurements, after S seconds (default 540)")
       .option("--json", "FILE", "also write the results as JSON")
       .group("options of the second form")

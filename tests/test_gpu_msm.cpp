@@ -32,8 +32,9 @@ namespace {
 
 // The call's description from the test's flags (where bases and scalars are, and their form).
 gpu::MsmConfig mcfg(CurveId curve, Group g, size_t n, const void* bases, bool bases_dev, const void* scalars,
-                    bool scalars_dev, ScalarForm form = ScalarForm::Standard) {
+                    bool scalars_dev, ScalarForm form = ScalarForm::Standard, unsigned window_bits = 0) {
   gpu::MsmConfig c;
+  c.window_bits = window_bits;
   c.curve = curve, c.group = g, c.count = n;
   c.bases = bases, c.bases_at = bases_dev ? gpu::Where::Device : gpu::Where::Host;
   c.scalars = scalars, c.scalars_at = scalars_dev ? gpu::Where::Device : gpu::Where::Host;
@@ -125,7 +126,7 @@ std::vector<cpu::Scalar> to_montgomery(const std::vector<cpu::Scalar>& k) {
 template <class E, bool G2>
 typename Pick<E, G2>::Jac gpu_msm(gpu::DeviceId dev, const std::vector<typename Pick<E, G2>::Aff>& b,
                                   const std::vector<cpu::Scalar>& k, bool bases_dev, bool scalars_dev, ScalarForm form,
-                                  gpu::MsmTimings* tm = nullptr) {
+                                  gpu::MsmTimings* tm = nullptr, unsigned window_bits = 0) {
   using P = Pick<E, G2>;
   const size_t n = b.size();
   const Group g = G2 ? Group::G2 : Group::G1;
@@ -143,10 +144,11 @@ typename Pick<E, G2>::Jac gpu_msm(gpu::DeviceId dev, const std::vector<typename 
     gpu::copy_to_device(dev, dk->memory().ptr, ks.data(), n * sizeof(cpu::Scalar), "test scalars");
     kp = dk->memory().ptr;
   }
-  size_t ws = gpu::msm_workspace_bytes(dev, mcfg(E::id, g, n, nullptr, bases_dev, nullptr, scalars_dev));
+  size_t ws = gpu::msm_workspace_bytes(
+      dev, mcfg(E::id, g, n, nullptr, bases_dev, nullptr, scalars_dev, ScalarForm::Standard, window_bits));
   gpu::DeviceBuffer w(dev, ws);
   typename P::Jac got;
-  gpu::msm(dev, mcfg(E::id, g, n, bp, bases_dev, kp, scalars_dev, form), w.memory(), &got, {}, tm);
+  gpu::msm(dev, mcfg(E::id, g, n, bp, bases_dev, kp, scalars_dev, form, window_bits), w.memory(), &got, {}, tm);
   return got;
 }
 
@@ -241,7 +243,148 @@ void check_against_cpu() {
   }
 }
 
+// Window widths asked for (MsmConfig::window_bits), against the CPU: narrow ones (many windows
+// in one group), and wide ones the plan takes only for large calls (2^16 to 2^21 buckets a
+// window: sort keys above 16 bits, a bucket reduction of several levels, one bucket of
+// millions holding a few points). Mixed scalars, and scalars of one window's bits or fewer.
+template <class E, bool G2>
+void check_window_widths(std::initializer_list<unsigned> widths) {
+  using P = Pick<E, G2>;
+  auto devs = gpus();
+  ThreadPool pool(0);
+  RandomSource rs(test::seed() ^ 0x7e7e ^ (G2 ? 0x11 : 0) ^ uint64_t(E::id));
+  const size_t n = 4097;
+  typename P::Jac g = P::Jac::from_affine(P::generator());
+  auto b = walk<E, G2>(n, P::Cfg::mul(g, random_field<typename P::Fr>(rs)),
+                       P::Cfg::mul(g, random_field<typename P::Fr>(rs)), pool);
+  b[3] = P::Aff::infinity();
+  b[5] = b[4];
+  b[6] = b[4].neg();
+  std::vector<cpu::Scalar> mixed(n), short_k(n);
+  for (auto& x : mixed) x = mixed_scalar<typename P::Fr>(rs);
+  mixed[5] = mixed[6] = mixed[4];
+  const auto want = cpu::msm(b.data(), mixed.data(), n, pool).to_affine();
+  for (unsigned c : widths) {
+    for (auto& x : short_k) x = {{rs.next() & ((uint64_t(1) << c) - 1), 0, 0, 0}};
+    short_k[0] = {{(uint64_t(1) << c) - 1, 0, 0, 0}};  // the top Booth digit carries into a second window
+    const auto want_short = cpu::msm(b.data(), short_k.data(), n, pool).to_affine();
+    for (auto& d : devs) {
+      gpu::DeviceId dev{d.ordinal};
+      gpu::MsmTimings tm;
+      auto got = gpu_msm<E, G2>(dev, b, mixed, false, false, ScalarForm::Standard, &tm, c);
+      CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " mixed");
+      CHECK_EQ(tm.c, c);
+      got = gpu_msm<E, G2>(dev, b, mixed, true, true, ScalarForm::Montgomery, nullptr, c);
+      CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " mixed (device)");
+      got = gpu_msm<E, G2>(dev, b, short_k, false, true, ScalarForm::Standard, &tm, c);
+      CHECK_MSG(got.to_affine() == want_short, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " short");
+      CHECK_EQ(tm.windows, 2u);
+    }
+  }
+}
+
+// Tables for a resident key (msm_make_tables, MsmConfig::tables), against the CPU: as many
+// tables as windows (one bucket set), fewer (several sets, Horner over them), the pairs held at
+// once capped below one set's (a set sorted in parts, later parts adding into its buckets),
+// table 0 made in place, and scalars short enough that only the first table is read.
+template <class E, bool G2>
+void check_tables() {
+  using P = Pick<E, G2>;
+  auto devs = gpus();
+  ThreadPool pool(0);
+  RandomSource rs(test::seed() ^ 0x7ab1e ^ (G2 ? 0x11 : 0) ^ uint64_t(E::id));
+  const size_t n = 3001;
+  const Group grp = G2 ? Group::G2 : Group::G1;
+  typename P::Jac g = P::Jac::from_affine(P::generator());
+  auto b = walk<E, G2>(n, P::Cfg::mul(g, random_field<typename P::Fr>(rs)),
+                       P::Cfg::mul(g, random_field<typename P::Fr>(rs)), pool);
+  b[3] = P::Aff::infinity();
+  b[5] = b[4];
+  b[6] = b[4].neg();
+  std::vector<cpu::Scalar> k(n), short_k(n);
+  for (auto& x : k) x = mixed_scalar<typename P::Fr>(rs);
+  const auto want = cpu::msm(b.data(), k.data(), n, pool).to_affine();
+  struct Case {
+    unsigned c, tables;
+    size_t max_pairs;
+  };
+  const unsigned bits = E::id == CurveId::bn254 ? 254 : 255;
+  const Case cases[] = {{13, bits / 13 + 1, 0},         {13, 3, 0}, {9, 5, 0}, {16, bits / 16 + 1, 0},
+                        {11, bits / 11 + 1, 2 * n + 7}, {11, 4, n}};
+  for (auto& d : devs) {
+    gpu::DeviceId dev{d.ordinal};
+    gpu::DeviceBuffer db(dev, n * sizeof(typename P::Aff)), dk(dev, n * sizeof(cpu::Scalar));
+    gpu::copy_to_device(dev, db.memory().ptr, b.data(), n * sizeof(typename P::Aff), "test bases");
+    gpu::copy_to_device(dev, dk.memory().ptr, k.data(), n * sizeof(cpu::Scalar), "test scalars");
+    for (const Case& cs : cases) {
+      const std::string what = std::string(P::name()) + " c=" + std::to_string(cs.c) +
+                               " tables=" + std::to_string(cs.tables) + " pairs=" + std::to_string(cs.max_pairs);
+      gpu::MsmConfig cfg = mcfg(E::id, grp, n, db.memory().ptr, true, dk.memory().ptr, true);
+      cfg.window_bits = cs.c, cfg.tables = cs.tables, cfg.max_pairs = cs.max_pairs;
+      gpu::DeviceBuffer tb(dev, gpu::msm_tables_bytes(E::id, grp, n, cs.tables));
+      gpu::msm_make_tables(dev, cfg, tb.memory().ptr);
+      // Table 1 is [2^c] of the bases, on the CPU too.
+      std::vector<typename P::Aff> t1(n);
+      gpu::copy_to_host(dev, t1.data(), static_cast<const char*>(tb.memory().ptr) + n * sizeof(typename P::Aff),
+                        n * sizeof(typename P::Aff), "test table 1");
+      for (size_t i : {size_t(0), size_t(3), size_t(4), size_t(6), n - 1}) {
+        cpu::Scalar two_c{};
+        two_c.v[cs.c / 64] = uint64_t(1) << (cs.c % 64);
+        auto one = cpu::msm_naive(&b[i], &two_c, 1).to_affine();
+        CHECK_MSG(t1[i] == one, what << ": table 1 point " << i);
+      }
+      cfg.bases = tb.memory().ptr;
+      gpu::DeviceBuffer w(dev, gpu::msm_workspace_bytes(dev, cfg));
+      typename P::Jac got;
+      gpu::MsmTimings tm;
+      gpu::msm(dev, cfg, w.memory(), &got, {}, &tm);
+      CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << what);
+      CHECK_EQ(tm.c, cs.c);
+      if (cs.max_pairs) CHECK_MSG(tm.window_groups > 1, what << ": groups " << tm.window_groups);
+    }
+    // Table 0 in place: the bases' own buffer grown to hold the tables.
+    const unsigned K = bits / 12 + 1;
+    gpu::DeviceBuffer tb(dev, gpu::msm_tables_bytes(E::id, grp, n, K));
+    gpu::copy_to_device(dev, tb.memory().ptr, b.data(), n * sizeof(typename P::Aff), "test bases in place");
+    gpu::MsmConfig cfg = mcfg(E::id, grp, n, tb.memory().ptr, true, dk.memory().ptr, true);
+    cfg.window_bits = 12, cfg.tables = K;
+    gpu::msm_make_tables(dev, cfg, tb.memory().ptr);
+    gpu::DeviceBuffer w(dev, gpu::msm_workspace_bytes(dev, cfg));
+    typename P::Jac got;
+    gpu::msm(dev, cfg, w.memory(), &got, {}, nullptr);
+    CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " tables in place");
+    for (auto& x : short_k) x = {{rs.next() & 0x3ff, 0, 0, 0}};  // one 12-bit window
+    const auto want_short = cpu::msm(b.data(), short_k.data(), n, pool).to_affine();
+    gpu::copy_to_device(dev, dk.memory().ptr, short_k.data(), n * sizeof(cpu::Scalar), "test short scalars");
+    gpu::msm(dev, cfg, w.memory(), &got, {}, nullptr);
+    CHECK_MSG(got.to_affine() == want_short, "gpu:" << d.ordinal << " " << P::name() << " tables, short scalars");
+    // Named refusals: tables without their window width, host bases with tables.
+    gpu::MsmConfig bad = cfg;
+    bad.window_bits = 0;
+    CHECK_THROWS_WITH(gpu::msm_workspace_bytes(dev, bad), gpu::GpuError, "need the window_bits");
+    bad = cfg;
+    bad.bases_at = gpu::Where::Host;
+    CHECK_THROWS_WITH(gpu::msm_workspace_bytes(dev, bad), gpu::GpuError, "bases must be on the device");
+  }
+}
+
 }  // namespace
+
+CUZK_TEST(gpu_msm_tables_g1) {
+  check_tables<ec::Bn254, false>();
+  check_tables<ec::Bls12381, false>();
+}
+CUZK_TEST(gpu_msm_tables_g2) {
+  check_tables<ec::Bn254, true>();
+  check_tables<ec::Bls12381, true>();
+}
+
+CUZK_TEST(gpu_msm_window_widths_bn254_g1) { check_window_widths<ec::Bn254, false>({2, 7, 13, 17, 20, 22}); }
+CUZK_TEST(gpu_msm_window_widths_bls12_381_g1) { check_window_widths<ec::Bls12381, false>({3, 11, 16, 18, 21, 22}); }
+CUZK_TEST(gpu_msm_window_widths_g2) {
+  check_window_widths<ec::Bn254, true>({5, 17, 20});
+  check_window_widths<ec::Bls12381, true>({9, 19, 20});
+}
 
 CUZK_TEST(gpu_msm_bn254_g1_matches_cpu) { check_against_cpu<ec::Bn254, false>(); }
 CUZK_TEST(gpu_msm_bn254_g2_matches_cpu) { check_against_cpu<ec::Bn254, true>(); }
@@ -308,6 +451,12 @@ CUZK_TEST(gpu_msm_errors_name_the_device) {
       gpu::msm(bad, mcfg(CurveId::bn254, Group::G1, 100, b.data(), false, k.data(), false, ScalarForm::Standard),
                gpu::DeviceMemory{bad, nullptr, 1 << 20}, &got, {}, nullptr),
       gpu::GpuError, name);
+  // A window width outside 2..24 is named.
+  gpu::DeviceId d0{devs[0].ordinal};
+  for (unsigned c : {1u, 25u})
+    CHECK_THROWS_WITH(gpu::msm_workspace_bytes(d0, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false,
+                                                        ScalarForm::Standard, c)),
+                      gpu::GpuError, "window_bits = " + std::to_string(c) + " is outside 2..24");
   // A workspace on another device than the one asked for is refused, naming both.
   if (devs.size() >= 2) {
     gpu::DeviceId d0{devs[0].ordinal}, d1{devs[1].ordinal};

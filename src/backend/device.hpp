@@ -65,6 +65,17 @@ struct MsmConfig {
   const void* scalars = nullptr;
   Where scalars_at = Where::Device;
   ScalarForm scalar_form = ScalarForm::Standard;
+  // Pippenger window width: 0 lets the backend choose (the default, and what provers use); a
+  // test or a tuning run may ask for one (the GPU takes 2..24 and sizes its workspace for it; the
+  // CPU backend chooses its own).
+  unsigned window_bits = 0;
+  // Bases as tables (a resident key's, made once by the backend): `tables` arrays of `count`
+  // points one after the other, array k holding [2^(k * window_bits)] P_i; window_bits is then
+  // required. One table (the default) is the bases themselves.
+  unsigned tables = 1;
+  // (digit, base) pairs the GPU sorts and holds at once (0: up to 2^27, 1 GiB of scratch): less
+  // scratch, more sorts. At least the count.
+  size_t max_pairs = 0;
 };
 
 // An ordered queue of work on one device. Destroying it waits for the work queued on it.

@@ -161,39 +161,59 @@ class CurveBench {
         4096);
     const size_t pbytes = n * sizeof(walk.points[0]);
     J expected = walk_msm_expected(walk, k.data(), n, pool_);
-    std::vector<double> ms;
-    gpu::MsmTimings med{};
-    std::vector<gpu::MsmTimings> all;
-    gpu::MsmConfig cfg;
-    cfg.curve = E::id, cfg.group = group, cfg.count = n;
-    const size_t ws_bytes = gpu::msm_workspace_bytes(dev_, cfg);
-    const size_t total = gpu::Arena::round(pbytes) + gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes);
-    run(total, std::string("bench ") + op + " 2^" + std::to_string(log_n), [&](gpu::Arena& a) {
-      auto bases = piece(a, dev_, pbytes, "msm bases"), scalars = piece(a, dev_, n * 32, "msm scalars"),
-           ws = piece(a, dev_, ws_bytes, "msm workspace");
-      gpu::copy_to_device(dev_, bases.ptr, walk.points.data(), pbytes, "msm bases");
-      gpu::copy_to_device(dev_, scalars.ptr, k.data(), n * 32, "msm scalars");
-      cfg.bases = bases.ptr, cfg.scalars = scalars.ptr;
-      for (int i = 0; i <= opt_.runs; ++i) {
-        J got;
-        gpu::MsmTimings t;
-        gpu::msm(dev_, cfg, ws, &got, {}, &t);
-        if (!(got == expected))
-          throw Error(std::string("bench: GPU ") + op + " result is wrong at 2^" + std::to_string(log_n) + " (run " +
-                      std::to_string(i) + ")");
-        if (i > 0) {
-          ms.push_back(t.total_ms);
-          all.push_back(t);
-        }
+    const std::vector<unsigned> widths = opt_.window_bits.empty() ? std::vector<unsigned>{0} : opt_.window_bits;
+    for (unsigned wb : widths) {
+      std::vector<double> ms;
+      gpu::MsmTimings med{};
+      std::vector<gpu::MsmTimings> all;
+      gpu::MsmConfig cfg;
+      cfg.curve = E::id, cfg.group = group, cfg.count = n;
+      cfg.window_bits = wb;
+      if (opt_.tables > 0) {  // the bases as a resident key's tables: the plan's width and count
+        auto tp = gpu::msm_table_plan(E::id, group, n, opt_.tables);
+        if (wb) tp = {wb, std::min(opt_.tables, gpu::msm_model::windows_for(wb, E::id == CurveId::bn254 ? 254 : 255))};
+        cfg.window_bits = tp.window_bits, cfg.tables = tp.tables;
       }
-    });
-    auto s = stats(ms);
-    for (auto& t : all)
-      if (t.total_ms == s.median) med = t;
-    std::ostringstream d;
-    d << "c=" << med.c << " prep " << fmt("%.2f", med.prepare_ms) << " sort " << fmt("%.2f", med.sort_ms) << " acc "
-      << fmt("%.2f", med.accumulate_ms) << " reduce " << fmt("%.2f", med.reduce_ms);
-    add({"", op, log_n, s.median, s.min, s.max, int(ms.size()), "every run == exact walk sum", d.str()});
+      const size_t tbytes = cfg.tables > 1 ? gpu::msm_tables_bytes(E::id, group, n, cfg.tables) : pbytes;
+      const size_t ws_bytes = gpu::msm_workspace_bytes(dev_, cfg);
+      const size_t total = gpu::Arena::round(tbytes) + gpu::Arena::round(n * 32) + gpu::Arena::round(ws_bytes);
+      double tables_ms = 0;
+      run(total, std::string("bench ") + op + " 2^" + std::to_string(log_n), [&](gpu::Arena& a) {
+        auto bases = piece(a, dev_, tbytes, "msm bases"), scalars = piece(a, dev_, n * 32, "msm scalars"),
+             ws = piece(a, dev_, ws_bytes, "msm workspace");
+        gpu::copy_to_device(dev_, bases.ptr, walk.points.data(), pbytes, "msm bases");
+        gpu::copy_to_device(dev_, scalars.ptr, k.data(), n * 32, "msm scalars");
+        cfg.bases = bases.ptr, cfg.scalars = scalars.ptr;
+        if (cfg.tables > 1) {  // table 0 in place
+          auto t0 = std::chrono::steady_clock::now();
+          gpu::msm_make_tables(dev_, cfg, bases.ptr);
+          tables_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
+        for (int i = 0; i <= opt_.runs; ++i) {
+          J got;
+          gpu::MsmTimings t;
+          gpu::msm(dev_, cfg, ws, &got, {}, &t);
+          if (!(got == expected))
+            throw Error(std::string("bench: GPU ") + op + " result is wrong at 2^" + std::to_string(log_n) +
+                        (wb ? " with " + std::to_string(wb) + "-bit windows" : std::string()) + " (run " +
+                        std::to_string(i) + ")");
+          if (i > 0) {
+            ms.push_back(t.total_ms);
+            all.push_back(t);
+          }
+        }
+      });
+      auto s = stats(ms);
+      for (auto& t : all)
+        if (t.total_ms == s.median) med = t;
+      std::ostringstream d;
+      d << "c=" << med.c << (wb ? " (asked)" : "");
+      if (cfg.tables > 1) d << " tables " << cfg.tables << " (made in " << fmt("%.0f", tables_ms) << " ms)";
+      d << " groups " << med.window_groups << " prep " << fmt("%.2f", med.prepare_ms) << " sort "
+        << fmt("%.2f", med.sort_ms) << " acc " << fmt("%.2f", med.accumulate_ms) << " reduce "
+        << fmt("%.2f", med.reduce_ms) << " workspace " << fmt("%.0f", double(ws_bytes) / (1 << 20)) << " MiB";
+      add({"", op, log_n, s.median, s.min, s.max, int(ms.size()), "every run == exact walk sum", d.str()});
+    }
   }
   void bench_msm_g1(int log_n) { bench_msm<G1Cfg, J1>(log_n, backend::Group::G1, "msm-g1"); }
   void bench_msm_g2(int log_n) { bench_msm<G2Cfg, J2>(log_n, backend::Group::G2, "msm-g2"); }

@@ -20,10 +20,12 @@ struct BenchOptions {
   // its budget (Engine::run_on_device), and `prove` runs as one-partition jobs on it. It must
   // not self-verify: the prove benchmark's key is random points.
   engine::Engine* engine = nullptr;
-  uint64_t seed = 1;         // the engine's EngineConfig::seed (its r, s are compared with the CPU's)
-  int runs = 5;              // timed runs after one warm-up; the median is reported
-  double max_seconds = 540;  // stop cleanly (between measurements) once this much time has passed
-  int g2_max_log_n = 24;     // G2 bases are twice as large and slower: cap their size
+  uint64_t seed = 1;                  // the engine's EngineConfig::seed (its r, s are compared with the CPU's)
+  int runs = 5;                       // timed runs after one warm-up; the median is reported
+  std::vector<unsigned> window_bits;  // MSM window widths to time (empty: the one each call chooses)
+  unsigned tables = 0;                // MSMs with up to this many tables of the bases (a resident key's; 0: none)
+  double max_seconds = 540;           // stop cleanly (between measurements) once this much time has passed
+  int g2_max_log_n = 24;              // G2 bases are twice as large and slower: cap their size
   int prove_max_log_n = 24;
 };
 

@@ -9,16 +9,22 @@
 //     general scalar's bits;
 //  2. per group of windows: Booth signed c-bit digits (the CPU's cpu::signed_digit), one
 //     (bucket, index | sign) pair per general scalar and window, sorted per window by bucket
-//     (cub::DeviceRadixSort on c bits; digit 0 gets a key above every bucket so the non-zero
-//     pairs form a prefix);
+//     (cub::DeviceRadixSort on c bits, 32-bit keys, c up to 24; digit 0 gets a key above every
+//     bucket so the non-zero pairs form a prefix). With K tables of a resident key's bases
+//     (table k = [2^(k c)] P, msm_make_tables), windows w of one set (w / K) read table w mod K
+//     and share one set of buckets: their pairs are sorted as one list (a unit), and the
+//     reduction runs once per set instead of once per window, so wide windows pay;
 //  3. accumulation, load-balanced: the group's non-zero pairs, all windows concatenated, are
 //     cut into equal runs, one per thread, each summed in XYZZ with mixed additions. A bucket
 //     whose pairs lie inside one run is stored there; the partial sums at run edges go to a
 //     list of (key, partial) which is sorted too and is reduced the same way, 16 entries a
 //     thread, until one run is left (see accumulate_* below);
-//  4. bucket reduction: sum_d d * B_d per window by running sums over segments of 16 buckets,
-//     each segment weighted by its offset, then a tree reduction per window;
-//  5. the host combines the window sums by Horner (c doublings per window) and adds the ones.
+//  4. bucket reduction: sum_d d * B_d per bucket set from running sums over segments of 16
+//     buckets (each segment's own weighted sum), plus the same weighted sum over the segments'
+//     totals times 16, which is the next level (bucket_level_kernel), until at most 4096 points
+//     are left; each of those is multiplied by its weight (bucket_tail_kernel); one tree sums
+//     all a set's shares;
+//  5. the host combines the set sums by Horner (c doublings a window) and adds the ones.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -46,37 +52,26 @@ using digits::Scalar4;
 using digits::scalar_bits_at;
 using digits::signed_digit;
 
-constexpr unsigned kMinC = 2;
-constexpr unsigned kMaxC = 16;                 // keys are 16-bit
+using msm_model::CostModel;
+using msm_model::kFreeC;
+using msm_model::kMaxC;  // buckets 2^(c-1); a bucket key and its unit fit 32 bits
+using msm_model::kMinC;
+using msm_model::sets_for;
+using msm_model::windows_for;
 constexpr unsigned kMaxWindows = 128;          // windows at c = 2 (255 / 2 + 1)
-constexpr size_t kEntryCap = size_t(1) << 27;  // (key, value) pairs held at once: 768 MiB
+constexpr size_t kEntryCap = size_t(1) << 27;  // (key, value) pairs held at once: 1 GiB
 constexpr uint32_t kRunsCap = 1u << 17;        // level-0 accumulation threads at most
 constexpr unsigned kRunLen = 16;               // entries per thread at levels >= 1
 constexpr unsigned kSegLen = 16;               // buckets per thread in the bucket reduction
-constexpr unsigned kFan = 8;                   // points per thread in tree reductions
+constexpr unsigned kFan = 8;                   // points per thread in tree reductions over many points
+constexpr uint32_t kWaveThreads = 1u << 15;    // about one wave of the point kernels (H200, G1)
+constexpr uint32_t kTailLen = 4096;            // bucket reduction: points a set left to the tail
 constexpr uint32_t kOnesThreads = 1u << 16;    // threads summing the bases of scalars 1
 constexpr unsigned kBlock = 128;
 constexpr uint32_t kNone = 0xffffffffu;    // "no key" beyond either end of a list
 constexpr uint32_t kEmpty = 0xfffffffeu;   // key of an empty run's slots (sorts last)
 constexpr uint32_t kNeg = 0x80000000u;     // sign bit of a sorted value
 constexpr uint32_t kOneBit = 0x80000000u;  // a candidate that is a scalar 1 (indices are < 2^31)
-
-inline unsigned windows_for(unsigned c, unsigned scalar_bits) { return scalar_bits / c + 1; }
-
-// Window bits minimising windows * (m mixed additions + ~3 additions per bucket for the
-// reduction): 13 at 2^16, 16 from about 2^19 up (capped by the 16-bit keys).
-inline unsigned choose_c(size_t m, unsigned scalar_bits) {
-  unsigned best = kMinC;
-  double best_cost = 1e300;
-  for (unsigned c = kMinC; c <= kMaxC; ++c) {
-    double cost = double(windows_for(c, scalar_bits)) * (double(m) + 3.0 * double(1u << (c - 1)));
-    if (cost < best_cost) {
-      best_cost = cost;
-      best = c;
-    }
-  }
-  return best;
-}
 
 // ------------------------------------------------------------------ kernels: preparation
 
@@ -140,14 +135,14 @@ __global__ void __launch_bounds__(kBlock)
   out[t] = acc;
 }
 
-// out[g * out_len + o] = sum of in[g * len + o * kFan ...] (kFan points or fewer).
+// out[g * out_len + o] = sum of in[g * len + o * fan ...] (fan points or fewer).
 template <class F>
 __global__ void __launch_bounds__(kBlock)
-    reduce_kernel(const XYZZ<F>* in, XYZZ<F>* out, uint32_t groups, uint32_t len, uint32_t out_len) {
+    reduce_kernel(const XYZZ<F>* in, XYZZ<F>* out, uint32_t groups, uint32_t len, uint32_t out_len, uint32_t fan) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= groups * out_len) return;
   uint32_t g = t / out_len, o = t % out_len;
-  uint32_t beg = o * kFan, end = min(beg + kFan, len);
+  uint32_t beg = o * fan, end = min(beg + fan, len);
   const XYZZ<F>* p = in + size_t(g) * len;
   XYZZ<F> acc = p[beg];
   for (uint32_t j = beg + 1; j < end; ++j) acc += p[j];
@@ -157,9 +152,12 @@ __global__ void __launch_bounds__(kBlock)
 // ------------------------------------------------------------------ kernels: digits
 
 // For the general scalars j < m and the windows w0 .. w0 + G - 1: key = |digit| (digit 0 gets
-// `skip`, above every bucket), value = base index | sign. cnt[wl] counts the non-zero digits.
+// `skip`, above every bucket), value = base index | sign, the base of scalar i in window w being
+// point (w mod K) n + i of the K tables. cnt[wl / wpu] counts the non-zero digits of each unit
+// (wpu windows sorted as one list).
 static __global__ void digits_kernel(const Scalar4* scalars, const uint32_t* idx, uint32_t m, unsigned w0, unsigned G,
-                                     unsigned c, uint16_t* keys, uint32_t* vals, uint32_t* cnt) {
+                                     unsigned c, unsigned K, uint32_t n, unsigned wpu, uint32_t* keys, uint32_t* vals,
+                                     uint32_t* cnt) {
   uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   bool active = j < m;
   uint32_t i = 0;
@@ -168,15 +166,15 @@ static __global__ void digits_kernel(const Scalar4* scalars, const uint32_t* idx
     i = idx[j];
     k = scalars[i];
   }
-  const uint16_t skip = uint16_t((1u << c) - 1);
+  const uint32_t skip = (1u << c) - 1;
   for (unsigned wl = 0; wl < G; ++wl) {
     int32_t d = active ? signed_digit(k, w0 + wl, c) : 0;
     if (active) {
-      keys[size_t(wl) * m + j] = d == 0 ? skip : uint16_t(d < 0 ? -d : d);
-      vals[size_t(wl) * m + j] = i | (d < 0 ? kNeg : 0u);
+      keys[size_t(wl) * m + j] = d == 0 ? skip : uint32_t(d < 0 ? -d : d);
+      vals[size_t(wl) * m + j] = (((w0 + wl) % K) * n + i) | (d < 0 ? kNeg : 0u);
     }
     unsigned nz = __ballot_sync(0xffffffffu, d != 0);
-    if ((threadIdx.x & 31) == 0 && nz) atomicAdd(&cnt[wl], unsigned(__popc(nz)));
+    if ((threadIdx.x & 31) == 0 && nz) atomicAdd(&cnt[wl / wpu], unsigned(__popc(nz)));
   }
 }
 
@@ -193,7 +191,7 @@ static __global__ void digits_kernel(const Scalar4* scalars, const uint32_t* idx
 // non-infinity entries lie in one run; sums of infinity are never stored (buckets start at
 // infinity), so the infinity slots left by complete segments write nothing.
 //
-// Keys at level >= 1 are global within the group: window << c | bucket (1 .. 2^(c-1)).
+// Keys at level >= 1 are global within the group: unit << c | bucket (1 .. 2^(c-1)).
 
 template <class F>
 struct Slots {
@@ -201,20 +199,29 @@ struct Slots {
   XYZZ<F>* pts;
 };
 
+// Where a group's buckets go: unit u's bucket b (1 .. nb) at buckets[u nb + b - 1]. (Stores
+// only: an addition here, inlined into the accumulation kernels, costs them registers and
+// occupancy.)
 template <class F>
-__device__ __forceinline__ void store_bucket(XYZZ<F>* buckets, uint32_t key, unsigned c, uint32_t nb, uint32_t G,
-                                             const XYZZ<F>& s) {
-  uint32_t w = key >> c, b = key & ((1u << c) - 1);
-  if (w < G && b >= 1 && b <= nb && !s.is_inf()) buckets[size_t(w) * nb + (b - 1)] = s;
+struct BucketStore {
+  XYZZ<F>* buckets;
+  unsigned c;
+  uint32_t nb, units;
+};
+
+template <class F>
+__device__ __forceinline__ void store_bucket(const BucketStore<F>& st, uint32_t key, const XYZZ<F>& s) {
+  uint32_t u = key >> st.c, b = key & ((1u << st.c) - 1);
+  if (u < st.units && b >= 1 && b <= st.nb && !s.is_inf()) st.buckets[size_t(u) * st.nb + (b - 1)] = s;
 }
 
 // One finished segment of key `key`: `first`/`last` say whether it touches the run's start/end.
 template <class F>
 __device__ __forceinline__ void finish_segment(uint32_t key, const XYZZ<F>& s, bool first, bool last, uint32_t prev,
-                                               uint32_t next, uint32_t t, bool final, XYZZ<F>* buckets, unsigned c,
-                                               uint32_t nb, uint32_t G, Slots<F> out) {
+                                               uint32_t next, uint32_t t, bool final, const BucketStore<F>& st,
+                                               Slots<F> out) {
   bool complete = final || ((!first || prev != key) && (!last || next != key));
-  if (complete) store_bucket(buckets, key, c, nb, G, s);
+  if (complete) store_bucket(st, key, s);
   if (final) return;
   const XYZZ<F> inf = XYZZ<F>::infinity();
   if (first) {
@@ -236,20 +243,21 @@ __device__ __forceinline__ void empty_run(uint32_t t, Slots<F> out) {
   out.pts[2 * size_t(t) + 1] = inf;
 }
 
-// Per-window sorted arrays of a group (the sort leaves each window in one of two buffers).
+// Per-unit sorted arrays of a group (the sort leaves each unit in one of two buffers).
 struct WindowPtrs {
-  const uint16_t* keys[kMaxWindows];
+  const uint32_t* keys[kMaxWindows];
   const uint32_t* vals[kMaxWindows];
 };
 
-// Level 0: the non-zero prefixes of the group's G sorted windows, concatenated (positions
+// Level 0: the non-zero prefixes of the group's G sorted units, concatenated (positions
 // pre[w] .. pre[w+1]), cut into `runs` equal runs; mixed additions of the (signed) bases.
 template <class F>
 __global__ void __launch_bounds__(kBlock)
     accumulate_bases_kernel(WindowPtrs win, const uint32_t* cnt, unsigned G, uint32_t runs, const Affine<F>* bases,
-                            unsigned c, uint32_t nb, bool final, XYZZ<F>* buckets, Slots<F> out) {
+                            bool final, BucketStore<F> st, Slots<F> out) {
+  const unsigned c = st.c;
   __shared__ uint32_t pre[kMaxWindows + 1];
-  __shared__ const uint16_t* wkeys[kMaxWindows];
+  __shared__ const uint32_t* wkeys[kMaxWindows];
   __shared__ const uint32_t* wvals[kMaxWindows];
   if (threadIdx.x == 0) {
     uint32_t s = 0;
@@ -294,7 +302,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint32_t prev = beg > 0 ? key_at(beg - 1) : kNone;
   const uint32_t next = end < total ? key_at(end) : kNone;
   unsigned w = window_of(beg);
-  const uint16_t* kw = wkeys[w];
+  const uint32_t* kw = wkeys[w];
   const uint32_t* vw = wvals[w];
   uint32_t cur = (uint32_t(w) << c) | kw[beg - pre[w]];
   XYZZ<F> acc = XYZZ<F>::infinity();
@@ -308,7 +316,7 @@ __global__ void __launch_bounds__(kBlock)
     uint32_t off = p - pre[w];
     uint32_t key = (uint32_t(w) << c) | kw[off];
     if (key != cur) {
-      finish_segment(cur, acc, first, false, prev, next, t, final, buckets, c, nb, G, out);
+      finish_segment(cur, acc, first, false, prev, next, t, final, st, out);
       first = false;
       acc = XYZZ<F>::infinity();
       cur = key;
@@ -318,14 +326,14 @@ __global__ void __launch_bounds__(kBlock)
     if (v & kNeg) q.y = -q.y;
     acc = acc.add_affine(q);
   }
-  finish_segment(cur, acc, first, true, prev, next, t, final, buckets, c, nb, G, out);
+  finish_segment(cur, acc, first, true, prev, next, t, final, st, out);
 }
 
 // Levels >= 1: the slot list of the level before, kRunLen entries a thread.
 template <class F>
 __global__ void __launch_bounds__(kBlock)
-    accumulate_partials_kernel(const uint32_t* in_keys, const XYZZ<F>* in_pts, uint32_t len, unsigned c, uint32_t nb,
-                               unsigned G, bool final, XYZZ<F>* buckets, Slots<F> out) {
+    accumulate_partials_kernel(const uint32_t* in_keys, const XYZZ<F>* in_pts, uint32_t len, bool final,
+                               BucketStore<F> st, Slots<F> out) {
   uint32_t runs = (len + kRunLen - 1) / kRunLen;
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= runs) return;
@@ -338,46 +346,102 @@ __global__ void __launch_bounds__(kBlock)
   for (uint32_t p = beg; p < end; ++p) {
     uint32_t key = in_keys[p];
     if (key != cur) {
-      finish_segment(cur, acc, first, false, prev, next, t, final, buckets, c, nb, G, out);
+      finish_segment(cur, acc, first, false, prev, next, t, final, st, out);
       first = false;
       acc = XYZZ<F>::infinity();
       cur = key;
     }
     acc += in_pts[p];
   }
-  finish_segment(cur, acc, first, true, prev, next, t, final, buckets, c, nb, G, out);
+  finish_segment(cur, acc, first, true, prev, next, t, final, st, out);
 }
 
 // ------------------------------------------------------------------ kernels: bucket reduction
 
-// Thread (w, s): segment s of window w, buckets s L .. s L + L - 1 holding digits s L + 1 ..
-// s L + L. The suffix sums R_j = sum_{i >= j} B_i (written over the buckets, to keep two points
-// live rather than three: G2 would spill) give A = sum_j R_j = sum_j (j + 1) B_j and S = R_0;
-// the segment's share of sum_d d B_d is A + (s L) S (double-and-add on s L).
+// One level of the bucket reduction. A set's `len` points at level k lie at stride L^k in its nb
+// slots (level 0: the buckets themselves, point j weighing j + 1; above: point j weighing j).
+// Thread (r, s) takes segment s of set r, points s L .. s L + L - 1 (fewer in the last segment),
+// and writes its share of the weighted sum, A_s = sum_i (i + one) P_(sL+i), to a[r T + s], and
+// [L] S_s, S_s = sum_i P_(sL+i), over its first point: the next level's point s. Since
+//   sum_j (j + one) P_j = sum_s A_s + sum_s s [L] S_s,
+// a set's weighted sum is the sum of every level's A_s and of the tail's weighted points: one
+// tree reduction per set over them side by side (T apart). The suffix sums R_i = sum_(i' >= i) P_i' are written
+// over the points (two points live rather than three: G2 would spill); A_s = sum_(i >= 1 - one)
+// R_i, S_s = R_0.
 template <class F>
 __global__ void __launch_bounds__(kBlock)
-    bucket_reduce_kernel(XYZZ<F>* buckets, uint32_t windows, uint32_t nb, uint32_t L, XYZZ<F>* out) {
-  uint32_t segs = nb / L;
+    bucket_level_kernel(XYZZ<F>* buckets, uint32_t sets, uint32_t nb, uint32_t len, uint32_t stride, uint32_t L,
+                        bool one, XYZZ<F>* a, uint32_t T) {
+  const uint32_t segs = (len + L - 1) / L;
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= windows * segs) return;
-  uint32_t w = t / segs, s = t % segs;
-  XYZZ<F>* b = buckets + size_t(w) * nb + size_t(s) * L;
+  if (t >= sets * segs) return;
+  uint32_t r = t / segs, s = t % segs;
+  const uint32_t cnt = min(L, len - s * L);
+  XYZZ<F>* b = buckets + size_t(r) * nb + size_t(s) * L * stride;
   XYZZ<F> run = XYZZ<F>::infinity();
-  for (uint32_t j = L; j-- > 0;) {
-    run += b[j];
-    b[j] = run;
+  for (uint32_t j = cnt; j-- > 0;) {
+    run += b[size_t(j) * stride];
+    b[size_t(j) * stride] = run;
   }
-  XYZZ<F> acc = b[0];
-  for (uint32_t j = 1; j < L; ++j) acc += b[j];
-  out[t] = acc;
-  uint32_t e = s * L;
-  if (e == 0 || run.is_inf()) return;
-  XYZZ<F> m = XYZZ<F>::infinity();
-  for (int bit = 31 - __clz(e); bit >= 0; --bit) {
-    m = m.dbl();
-    if ((e >> bit) & 1) m += run;
+  XYZZ<F> acc = one ? run : XYZZ<F>::infinity();
+  for (uint32_t j = 1; j < cnt; ++j) acc += b[size_t(j) * stride];
+  a[size_t(r) * T + s] = acc;
+  for (uint32_t m = L; m > 1; m >>= 1) run = run.dbl();
+  b[0] = run;
+}
+
+// The last step of the bucket reduction: thread (r, j) writes [j + one] P_j (double-and-add)
+// for the `len` points of set r left at stride `stride`, to a[r T + j]. Its depth is 2 log2 len
+// additions at most, where a level of segments would add 2 L more for each further level.
+template <class F>
+__global__ void __launch_bounds__(kBlock)
+    bucket_tail_kernel(const XYZZ<F>* buckets, uint32_t sets, uint32_t nb, uint32_t len, uint32_t stride, bool one,
+                       XYZZ<F>* a, uint32_t T) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= sets * len) return;
+  const uint32_t r = t / len, j = t % len, e = j + (one ? 1u : 0u);
+  const XYZZ<F> p = buckets[size_t(r) * nb + size_t(j) * stride];
+  XYZZ<F> acc = XYZZ<F>::infinity();
+  if (e != 0 && !p.is_inf())
+    for (int bit = 31 - __clz(e); bit >= 0; --bit) {
+      acc = acc.dbl();
+      if ((e >> bit) & 1) acc += p;
+    }
+  a[size_t(r) * T + j] = acc;
+}
+
+// ------------------------------------------------------------------ kernels: tables
+
+constexpr unsigned kTableBatch = 8;  // points a thread converts to affine with one inversion
+
+// next[i] = [2^c] prev[i] in affine, kTableBatch points a thread sharing one inversion
+// (Montgomery's trick on ZZ * ZZZ); infinity stays infinity (all-zero).
+template <class F>
+__global__ void __launch_bounds__(kBlock) table_kernel(const Affine<F>* prev, Affine<F>* next, size_t n, unsigned c) {
+  const size_t i0 = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kTableBatch;
+  if (i0 >= n) return;
+  const unsigned cnt = unsigned(n - i0 < kTableBatch ? n - i0 : kTableBatch);
+  XYZZ<F> q[kTableBatch];
+  F before[kTableBatch];  // product of the factors of the points before j
+  F acc = F::one();
+  for (unsigned j = 0; j < cnt; ++j) {
+    XYZZ<F> x = XYZZ<F>::from_affine(load16(prev + i0 + j));
+    for (unsigned d = 0; d < c; ++d) x = x.dbl();
+    q[j] = x;
+    before[j] = acc;
+    if (!x.is_inf()) acc = acc * (x.ZZ * x.ZZZ);
   }
-  out[t] = out[t] + m;
+  F inv = acc.inv();  // 1 / (product of every factor)
+  for (unsigned j = cnt; j-- > 0;) {
+    const XYZZ<F>& x = q[j];
+    if (x.is_inf()) {
+      next[i0 + j] = Affine<F>::infinity();
+      continue;
+    }
+    const F t = inv * before[j];  // 1 / (ZZ ZZZ) of point j
+    inv = inv * (x.ZZ * x.ZZZ);
+    next[i0 + j] = Affine<F>{x.X * t * x.ZZZ, x.Y * t * x.ZZ};
+  }
 }
 
 // ------------------------------------------------------------------ host side
@@ -435,35 +499,67 @@ struct Msm {
     Scalar4* scalars_std = nullptr;   // device scalars converted here (when not copied)
     uint32_t* cand = nullptr;
     uint32_t* gen_idx = nullptr;
-    // [0]: general count; [1 .. kMaxWindows]: non-zero digits per window of a group; then the
+    // [0]: general count; [1 .. kMaxWindows]: non-zero digits per unit of a group; then the
     // ones' count, the longest general scalar's bits and the compacted ones' count
     uint32_t* counters = nullptr;
     void* select_temp = nullptr;
     size_t select_bytes = 0;
     void* sort_temp = nullptr;
     size_t sort_bytes = 0;
-    uint16_t* keys = nullptr;  // E entries
+    uint32_t* keys = nullptr;  // E entries
     uint32_t* vals = nullptr;
-    uint16_t* keys_alt = nullptr;  // n entries
+    uint32_t* keys_alt = nullptr;  // the largest unit's entries
     uint32_t* vals_alt = nullptr;
     X* buckets = nullptr;
     uint32_t* slot_keys[2] = {nullptr, nullptr};
     X* slot_pts[2] = {nullptr, nullptr};
     X* red[2] = {nullptr, nullptr};
-    X* results = nullptr;  // kMaxWindows window sums + the ones sum
+    X* results = nullptr;  // the ones' sum, then one sum per bucket set
     size_t entries = 0;    // E
   };
 
-  static size_t entries_for(size_t n) {
-    unsigned c = choose_c(n, kScalarBits);
-    size_t want = size_t(windows_for(c, kScalarBits)) * n;
-    return std::max(n, std::min(kEntryCap, want));
+  static CostModel model(size_t n) { return CostModel::for_field(sizeof(F), n); }
+  // The widest window a call of n scalars may use: the one asked for, else the model's choice for
+  // n full-length scalars (a call with fewer general scalars or shorter ones chooses no wider).
+  static unsigned max_c(size_t n, unsigned forced) { return forced ? forced : model(n).choose(n, kScalarBits); }
+  // The bucket reduction of nb buckets a set: levels of segments while more than kTailLen points
+  // are left, then the tail (one thread a point); `levels` counts the levels of segments,
+  // `values` what they and the tail write per set.
+  struct Reduction {
+    unsigned levels = 0;
+    uint32_t values = 0;
+  };
+  static Reduction reduction_for(uint32_t nb) {
+    const uint32_t L = kSegLen;
+    Reduction r;
+    uint32_t len = nb;
+    for (; len > kTailLen; len = (len + L - 1) / L) {
+      ++r.levels;
+      r.values += (len + L - 1) / L;
+    }
+    r.values += len;
+    return r;
+  }
+  // Bucket sets a plan of c-bit windows over K tables may fill when `fit` windows' pairs fit in
+  // one group at the fewest (a set of K windows too large for one group is split into parts,
+  // each its own bucket set).
+  static size_t bucket_sets_bound(unsigned W, unsigned K, size_t fit) {
+    const size_t k = std::min(K, W);
+    const size_t parts = k <= fit ? 1 : (k + fit - 1) / fit;
+    return size_t(sets_for(W, K)) * parts;
+  }
+
+  static size_t entry_cap(const MsmConfig& cfg) { return cfg.max_pairs ? cfg.max_pairs : kEntryCap; }
+  static size_t entries_for(size_t n, unsigned forced, size_t cap) {
+    size_t want = size_t(windows_for(max_c(n, forced), kScalarBits)) * n;
+    return std::max(n, std::min(cap, want));
   }
 
   // CUB's scratch sizes (asked on the current device).
-  static size_t sort_temp_bytes(size_t n, DeviceId dev) {
+  static size_t sort_temp_bytes(unsigned K, size_t n, size_t cap, DeviceId dev) {
+    n = std::min(size_t(K) * n, std::max(n, cap));  // the largest list one sort sees
     size_t bytes = 0;
-    cub::DoubleBuffer<uint16_t> k(nullptr, nullptr);
+    cub::DoubleBuffer<uint32_t> k(nullptr, nullptr);
     cub::DoubleBuffer<uint32_t> v(nullptr, nullptr);
     check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, uint32_t(n), 0, int(kMaxC)), dev,
           "cub::DeviceRadixSort::SortPairs (scratch query)", "n = " + std::to_string(n));
@@ -481,8 +577,8 @@ struct Msm {
     return std::max(general, ones);
   }
 
-  static Buffers carve(Carver& cv, size_t n, bool bases_on_device, bool scalars_on_device, size_t select_bytes,
-                       size_t sort_bytes) {
+  static Buffers carve(Carver& cv, size_t n, bool bases_on_device, bool scalars_on_device, unsigned forced, unsigned K,
+                       size_t cap, size_t select_bytes, size_t sort_bytes) {
     Buffers b;
     if (!bases_on_device) b.bases_copy = cv.take<Aff>(n, "msm bases");
     if (!scalars_on_device)
@@ -496,21 +592,25 @@ struct Msm {
     b.select_temp = cv.take<uint8_t>(select_bytes, "cub select scratch");
     b.sort_bytes = sort_bytes;
     b.sort_temp = cv.take<uint8_t>(sort_bytes, "cub radix sort scratch");
-    b.entries = entries_for(n);
-    b.keys = cv.take<uint16_t>(b.entries, "msm sort keys");
+    b.entries = entries_for(n, forced, cap);
+    b.keys = cv.take<uint32_t>(b.entries, "msm sort keys");
     b.vals = cv.take<uint32_t>(b.entries, "msm sort values");
-    b.keys_alt = cv.take<uint16_t>(n, "msm sort keys (alternate)");
-    b.vals_alt = cv.take<uint32_t>(n, "msm sort values (alternate)");
-    // Buckets and bucket-reduction outputs for the largest c a call of this n can choose.
-    unsigned cmax = choose_c(n, kScalarBits);
+    const size_t alt = std::min(b.entries, size_t(K) * n);  // the largest unit a sort sees
+    b.keys_alt = cv.take<uint32_t>(alt, "msm sort keys (alternate)");
+    b.vals_alt = cv.take<uint32_t>(alt, "msm sort values (alternate)");
+    // Buckets and bucket-reduction outputs for every c a call of this n can choose.
+    const unsigned cmax = max_c(n, forced);
+    const CostModel cm = model(n);
     size_t nbk = 0, segs = 0;
     for (unsigned c = kMinC; c <= cmax; ++c) {
-      size_t nb = size_t(1) << (c - 1), W = windows_for(c, kScalarBits);
-      nbk = std::max(nbk, W * nb);
-      segs = std::max(segs, W * (nb / std::min<size_t>(kSegLen, nb)));
+      if (c != forced && !cm.fits(c, kScalarBits)) continue;
+      const size_t nb = size_t(1) << (c - 1);
+      const size_t sets = bucket_sets_bound(windows_for(c, kScalarBits), K, std::max<size_t>(1, b.entries / n));
+      nbk = std::max(nbk, sets * nb);
+      segs = std::max(segs, sets * reduction_for(uint32_t(nb)).values);
     }
     b.buckets = cv.take<X>(nbk, "msm buckets");
-    size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);
+    size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 threads at most
     for (int i = 0; i < 2; ++i) {
       b.slot_keys[i] = cv.take<uint32_t>(slots, "msm partial-sum keys");
       b.slot_pts[i] = cv.take<X>(slots, "msm partial sums");
@@ -518,8 +618,27 @@ struct Msm {
     size_t red0 = std::max<size_t>(segs, std::min<size_t>(kOnesThreads, n));
     b.red[0] = cv.take<X>(red0, "msm reduction");
     b.red[1] = cv.take<X>(red0, "msm reduction");
-    b.results = cv.take<X>(kMaxWindows + 1, "msm window sums");
+    b.results = cv.take<X>(1 + size_t(kMaxWindows), "msm window sums");
     return b;
+  }
+
+  // The window width the call asks for (0: the plan chooses), checked with the tables' count.
+  static unsigned forced_c(const MsmConfig& cfg, DeviceId dev) {
+    if (cfg.window_bits != 0 && (cfg.window_bits < kMinC || cfg.window_bits > kMaxC))
+      throw GpuError(dev.name() + ": msm: window_bits = " + std::to_string(cfg.window_bits) + " is outside " +
+                     std::to_string(kMinC) + ".." + std::to_string(kMaxC));
+    if (cfg.tables == 0) throw GpuError(dev.name() + ": msm: tables = 0 (one table is the bases themselves)");
+    if (cfg.tables > 1) {
+      if (cfg.window_bits == 0)
+        throw GpuError(dev.name() + ": msm: " + std::to_string(cfg.tables) +
+                       " tables need the window_bits they were made for");
+      if (cfg.bases_at != Where::Device)
+        throw GpuError(dev.name() + ": msm: tables are a resident key's: bases must be on the device");
+      if (size_t(cfg.tables) * cfg.count >= (size_t(1) << 31))
+        throw GpuError(dev.name() + ": msm: " + std::to_string(cfg.tables) + " tables of " + std::to_string(cfg.count) +
+                       " points exceed 2^31 - 1 points");
+    }
+    return cfg.window_bits;
   }
 
   static size_t workspace_bytes(DeviceId dev, const MsmConfig& cfg) {
@@ -528,18 +647,22 @@ struct Msm {
     if (n == 0) return 0;
     DeviceScope scope(dev);
     Carver cv;
-    carve(cv, n, bases_on_device, scalars_on_device, select_temp_bytes(n, dev), sort_temp_bytes(n, dev));
+    const unsigned forced = forced_c(cfg, dev);
+    carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg), select_temp_bytes(n, dev),
+          sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev));
     return cv.used();
   }
 
   // Sums `groups` arrays of `len` points each (in red[0]); returns where the sums are (groups
-  // consecutive points, in red[0] or red[1]).
+  // consecutive points, in red[0] or red[1]). kFan points a thread while that fills the GPU;
+  // below a wave the kernels are bound by the latency of one thread's additions, so two.
   static X* reduce_groups(Buffers& b, uint32_t groups, uint32_t len, cudaStream_t s, DeviceId dev, size_t n) {
     X* in = b.red[0];
     X* out = b.red[1];
     while (len > 1) {
-      uint32_t out_len = (len + kFan - 1) / kFan;
-      reduce_kernel<F><<<blocks_for(size_t(groups) * out_len), kBlock, 0, s>>>(in, out, groups, len, out_len);
+      const uint32_t fan = size_t(groups) * len / kFan >= kWaveThreads ? kFan : 2;
+      uint32_t out_len = (len + fan - 1) / fan;
+      reduce_kernel<F><<<blocks_for(size_t(groups) * out_len), kBlock, 0, s>>>(in, out, groups, len, out_len, fan);
       check_launch(dev, "msm reduce_kernel", n);
       std::swap(in, out);
       len = out_len;
@@ -549,9 +672,20 @@ struct Msm {
 
   // The window plan of a call with m general scalars: c-bit windows, W of them, sorted and
   // accumulated G at a time in `groups` groups; nb buckets a window; runs_target level-0 threads.
+  // Windows w0 .. w0 + gw - 1, digits written and accumulated together, sorted as `units` lists
+  // of wpu windows (the last may be shorter); unit u fills bucket set set0 + u.
+  struct WindowGroup {
+    unsigned w0 = 0, gw = 0, wpu = 1, units = 0, set0 = 0;
+  };
+  // c-bit windows, W of them; K tables: window w reads table w mod K, and the K windows of a
+  // table set share one bucket set (one a window without tables; a table set too large for one
+  // group has one bucket set per group). Bucket set r's weighted sum counts 2^shift[r] times
+  // in the result. nb buckets a set; runs_target level-0 threads.
   struct Plan {
-    unsigned c = 0, W = 0, G = 0, groups = 0;
+    unsigned c = 0, W = 0, K = 1, sets = 0;
     uint32_t nb = 0, runs_target = 0;
+    std::vector<WindowGroup> groups;
+    std::vector<unsigned> shift;
   };
 
   // One call on its stream: the steps of run(), in order. Each enqueues its copies and kernels on
@@ -594,7 +728,7 @@ struct Msm {
       scal = scal_out ? scal_out : scal_in;
     }
 
-    // Classify; compact the ones into gen_idx and sum their bases into results[kMaxWindows];
+    // Classify; compact the ones into gen_idx and sum their bases into results[0];
     // then compact the general scalars into gen_idx; then waits for the counts (m general
     // scalars, `ones` ones, the longest general scalar's `bits`).
     void prepare(bool montgomery, uint32_t& m, uint32_t& ones, uint32_t& bits) {
@@ -614,7 +748,7 @@ struct Msm {
       ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(bases, b.gen_idx, ones_listed, ones_threads, b.red[0]);
       check_launch(dev, "msm ones_kernel", n);
       X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
-      check(cudaMemcpyAsync(b.results + kMaxWindows, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+      check(cudaMemcpyAsync(b.results, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
             "cudaMemcpyAsync (msm ones sum)", nstr);
       sel_bytes = b.select_bytes;  // the ones' list is summed (same stream): gen_idx is free again
       check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters,
@@ -631,14 +765,50 @@ struct Msm {
 
     // Windows cover the longest general scalar's bits only: a witness of small values (a
     // synthetic one, counters, indices) walks few windows; one full-size scalar means all.
-    Plan plan(uint32_t m, uint32_t bits) const {
+    Plan plan(uint32_t m, uint32_t bits, unsigned forced, unsigned K) const {
       Plan p;
       bits = std::clamp<uint32_t>(bits, 1, kScalarBits);
-      p.c = std::min(choose_c(m, bits), choose_c(n, kScalarBits));  // the buckets are carved for the latter
+      // The cheapest width for these m scalars of `bits` bits among those the buckets are carved
+      // for (up to max_c, fitting for full-length scalars).
+      p.c = forced;
+      if (!forced) {
+        const CostModel cm = model(n);
+        const unsigned cmax = max_c(n, 0);
+        double best = 1e300;
+        for (unsigned c = kMinC; c <= cmax; ++c) {
+          if (!cm.fits(c, kScalarBits)) continue;
+          const double v = cm.cost(m, bits, c);
+          if (v < best) best = v, p.c = c;
+        }
+      }
       p.W = windows_for(p.c, bits);
+      p.K = K;
       p.nb = 1u << (p.c - 1);
-      p.G = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, b.entries / m)));
-      p.groups = (p.W + p.G - 1) / p.G;
+      // Groups as large as the (key, value) buffer holds: whole table sets, or one in parts.
+      const unsigned k = std::min(K, p.W);  // windows a table set
+      const unsigned tsets = sets_for(p.W, K);
+      const unsigned fit = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, b.entries / m)));
+      if (k <= fit) {
+        const unsigned per = std::min(tsets, fit / k);
+        for (unsigned s0 = 0; s0 < tsets; s0 += per) {
+          WindowGroup g;
+          g.w0 = s0 * k, g.gw = std::min(p.W, (s0 + per) * k) - g.w0, g.wpu = k;
+          g.units = std::min(per, tsets - s0), g.set0 = s0;
+          p.groups.push_back(g);
+        }
+        for (unsigned t = 0; t < tsets; ++t) p.shift.push_back(p.c * k * t);
+      } else {
+        for (unsigned t = 0; t < tsets; ++t) {
+          const unsigned ws = t * k, we = std::min(p.W, ws + k);
+          for (unsigned w0 = ws; w0 < we; w0 += fit) {
+            WindowGroup g;
+            g.w0 = w0, g.gw = std::min(fit, we - w0), g.wpu = g.gw, g.units = 1, g.set0 = unsigned(p.shift.size());
+            p.groups.push_back(g);
+            p.shift.push_back(p.c * ws);
+          }
+        }
+      }
+      p.sets = unsigned(p.shift.size());
       // Level-0 threads: whole waves of the accumulation kernel, at most kRunsCap.
       int sms = 0, per_sm = 0;
       check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
@@ -650,90 +820,109 @@ struct Msm {
       return p;
     }
 
-    // The group's windows w0 .. w0 + gw - 1: digits (non-zero counts in cnt), then one radix
-    // sort per window; win gets where each sorted window lies.
-    void sort_group(const Plan& p, uint32_t m, unsigned w0, unsigned gw, uint32_t* cnt, WindowPtrs& win) {
+    // The group's digits (non-zero counts per unit in cnt), then one radix sort per unit; win
+    // gets where each sorted unit lies.
+    void sort_group(const Plan& p, const WindowGroup& g, uint32_t m, uint32_t* cnt, WindowPtrs& win) {
       clock.mark(PhaseClock::sort);
-      check(cudaMemsetAsync(cnt, 0, gw * sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm digit counts)", nstr);
-      digits_kernel<<<blocks_for(m), kBlock, 0, s>>>(scal, b.gen_idx, m, w0, gw, p.c, b.keys, b.vals, cnt);
+      check(cudaMemsetAsync(cnt, 0, g.units * sizeof(uint32_t), s), dev, "cudaMemsetAsync (msm digit counts)", nstr);
+      digits_kernel<<<blocks_for(m), kBlock, 0, s>>>(scal, b.gen_idx, m, g.w0, g.gw, p.c, p.K, uint32_t(n), g.wpu,
+                                                     b.keys, b.vals, cnt);
       check_launch(dev, "msm digits_kernel", n);
-      uint16_t* spare_k = b.keys_alt;
+      uint32_t* spare_k = b.keys_alt;
       uint32_t* spare_v = b.vals_alt;
-      for (unsigned wl = 0; wl < gw; ++wl) {
-        cub::DoubleBuffer<uint16_t> kb(b.keys + size_t(wl) * m, spare_k);
-        cub::DoubleBuffer<uint32_t> vb(b.vals + size_t(wl) * m, spare_v);
+      for (unsigned u = 0; u < g.units; ++u) {
+        const size_t at = size_t(u) * g.wpu * m, items = size_t(std::min(g.wpu, g.gw - u * g.wpu)) * m;
+        cub::DoubleBuffer<uint32_t> kb(b.keys + at, spare_k);
+        cub::DoubleBuffer<uint32_t> vb(b.vals + at, spare_v);
         size_t tb = b.sort_bytes;
-        check(cub::DeviceRadixSort::SortPairs(b.sort_temp, tb, kb, vb, m, 0, int(p.c), s), dev,
-              "cub::DeviceRadixSort::SortPairs (msm window)", nstr + ", window " + std::to_string(w0 + wl));
-        win.keys[wl] = kb.Current();
-        win.vals[wl] = vb.Current();
-        spare_k = kb.Alternate();  // the buffer the sort left free serves the next window
+        check(cub::DeviceRadixSort::SortPairs(b.sort_temp, tb, kb, vb, uint32_t(items), 0, int(p.c), s), dev,
+              "cub::DeviceRadixSort::SortPairs (msm window)", nstr + ", window " + std::to_string(g.w0 + u * g.wpu));
+        win.keys[u] = kb.Current();
+        win.vals[u] = vb.Current();
+        spare_k = kb.Alternate();  // the buffer the sort left free serves the next unit (no larger)
         spare_v = vb.Alternate();
       }
     }
 
-    // The group's buckets: level 0 over the sorted windows, then the partial-sum levels until one
+    // The group's buckets: level 0 over the sorted units, then the partial-sum levels until one
     // run is left.
-    void accumulate_group(const Plan& p, uint32_t m, unsigned gw, const WindowPtrs& win, const uint32_t* cnt,
-                          X* gbuckets) {
+    void accumulate_group(const Plan& p, const WindowGroup& g, uint32_t m, const WindowPtrs& win, const uint32_t* cnt) {
       clock.mark(PhaseClock::accumulate);
-      uint32_t runs = std::min<uint32_t>(p.runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(gw) * m)));
+      const BucketStore<F> st{b.buckets + size_t(g.set0) * p.nb, p.c, p.nb, g.units};
+      uint32_t runs = std::min<uint32_t>(p.runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(g.gw) * m)));
       bool final = runs == 1;
-      accumulate_bases_kernel<F><<<blocks_for(runs), kBlock, 0, s>>>(win, cnt, gw, runs, bases, p.c, p.nb, final,
-                                                                     gbuckets, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
+      accumulate_bases_kernel<F><<<blocks_for(runs), kBlock, 0, s>>>(win, cnt, g.units, runs, bases, final, st,
+                                                                     Slots<F>{b.slot_keys[0], b.slot_pts[0]});
       check_launch(dev, "msm accumulate_bases_kernel", n);
       int cur = 0;
       uint32_t len = 2 * runs;
       while (!final) {
         uint32_t next_runs = (len + kRunLen - 1) / kRunLen;
         final = next_runs == 1;
-        accumulate_partials_kernel<F>
-            <<<blocks_for(next_runs), kBlock, 0, s>>>(b.slot_keys[cur], b.slot_pts[cur], len, p.c, p.nb, gw, final,
-                                                      gbuckets, Slots<F>{b.slot_keys[cur ^ 1], b.slot_pts[cur ^ 1]});
+        accumulate_partials_kernel<F><<<blocks_for(next_runs), kBlock, 0, s>>>(
+            b.slot_keys[cur], b.slot_pts[cur], len, final, st, Slots<F>{b.slot_keys[cur ^ 1], b.slot_pts[cur ^ 1]});
         check_launch(dev, "msm accumulate_partials_kernel", n);
         cur ^= 1;
         len = 2 * next_runs;
       }
     }
 
-    // Bucket reduction per window: the W window sums into results[0 .. W).
+    // Bucket reduction per set: levels of segments (bucket_level_kernel), the tail
+    // (bucket_tail_kernel), then one tree reduction per set over everything they wrote: the set
+    // sums into results[1 .. 1 + sets).
     void reduce_windows(const Plan& p) {
       clock.mark(PhaseClock::reduce);
-      const uint32_t L = std::min<uint32_t>(kSegLen, p.nb), segs = p.nb / L;
-      bucket_reduce_kernel<F><<<blocks_for(size_t(p.W) * segs), kBlock, 0, s>>>(b.buckets, p.W, p.nb, L, b.red[0]);
-      check_launch(dev, "msm bucket_reduce_kernel", n);
-      X* sums = reduce_groups(b, p.W, segs, s, dev, n);
-      check(cudaMemcpyAsync(b.results, sums, p.W * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+      const Reduction red = reduction_for(p.nb);
+      const uint32_t L = kSegLen, T = red.values;
+      uint32_t len = p.nb, off = 0;
+      size_t stride = 1;
+      for (unsigned level = 0; level < red.levels; ++level) {
+        const uint32_t segs = (len + L - 1) / L;
+        bucket_level_kernel<F><<<blocks_for(size_t(p.sets) * segs), kBlock, 0, s>>>(
+            b.buckets, p.sets, p.nb, len, uint32_t(stride), L, level == 0, b.red[0] + off, T);
+        check_launch(dev, "msm bucket_level_kernel", n);
+        off += segs;
+        len = segs;
+        stride *= L;
+      }
+      bucket_tail_kernel<F><<<blocks_for(size_t(p.sets) * len), kBlock, 0, s>>>(
+          b.buckets, p.sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
+      check_launch(dev, "msm bucket_tail_kernel", n);
+      X* sums = reduce_groups(b, p.sets, T, s, dev, n);
+      check(cudaMemcpyAsync(b.results + 1, sums, p.sets * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
             "cudaMemcpyAsync (msm window sums)", nstr);
     }
 
     // The m general scalars through the buckets, group of windows by group.
     void window_sums(const Plan& p, uint32_t m) {
-      check(cudaMemsetAsync(b.buckets, 0, size_t(p.W) * p.nb * sizeof(X), s), dev, "cudaMemsetAsync (msm buckets)",
+      check(cudaMemsetAsync(b.buckets, 0, size_t(p.sets) * p.nb * sizeof(X), s), dev, "cudaMemsetAsync (msm buckets)",
             nstr);
-      for (unsigned g = 0; g < p.groups; ++g) {
-        const unsigned w0 = g * p.G, gw = std::min(p.G, p.W - w0);
+      for (const WindowGroup& g : p.groups) {
         uint32_t* cnt = b.counters + 1;
         WindowPtrs win{};
-        sort_group(p, m, w0, gw, cnt, win);
-        accumulate_group(p, m, gw, win, cnt, b.buckets + size_t(w0) * p.nb);
+        sort_group(p, g, m, cnt, win);
+        accumulate_group(p, g, m, win, cnt);
       }
       reduce_windows(p);
     }
 
-    // Waits for the window sums and the ones' sum; Horner over the windows, then the ones.
+    // Waits for the set sums and the ones' sum; the total is the sets' by Horner in 2^shift,
+    // plus the ones.
     X finish(const Plan& p) {
-      std::vector<X> host(kMaxWindows + 1);
-      check(cudaMemcpyAsync(host.data(), b.results, host.size() * sizeof(X), cudaMemcpyDeviceToHost, s), dev,
+      const size_t count = 1 + size_t(p.sets);
+      std::vector<X> host(count);
+      check(cudaMemcpyAsync(host.data(), b.results, count * sizeof(X), cudaMemcpyDeviceToHost, s), dev,
             "cudaMemcpyAsync (msm results to host)", nstr);
       clock.mark(PhaseClock::count);
       check(cudaStreamSynchronize(s), dev, "msm kernels", nstr);
       X total = X::infinity();
-      for (unsigned w = p.W; w-- > 0;) {
-        for (unsigned i = 0; i < p.c; ++i) total = total.dbl();
-        total += host[w];
+      for (unsigned r = p.sets; r-- > 0;) {
+        const unsigned up = r + 1 < p.sets ? p.shift[r + 1] - p.shift[r] : 0;
+        for (unsigned i = 0; i < up; ++i) total = total.dbl();
+        total += host[1 + r];
       }
-      total += host[kMaxWindows];
+      for (unsigned i = 0; p.sets && i < p.shift[0]; ++i) total = total.dbl();
+      total += host[0];
       return total;
     }
   };
@@ -749,8 +938,39 @@ struct Msm {
     tm.reduce_ms = ms[PhaseClock::reduce];
     tm.c = p.c;
     tm.windows = p.W;
-    tm.window_groups = p.groups;
+    tm.window_groups = unsigned(p.groups.size());
     tm.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+  }
+
+  // cfg.tables tables of the device bases for cfg.window_bits-bit windows into out (see msm.hpp).
+  static void make_tables(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle handle) {
+    const size_t n = cfg.count;
+    const std::string nstr = "n = " + std::to_string(n);
+    if (cfg.window_bits < kMinC || cfg.window_bits > kMaxC)
+      throw GpuError(dev.name() + ": msm tables: window_bits = " + std::to_string(cfg.window_bits) + " is outside " +
+                     std::to_string(kMinC) + ".." + std::to_string(kMaxC));
+    if (cfg.tables == 0 || size_t(cfg.tables) * n >= (size_t(1) << 31))
+      throw GpuError(dev.name() + ": msm tables: " + std::to_string(cfg.tables) + " tables of " + nstr +
+                     " points (1 .. 2^31 - 1 points in all)");
+    if (cfg.bases_at != Where::Device ||
+        ((reinterpret_cast<uintptr_t>(cfg.bases) | reinterpret_cast<uintptr_t>(out)) & 15))
+      throw GpuError(dev.name() + ": msm tables: bases and tables must be 16-byte aligned device memory (" + nstr +
+                     ")");
+    if (n == 0) return;
+    DeviceScope scope(dev);
+    (void)cudaGetLastError();
+    std::optional<Stream> own;
+    const cudaStream_t s = handle.stream ? static_cast<cudaStream_t>(handle.stream) : own.emplace(dev).get();
+    Aff* t = static_cast<Aff*>(out);
+    if (out != cfg.bases)
+      check(cudaMemcpyAsync(t, cfg.bases, n * sizeof(Aff), cudaMemcpyDeviceToDevice, s), dev,
+            "cudaMemcpyAsync (msm table 0)", nstr);
+    for (unsigned k = 1; k < cfg.tables; ++k) {
+      table_kernel<F><<<blocks_for((n + kTableBatch - 1) / kTableBatch), kBlock, 0, s>>>(
+          t + size_t(k - 1) * n, t + size_t(k) * n, n, cfg.window_bits);
+      check_launch(dev, "msm table_kernel", n);
+    }
+    check(cudaStreamSynchronize(s), dev, "msm tables", nstr);
   }
 
   static void run(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle handle,
@@ -778,7 +998,9 @@ struct Msm {
     const cudaStream_t s = handle.stream ? static_cast<cudaStream_t>(handle.stream) : own.emplace(dev).get();
     Arena arena(workspace);
     Carver& cv = arena;
-    Buffers b = carve(cv, n, bases_on_device, scalars_on_device, select_temp_bytes(n, dev), sort_temp_bytes(n, dev));
+    const unsigned forced = forced_c(cfg, dev);
+    Buffers b = carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg),
+                      select_temp_bytes(n, dev), sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev));
     PhaseClock clock(timings != nullptr, s, dev);
     Call call(dev, s, n, nstr, b, clock);
 
@@ -789,7 +1011,7 @@ struct Msm {
     tm.ones = ones;
     Plan p;
     if (m > 0) {
-      p = call.plan(m, bits);
+      p = call.plan(m, bits, forced, cfg.tables);
       call.window_sums(p, m);
     } else {
       clock.mark(PhaseClock::reduce);

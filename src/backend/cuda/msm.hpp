@@ -44,6 +44,105 @@ struct MsmTimings {
 // Device memory msm() needs for this call. The radix sort's scratch size is asked of CUB on `dev`.
 size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg);
 
+// ------------------------------------------------------------------ the window plan's cost model
+// How a call of m general scalars of `bits` bits weighs a window width c, in mixed additions. Per
+// window: m additions; the radix sort of m pairs, ceil(c / 8) passes, each `sort_w` of an
+// addition per pair; per bucket set (one a window, or one per K windows with K tables) the bucket
+// reduction, `red_w` additions per bucket. Windows wider than 16 bits are allowed while the
+// buckets fit in `cap_bytes`: a quarter of the bases' size, or 2 GiB (a prover holds the
+// largest MSM's scratch beside its key for every partition in flight: at 2^27 wider buckets
+// would cost a 141 GB card its second partition).
+namespace msm_model {
+constexpr unsigned kMinC = 2, kMaxC = 24, kFreeC = 16;
+inline unsigned windows_for(unsigned c, unsigned scalar_bits) { return scalar_bits / c + 1; }
+inline unsigned sets_for(unsigned W, unsigned K) {
+  const unsigned k = K < W ? K : W;
+  return (W + k - 1) / k;
+}
+
+struct CostModel {
+  double sort_w = 0, red_w = 0;
+  size_t bucket_bytes = 0, cap_bytes = 0;
+
+  // field_bytes: 32 (BN254 Fq), 48 (BLS12-381 Fq), twice that for G2. Fitted on the H200: a sort
+  // pass over 2^24 pairs ~0.35 ms; a BN254 G1 mixed addition ~0.2 ns a point, BLS12-381 G1 ~0.44
+  // ns; a bucket ~3.5 ns to reduce in G1, ~17 ns in G2 (whose reduction spills registers).
+  static CostModel for_field(size_t field_bytes, size_t n) {
+    CostModel cm;
+    const double r = 32.0 / double(field_bytes);
+    cm.sort_w = 0.13 * r * r;
+    cm.red_w = field_bytes > 48 ? 10.0 : 4.0;
+    cm.bucket_bytes = 4 * field_bytes;                                        // XYZZ
+    const size_t quarter = n * 2 * field_bytes / 4, floor = size_t(2) << 30;  // of the affine bases
+    cm.cap_bytes = quarter > floor ? quarter : floor;
+    return cm;
+  }
+  double cost(size_t m, unsigned bits, unsigned c, unsigned K = 1) const {
+    const unsigned W = windows_for(c, bits);
+    return double(W) * double(m) * (1.0 + sort_w * double((c + 7) / 8)) +
+           double(sets_for(W, K)) * red_w * double(size_t(1) << (c - 1));
+  }
+  bool fits(unsigned c, unsigned bits, unsigned K = 1) const {
+    return c <= kFreeC ||
+           double(sets_for(windows_for(c, bits), K)) * double(size_t(1) << (c - 1)) * double(bucket_bytes) <=
+               double(cap_bytes);
+  }
+  // Without tables: 13 at 2^16, 16 from about 2^19, 20 from 2^24 for G1.
+  unsigned choose(size_t m, unsigned bits) const {
+    unsigned best = kMinC;
+    double best_cost = 1e300;
+    for (unsigned c = kMinC; c <= kMaxC; ++c) {
+      if (!fits(c, bits)) continue;
+      const double v = cost(m, bits, c);
+      if (v < best_cost) best_cost = v, best = c;
+    }
+    return best;
+  }
+};
+}  // namespace msm_model
+
+// Tables for a resident key (MsmConfig::tables): K arrays of the n bases, array k holding
+// [2^(k c)] P_i, let each group of K windows share one set of buckets, so that wider windows
+// (fewer windows, fewer additions) pay one bucket reduction instead of K. The plan for at most
+// `max_tables` tables of at most `max_bytes` in all: the window width and the count (tables = 1:
+// none pays). The accumulation reads the tables at random; on an H200, 21 GB of them (13 tables
+// of 2^24 BLS12-381 points) read as fast as the 1.6 GB of the bases alone.
+struct MsmTablePlan {
+  unsigned window_bits = 0, tables = 1;
+};
+constexpr size_t kMsmTablesReach = size_t(24) << 30;
+inline MsmTablePlan msm_table_plan(CurveId curve, Group group, size_t n, unsigned max_tables,
+                                   size_t max_bytes = kMsmTablesReach) {
+  const size_t field = (curve == CurveId::bn254 ? 32 : 48) * (group == Group::G2 ? 2 : 1);
+  const unsigned bits = curve == CurveId::bn254 ? 254 : 255;
+  const auto cm = msm_model::CostModel::for_field(field, n);
+  MsmTablePlan best;
+  double best_cost = 1e300;
+  for (unsigned c = msm_model::kMinC; c <= msm_model::kMaxC; ++c) {
+    const unsigned W = msm_model::windows_for(c, bits);
+    unsigned K = max_tables == 0 ? 1 : max_tables;
+    if (K > W) K = W;
+    const size_t per_table = n * 2 * field;  // affine points: two coordinates
+    while (K > 1 && size_t(K) * per_table > max_bytes) --K;
+    if (!cm.fits(c, bits, K) || double(K) * double(n) >= 2147483648.0) continue;
+    const double v = cm.cost(n, bits, c, K);
+    if (v < best_cost) best_cost = v, best = {c, K};
+  }
+  if (best.tables < 2) best = {0, 1};
+  return best;
+}
+
+// Bytes of `tables` tables of n bases (affine points of the group).
+inline size_t msm_tables_bytes(CurveId curve, Group group, size_t n, unsigned tables) {
+  return size_t(tables) * n * 2 * (curve == CurveId::bn254 ? 32 : 48) * (group == Group::G2 ? 2 : 1);
+}
+
+// Makes cfg.tables tables of the cfg.count device bases cfg.bases for cfg.window_bits-bit windows
+// into `out` (device memory of msm_tables_bytes; out == bases leaves table 0 in place). Runs on
+// `stream` (or its own) and returns when the tables are written. An MSM then takes out as its
+// bases with the same window_bits and tables.
+void msm_make_tables(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream = {});
+
 // result: host memory for one ec::Jacobian<F> (the point in affine coordinates with Z = 1, or
 // the infinity (1, 1, 0)). With a null stream the call makes its own; either way it returns
 // after the work is done (the result is on the host).
@@ -64,7 +163,16 @@ void msm_bn254(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void*
                MsmTimings* timings);
 void msm_bls12_381(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
                    MsmTimings* timings);
+void msm_make_tables_bn254(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream);
+void msm_make_tables_bls12_381(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream);
 }  // namespace detail
+
+inline void msm_make_tables(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream) {
+  if (cfg.curve == CurveId::bn254)
+    detail::msm_make_tables_bn254(dev, cfg, out, stream);
+  else
+    detail::msm_make_tables_bls12_381(dev, cfg, out, stream);
+}
 
 inline size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg) {
   return cfg.curve == CurveId::bn254 ? detail::msm_workspace_bytes_bn254(dev, cfg)

@@ -12,6 +12,7 @@ using G1 = msm_impl::Msm<E::Fq, E::Fr, 255>;
 
 // G2 is in msm_bls12_381_g2.cu: a translation unit of its own, so the two compile in parallel.
 size_t msm_workspace_bytes_bls12_381_g2(DeviceId dev, const MsmConfig& cfg);
+void msm_make_tables_bls12_381_g2(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream);
 void msm_bls12_381_g2(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream,
                       MsmTimings* timings);
 
@@ -25,6 +26,13 @@ void msm_bls12_381(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, v
     G1::run(dev, cfg, workspace, result, stream, timings);
   else
     msm_bls12_381_g2(dev, cfg, workspace, result, stream, timings);
+}
+
+void msm_make_tables_bls12_381(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream) {
+  if (cfg.group == Group::G1)
+    G1::make_tables(dev, cfg, out, stream);
+  else
+    msm_make_tables_bls12_381_g2(dev, cfg, out, stream);
 }
 
 }  // namespace cuzk::gpu::detail

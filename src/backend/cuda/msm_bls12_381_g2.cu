@@ -17,4 +17,8 @@ void msm_bls12_381_g2(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace
   G2::run(dev, cfg, workspace, result, stream, timings);
 }
 
+void msm_make_tables_bls12_381_g2(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream) {
+  G2::make_tables(dev, cfg, out, stream);
+}
+
 }  // namespace cuzk::gpu::detail

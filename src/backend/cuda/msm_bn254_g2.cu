@@ -17,4 +17,8 @@ void msm_bn254_g2(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, vo
   G2::run(dev, cfg, workspace, result, stream, timings);
 }
 
+void msm_make_tables_bn254_g2(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream) {
+  G2::make_tables(dev, cfg, out, stream);
+}
+
 }  // namespace cuzk::gpu::detail
