@@ -243,6 +243,19 @@ void check_against_cpu() {
   }
 }
 
+// n walk points with an infinity, a repeated base and its negation (3, 5, 6).
+template <class E, bool G2>
+std::vector<typename Pick<E, G2>::Aff> odd_bases(size_t n, RandomSource& rs, ThreadPool& pool) {
+  using P = Pick<E, G2>;
+  typename P::Jac g = P::Jac::from_affine(P::generator());
+  auto b = walk<E, G2>(n, P::Cfg::mul(g, random_field<typename P::Fr>(rs)),
+                       P::Cfg::mul(g, random_field<typename P::Fr>(rs)), pool);
+  b[3] = P::Aff::infinity();
+  b[5] = b[4];
+  b[6] = b[4].neg();
+  return b;
+}
+
 // Window widths asked for (MsmConfig::window_bits), against the CPU: narrow ones (many windows
 // in one group), and wide ones the plan takes only for large calls (2^16 to 2^21 buckets a
 // window: sort keys above 16 bits, a bucket reduction of several levels, one bucket of
@@ -254,12 +267,7 @@ void check_window_widths(std::initializer_list<unsigned> widths) {
   ThreadPool pool(0);
   RandomSource rs(test::seed() ^ 0x7e7e ^ (G2 ? 0x11 : 0) ^ uint64_t(E::id));
   const size_t n = 4097;
-  typename P::Jac g = P::Jac::from_affine(P::generator());
-  auto b = walk<E, G2>(n, P::Cfg::mul(g, random_field<typename P::Fr>(rs)),
-                       P::Cfg::mul(g, random_field<typename P::Fr>(rs)), pool);
-  b[3] = P::Aff::infinity();
-  b[5] = b[4];
-  b[6] = b[4].neg();
+  const auto b = odd_bases<E, G2>(n, rs, pool);
   std::vector<cpu::Scalar> mixed(n), short_k(n);
   for (auto& x : mixed) x = mixed_scalar<typename P::Fr>(rs);
   mixed[5] = mixed[6] = mixed[4];
@@ -285,7 +293,7 @@ void check_window_widths(std::initializer_list<unsigned> widths) {
 
 // Tables for a resident key (msm_make_tables, MsmConfig::tables), against the CPU: as many
 // tables as windows (one bucket set), fewer (several sets, Horner over them), the pairs held at
-// once capped below one set's (a set sorted in parts, later parts adding into its buckets),
+// once capped below one set's (a set sorted in parts, each part a bucket set of its own),
 // table 0 made in place, and scalars short enough that only the first table is read.
 template <class E, bool G2>
 void check_tables() {
@@ -295,12 +303,7 @@ void check_tables() {
   RandomSource rs(test::seed() ^ 0x7ab1e ^ (G2 ? 0x11 : 0) ^ uint64_t(E::id));
   const size_t n = 3001;
   const Group grp = G2 ? Group::G2 : Group::G1;
-  typename P::Jac g = P::Jac::from_affine(P::generator());
-  auto b = walk<E, G2>(n, P::Cfg::mul(g, random_field<typename P::Fr>(rs)),
-                       P::Cfg::mul(g, random_field<typename P::Fr>(rs)), pool);
-  b[3] = P::Aff::infinity();
-  b[5] = b[4];
-  b[6] = b[4].neg();
+  const auto b = odd_bases<E, G2>(n, rs, pool);
   std::vector<cpu::Scalar> k(n), short_k(n);
   for (auto& x : k) x = mixed_scalar<typename P::Fr>(rs);
   const auto want = cpu::msm(b.data(), k.data(), n, pool).to_affine();

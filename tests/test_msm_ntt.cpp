@@ -280,6 +280,7 @@ CUZK_TEST(gpu_msm_window_plan) {
         }
         CHECK_MSG(gpu::msm_tables_bytes(curve, group, n, tp.tables) <= gpu::kMsmTablesReach, "2^" << lg);
         CHECK(tp.tables <= gpu::msm_model::windows_for(tp.window_bits, 255));
+        CHECK_MSG(size_t(tp.tables) * n <= gpu::msm_model::kMaxPairs, "2^" << lg << ": a table set sorts in one group");
         CHECK(tp.window_bits >= 2 && tp.window_bits <= 24);
       }
     }
@@ -288,6 +289,10 @@ CUZK_TEST(gpu_msm_window_plan) {
   CHECK_EQ(tp.window_bits, 20u);
   CHECK_EQ(tp.tables, 13u);
   CHECK_EQ(gpu::msm_table_plan(CurveId::bls12_381, gpu::Group::G1, size_t(1) << 20, 24, size_t(1) << 20).tables, 1u);
+  // At 2^24 a group sorts 8 windows' pairs: 8 tables of 22-bit windows, two bucket sets.
+  tp = gpu::msm_table_plan(CurveId::bls12_381, gpu::Group::G1, size_t(1) << 24, 24);
+  CHECK_EQ(tp.window_bits, 22u);
+  CHECK_EQ(tp.tables, 8u);
 }
 
 CUZK_TEST(roots_of_unity_match_snarkjs_definition) {

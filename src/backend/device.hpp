@@ -73,8 +73,9 @@ struct MsmConfig {
   // points one after the other, array k holding [2^(k * window_bits)] P_i; window_bits is then
   // required. One table (the default) is the bases themselves.
   unsigned tables = 1;
-  // (digit, base) pairs the GPU sorts and holds at once (0: up to 2^27, 1 GiB of scratch): less
-  // scratch, more sorts. At least the count.
+  // (digit, base) pairs the GPU sorts and holds at once (0: up to 2^27, 1 GiB of scratch and as
+  // much again for the sort's other buffer): less scratch, more sorts. At least the count, at
+  // most 2^31.
   size_t max_pairs = 0;
 };
 

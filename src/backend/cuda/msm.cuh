@@ -17,7 +17,7 @@
 //  3. accumulation, load-balanced: the group's non-zero pairs, all windows concatenated, are
 //     cut into equal runs, one per thread, each summed in XYZZ with mixed additions. A bucket
 //     whose pairs lie inside one run is stored there; the partial sums at run edges go to a
-//     list of (key, partial) which is sorted too and is reduced the same way, 16 entries a
+//     list of (key, partial), sorted by construction, which is reduced the same way, 16 entries a
 //     thread, until one run is left (see accumulate_* below);
 //  4. bucket reduction: sum_d d * B_d per bucket set from running sums over segments of 16
 //     buckets (each segment's own weighted sum), plus the same weighted sum over the segments'
@@ -58,15 +58,15 @@ using msm_model::kMaxC;  // buckets 2^(c-1); a bucket key and its unit fit 32 bi
 using msm_model::kMinC;
 using msm_model::sets_for;
 using msm_model::windows_for;
-constexpr unsigned kMaxWindows = 128;          // windows at c = 2 (255 / 2 + 1)
-constexpr size_t kEntryCap = size_t(1) << 27;  // (key, value) pairs held at once: 1 GiB
-constexpr uint32_t kRunsCap = 1u << 17;        // level-0 accumulation threads at most
-constexpr unsigned kRunLen = 16;               // entries per thread at levels >= 1
-constexpr unsigned kSegLen = 16;               // buckets per thread in the bucket reduction
-constexpr unsigned kFan = 8;                   // points per thread in tree reductions over many points
-constexpr uint32_t kWaveThreads = 1u << 15;    // about one wave of the point kernels (H200, G1)
-constexpr uint32_t kTailLen = 4096;            // bucket reduction: points a set left to the tail
-constexpr uint32_t kOnesThreads = 1u << 16;    // threads summing the bases of scalars 1
+constexpr unsigned kMaxWindows = 128;               // windows at c = 2 (255 / 2 + 1)
+constexpr size_t kEntryCap = msm_model::kMaxPairs;  // (key, value) pairs held at once: 1 GiB
+constexpr uint32_t kRunsCap = 1u << 17;             // level-0 accumulation threads at most
+constexpr unsigned kRunLen = 16;                    // entries per thread at levels >= 1
+constexpr unsigned kSegLen = 16;                    // buckets per thread in the bucket reduction
+constexpr unsigned kFan = 8;                        // points per thread in tree reductions over many points
+constexpr uint32_t kWaveThreads = 1u << 15;         // about one wave of the point kernels (H200, G1)
+constexpr uint32_t kTailLen = 4096;                 // bucket reduction: points a set left to the tail
+constexpr uint32_t kOnesThreads = 1u << 16;         // threads summing the bases of scalars 1
 constexpr unsigned kBlock = 128;
 constexpr uint32_t kNone = 0xffffffffu;    // "no key" beyond either end of a list
 constexpr uint32_t kEmpty = 0xfffffffeu;   // key of an empty run's slots (sorts last)
@@ -622,8 +622,11 @@ struct Msm {
     return b;
   }
 
-  // The window width the call asks for (0: the plan chooses), checked with the tables' count.
+  // The window width the call asks for (0: the plan chooses), checked with the tables' count
+  // and the pairs' bound.
   static unsigned forced_c(const MsmConfig& cfg, DeviceId dev) {
+    if (cfg.max_pairs > (size_t(1) << 31))  // a group's pairs are counted in 32 bits
+      throw GpuError(dev.name() + ": msm: max_pairs = " + std::to_string(cfg.max_pairs) + " exceeds 2^31");
     if (cfg.window_bits != 0 && (cfg.window_bits < kMinC || cfg.window_bits > kMaxC))
       throw GpuError(dev.name() + ": msm: window_bits = " + std::to_string(cfg.window_bits) + " is outside " +
                      std::to_string(kMinC) + ".." + std::to_string(kMaxC));

@@ -54,6 +54,7 @@ size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg);
 // would cost a 141 GB card its second partition).
 namespace msm_model {
 constexpr unsigned kMinC = 2, kMaxC = 24, kFreeC = 16;
+constexpr size_t kMaxPairs = size_t(1) << 27;  // (digit, base) pairs held at once by default: 1 GiB
 inline unsigned windows_for(unsigned c, unsigned scalar_bits) { return scalar_bits / c + 1; }
 inline unsigned sets_for(unsigned W, unsigned K) {
   const unsigned k = K < W ? K : W;
@@ -87,7 +88,7 @@ struct CostModel {
            double(sets_for(windows_for(c, bits), K)) * double(size_t(1) << (c - 1)) * double(bucket_bytes) <=
                double(cap_bytes);
   }
-  // Without tables: 13 at 2^16, 16 from about 2^19, 20 from 2^24 for G1.
+  // Without tables: 12-13 at 2^16, 15-16 at 2^20, 20 from 2^24 for G1.
   unsigned choose(size_t m, unsigned bits) const {
     unsigned best = kMinC;
     double best_cost = 1e300;
@@ -122,6 +123,10 @@ inline MsmTablePlan msm_table_plan(CurveId curve, Group group, size_t n, unsigne
     const unsigned W = msm_model::windows_for(c, bits);
     unsigned K = max_tables == 0 ? 1 : max_tables;
     if (K > W) K = W;
+    // A table set's windows are sorted in one group (kMaxPairs pairs): more tables than that
+    // would only split the set into bucket sets of their own again.
+    const size_t fit = n >= msm_model::kMaxPairs ? 1 : msm_model::kMaxPairs / n;
+    if (K > fit) K = unsigned(fit);
     const size_t per_table = n * 2 * field;  // affine points: two coordinates
     while (K > 1 && size_t(K) * per_table > max_bytes) --K;
     if (!cm.fits(c, bits, K) || double(K) * double(n) >= 2147483648.0) continue;

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# The sequence run on the H200 host from the repository root (binaries carried in build-carry/).
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p b
