@@ -460,6 +460,10 @@ CUZK_TEST(gpu_msm_errors_name_the_device) {
     CHECK_THROWS_WITH(gpu::msm_workspace_bytes(d0, mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false,
                                                         ScalarForm::Standard, c)),
                       gpu::GpuError, "window_bits = " + std::to_string(c) + " is outside 2..24");
+  // More pairs than a group's 32-bit counts hold is named.
+  gpu::MsmConfig many = mcfg(CurveId::bn254, Group::G1, 100, nullptr, false, nullptr, false);
+  many.max_pairs = (size_t(1) << 31) + 1;
+  CHECK_THROWS_WITH(gpu::msm_workspace_bytes(d0, many), gpu::GpuError, "max_pairs = 2147483649 exceeds 2^31");
   // A workspace on another device than the one asked for is refused, naming both.
   if (devs.size() >= 2) {
     gpu::DeviceId d0{devs[0].ordinal}, d1{devs[1].ordinal};

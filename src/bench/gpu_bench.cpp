@@ -171,7 +171,7 @@ class CurveBench {
       cfg.window_bits = wb;
       if (opt_.tables > 0) {  // the bases as a resident key's tables: the plan's width and count
         auto tp = gpu::msm_table_plan(E::id, group, n, opt_.tables);
-        if (wb) tp = {wb, std::min(opt_.tables, gpu::msm_model::windows_for(wb, E::id == CurveId::bn254 ? 254 : 255))};
+        if (wb) tp = {wb, std::min(opt_.tables, gpu::msm_model::windows_for(wb, gpu::msm_model::scalar_bits(E::id)))};
         cfg.window_bits = tp.window_bits, cfg.tables = tp.tables;
       }
       const size_t tbytes = cfg.tables > 1 ? gpu::msm_tables_bytes(E::id, group, n, cfg.tables) : pbytes;

@@ -365,9 +365,9 @@ __global__ void __launch_bounds__(kBlock)
 // [L] S_s, S_s = sum_i P_(sL+i), over its first point: the next level's point s. Since
 //   sum_j (j + one) P_j = sum_s A_s + sum_s s [L] S_s,
 // a set's weighted sum is the sum of every level's A_s and of the tail's weighted points: one
-// tree reduction per set over them side by side (T apart). The suffix sums R_i = sum_(i' >= i) P_i' are written
-// over the points (two points live rather than three: G2 would spill); A_s = sum_(i >= 1 - one)
-// R_i, S_s = R_0.
+// tree reduction per set over them side by side (T apart). The suffix sums R_i = sum_(i' >= i)
+// P_i' are written over the points (two points live rather than three: G2 would spill);
+// A_s = sum_(i >= 1 - one) R_i, S_s = R_0.
 template <class F>
 __global__ void __launch_bounds__(kBlock)
     bucket_level_kernel(XYZZ<F>* buckets, uint32_t sets, uint32_t nb, uint32_t len, uint32_t stride, uint32_t L,
@@ -673,8 +673,6 @@ struct Msm {
     return in;
   }
 
-  // The window plan of a call with m general scalars: c-bit windows, W of them, sorted and
-  // accumulated G at a time in `groups` groups; nb buckets a window; runs_target level-0 threads.
   // Windows w0 .. w0 + gw - 1, digits written and accumulated together, sorted as `units` lists
   // of wpu windows (the last may be shorter); unit u fills bucket set set0 + u.
   struct WindowGroup {
@@ -773,17 +771,7 @@ struct Msm {
       bits = std::clamp<uint32_t>(bits, 1, kScalarBits);
       // The cheapest width for these m scalars of `bits` bits among those the buckets are carved
       // for (up to max_c, fitting for full-length scalars).
-      p.c = forced;
-      if (!forced) {
-        const CostModel cm = model(n);
-        const unsigned cmax = max_c(n, 0);
-        double best = 1e300;
-        for (unsigned c = kMinC; c <= cmax; ++c) {
-          if (!cm.fits(c, kScalarBits)) continue;
-          const double v = cm.cost(m, bits, c);
-          if (v < best) best = v, p.c = c;
-        }
-      }
+      p.c = forced ? forced : model(n).choose(m, bits, max_c(n, 0), kScalarBits);
       p.W = windows_for(p.c, bits);
       p.K = K;
       p.nb = 1u << (p.c - 1);
@@ -909,8 +897,8 @@ struct Msm {
       reduce_windows(p);
     }
 
-    // Waits for the set sums and the ones' sum; the total is the sets' by Horner in 2^shift,
-    // plus the ones.
+    // Waits for the set sums and the ones' sum; the total is the sets' by Horner in 2^shift
+    // (set 0 starts at window 0: shift 0), plus the ones.
     X finish(const Plan& p) {
       const size_t count = 1 + size_t(p.sets);
       std::vector<X> host(count);
@@ -924,7 +912,6 @@ struct Msm {
         for (unsigned i = 0; i < up; ++i) total = total.dbl();
         total += host[1 + r];
       }
-      for (unsigned i = 0; p.sets && i < p.shift[0]; ++i) total = total.dbl();
       total += host[0];
       return total;
     }

@@ -56,6 +56,11 @@ namespace msm_model {
 constexpr unsigned kMinC = 2, kMaxC = 24, kFreeC = 16;
 constexpr size_t kMaxPairs = size_t(1) << 27;  // (digit, base) pairs held at once by default: 1 GiB
 inline unsigned windows_for(unsigned c, unsigned scalar_bits) { return scalar_bits / c + 1; }
+// Bytes of a point's coordinate (Fq, or Fq2 for G2) and bits of the scalar field's modulus.
+inline size_t field_bytes(CurveId curve, Group group) {
+  return (curve == CurveId::bn254 ? 32 : 48) * (group == Group::G2 ? 2 : 1);
+}
+inline unsigned scalar_bits(CurveId curve) { return curve == CurveId::bn254 ? 254 : 255; }
 inline unsigned sets_for(unsigned W, unsigned K) {
   const unsigned k = K < W ? K : W;
   return (W + k - 1) / k;
@@ -88,12 +93,14 @@ struct CostModel {
            double(sets_for(windows_for(c, bits), K)) * double(size_t(1) << (c - 1)) * double(bucket_bytes) <=
                double(cap_bytes);
   }
-  // Without tables: 12-13 at 2^16, 15-16 at 2^20, 20 from 2^24 for G1.
-  unsigned choose(size_t m, unsigned bits) const {
+  // The cheapest width up to c_max for m scalars of `bits` bits, among those whose buckets fit
+  // for scalars of `fit_bits` (0: bits). Without tables: 12-13 at 2^16, 15-16 at 2^20, 20 from
+  // 2^24 for G1.
+  unsigned choose(size_t m, unsigned bits, unsigned c_max = kMaxC, unsigned fit_bits = 0) const {
     unsigned best = kMinC;
     double best_cost = 1e300;
-    for (unsigned c = kMinC; c <= kMaxC; ++c) {
-      if (!fits(c, bits)) continue;
+    for (unsigned c = kMinC; c <= c_max; ++c) {
+      if (!fits(c, fit_bits ? fit_bits : bits)) continue;
       const double v = cost(m, bits, c);
       if (v < best_cost) best_cost = v, best = c;
     }
@@ -114,8 +121,8 @@ struct MsmTablePlan {
 constexpr size_t kMsmTablesReach = size_t(24) << 30;
 inline MsmTablePlan msm_table_plan(CurveId curve, Group group, size_t n, unsigned max_tables,
                                    size_t max_bytes = kMsmTablesReach) {
-  const size_t field = (curve == CurveId::bn254 ? 32 : 48) * (group == Group::G2 ? 2 : 1);
-  const unsigned bits = curve == CurveId::bn254 ? 254 : 255;
+  const size_t field = msm_model::field_bytes(curve, group);
+  const unsigned bits = msm_model::scalar_bits(curve);
   const auto cm = msm_model::CostModel::for_field(field, n);
   MsmTablePlan best;
   double best_cost = 1e300;
@@ -139,7 +146,7 @@ inline MsmTablePlan msm_table_plan(CurveId curve, Group group, size_t n, unsigne
 
 // Bytes of `tables` tables of n bases (affine points of the group).
 inline size_t msm_tables_bytes(CurveId curve, Group group, size_t n, unsigned tables) {
-  return size_t(tables) * n * 2 * (curve == CurveId::bn254 ? 32 : 48) * (group == Group::G2 ? 2 : 1);
+  return size_t(tables) * n * 2 * msm_model::field_bytes(curve, group);
 }
 
 // Makes cfg.tables tables of the cfg.count device bases cfg.bases for cfg.window_bits-bit windows
