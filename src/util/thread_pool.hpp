@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // A fixed set of worker threads with a blocking parallel_for. The caller of parallel_for works
 // on queued chunks while it waits, so a parallel_for inside a task cannot deadlock the pool.
-// There is no process-wide pool: whoever runs work owns and passes one.
+// Whoever runs work owns and passes a pool; the one process-wide pool is the CUDA backend's, for
+// its staging copies.
 #pragma once
 #include <condition_variable>
 #include <cstddef>

@@ -55,9 +55,9 @@ class StreamClock {
 };
 
 // A host-to-device copy from pageable memory through two pinned buffers of the calling thread
-// (the CPU fills one while the DMA empties the other, on a stream of the thread's own). The
-// driver's own path for pageable copies is shared by every thread of the process: a large
-// staging copy there holds up the small result reads inside another worker's kernels.
+// (a few host threads fill one while the DMA empties the other, on a stream of the thread's
+// own). The driver's own path for pageable copies is shared by every thread of the process: a
+// large staging copy there holds up the small result reads inside another worker's kernels.
 // Returns when the data is on the device.
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
 
