@@ -214,8 +214,16 @@ constexpr MontConsts<N> make_mont_consts(const Limbs<N>& p) {
 // is one instruction; the carry flag lives between them, so they are `asm volatile` (kept in
 // order) and nothing else may be placed inside a chain. Results are fully reduced, so they are
 // bit-identical to the host's.
+#if defined(__CUDA_ARCH__) || defined(CUZK_PTX_EMULATE)
 #if defined(__CUDA_ARCH__)
+#define CUZK_DEV __device__ __forceinline__
+#else
+// CUZK_PTX_EMULATE (tests on the host): the same word-level algorithms over an emulation of the
+// instructions below, the carry flag a variable of the thread.
+#define CUZK_DEV inline
+#endif
 namespace ptx {
+#if defined(__CUDA_ARCH__)
 #define CUZK_PTX __device__ __forceinline__
 CUZK_PTX uint32_t mul_lo(uint32_t a, uint32_t b) {
   uint32_t r;
@@ -285,11 +293,43 @@ CUZK_PTX uint32_t borrow_mask() {
   return r;
 }
 #undef CUZK_PTX
+#else
+inline thread_local uint32_t cf = 0;  // the carry (or borrow) flag
+inline uint32_t put(uint64_t s) {     // s < 2^33: the low word, the flag from bit 32
+  cf = uint32_t(s >> 32);
+  return uint32_t(s);
+}
+inline uint32_t lo(uint32_t a, uint32_t b) { return uint32_t(uint64_t(a) * b); }
+inline uint32_t hi(uint32_t a, uint32_t b) { return uint32_t((uint64_t(a) * b) >> 32); }
+inline uint32_t mul_lo(uint32_t a, uint32_t b) { return lo(a, b); }
+inline uint32_t mul_hi(uint32_t a, uint32_t b) { return hi(a, b); }
+inline void mad_lo_cc(uint32_t& acc, uint32_t a, uint32_t b) { acc = put(uint64_t(acc) + lo(a, b)); }
+inline void madc_lo_cc(uint32_t& acc, uint32_t a, uint32_t b) { acc = put(uint64_t(acc) + lo(a, b) + cf); }
+inline void madc_hi_cc(uint32_t& acc, uint32_t a, uint32_t b) { acc = put(uint64_t(acc) + hi(a, b) + cf); }
+inline uint32_t madc_lo_cc3(uint32_t a, uint32_t b, uint32_t c) { return put(uint64_t(lo(a, b)) + c + cf); }
+inline uint32_t madc_hi_cc3(uint32_t a, uint32_t b, uint32_t c) { return put(uint64_t(hi(a, b)) + c + cf); }
+inline uint32_t madc_hi3(uint32_t a, uint32_t b, uint32_t c) { return uint32_t(uint64_t(hi(a, b)) + c + cf); }
+inline uint32_t add_cc(uint32_t a, uint32_t b) { return put(uint64_t(a) + b); }
+inline uint32_t addc_cc(uint32_t a, uint32_t b) { return put(uint64_t(a) + b + cf); }
+inline uint32_t addc(uint32_t a, uint32_t b) { return uint32_t(uint64_t(a) + b + cf); }
+inline uint32_t sub_cc(uint32_t a, uint32_t b) {
+  const uint32_t r = a - b;
+  cf = a < b;
+  return r;
+}
+inline uint32_t subc_cc(uint32_t a, uint32_t b) {
+  const uint64_t t = uint64_t(b) + cf;
+  const uint32_t r = uint32_t(uint64_t(a) - t);
+  cf = uint64_t(a) < t;
+  return r;
+}
+inline uint32_t borrow_mask() { return cf ? 0xffffffffu : 0u; }
+#endif
 }  // namespace ptx
 
 // Words of the modulus and -p^-1 mod 2^32, folded to constants from MontConsts.
 template <int N>
-__device__ __forceinline__ constexpr uint32_t mod_word(const MontConsts<N>& k, int i) {
+CUZK_DEV constexpr uint32_t mod_word(const MontConsts<N>& k, int i) {
   return uint32_t(k.p.v[i / 2] >> (32 * (i & 1)));
 }
 
@@ -297,13 +337,13 @@ template <int N>
 struct DevWords {
   static constexpr int n = 2 * N;
   uint32_t w[n];
-  __device__ __forceinline__ explicit DevWords(const uint64_t* l) {
+  CUZK_DEV explicit DevWords(const uint64_t* l) {
     CUZK_UNROLL for (int i = 0; i < N; ++i) {
       w[2 * i] = uint32_t(l[i]);
       w[2 * i + 1] = uint32_t(l[i] >> 32);
     }
   }
-  __device__ __forceinline__ void store(uint64_t* l) const {
+  CUZK_DEV void store(uint64_t* l) const {
     CUZK_UNROLL for (int i = 0; i < N; ++i) l[i] = uint64_t(w[2 * i]) | (uint64_t(w[2 * i + 1]) << 32);
   }
 };
@@ -312,7 +352,7 @@ struct DevWords {
 // pair (lo in acc[2j], hi in acc[2j+1]). Starts a fresh chain; the carry out (into acc[n]'s
 // position) is left in the flag.
 template <int n>
-__device__ __forceinline__ void mad_row(uint32_t* acc, const uint32_t* x, int off, uint32_t y) {
+CUZK_DEV void mad_row(uint32_t* acc, const uint32_t* x, int off, uint32_t y) {
   ptx::mad_lo_cc(acc[0], x[off], y);
   ptx::madc_hi_cc(acc[1], x[off], y);
   CUZK_UNROLL for (int j = 2; j < n; j += 2) {
@@ -323,7 +363,7 @@ __device__ __forceinline__ void mad_row(uint32_t* acc, const uint32_t* x, int of
 
 // r = (r < p ? r : r - p) for r < 2p.
 template <int N>
-__device__ __forceinline__ void final_sub(uint32_t* r, const MontConsts<N>& k) {
+CUZK_DEV void final_sub(uint32_t* r, const MontConsts<N>& k) {
   constexpr int n = 2 * N;
   uint32_t t[n];
   t[0] = ptx::sub_cc(r[0], mod_word<N>(k, 0));
@@ -340,8 +380,7 @@ __device__ __forceinline__ void final_sub(uint32_t* r, const MontConsts<N>& k) {
 // are added, into the offset-1 one. With p < 2^(32n-1) every round's total stays below
 // 2^(32n+32) (T < 2p invariant), so the offset-1 chain never carries out.
 template <int N>
-__device__ __forceinline__ void mont_mul_dev(uint32_t* r, const uint32_t* a, const uint32_t* b,
-                                             const MontConsts<N>& k) {
+CUZK_DEV void mont_mul_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const MontConsts<N>& k) {
   constexpr int n = 2 * N;
   uint32_t p[n];
   CUZK_UNROLL for (int i = 0; i < n; ++i) p[i] = mod_word<N>(k, i);
@@ -385,7 +424,7 @@ __device__ __forceinline__ void mont_mul_dev(uint32_t* r, const uint32_t* a, con
 
 // a + b mod p (a, b < p, so a + b < 2p < 2^(32n) does not carry out).
 template <int N>
-__device__ __forceinline__ void add_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const MontConsts<N>& k) {
+CUZK_DEV void add_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const MontConsts<N>& k) {
   constexpr int n = 2 * N;
   r[0] = ptx::add_cc(a[0], b[0]);
   CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(a[i], b[i]);
@@ -395,7 +434,7 @@ __device__ __forceinline__ void add_mod_dev(uint32_t* r, const uint32_t* a, cons
 
 // a - b mod p: subtract, then add p back under the borrow mask.
 template <int N>
-__device__ __forceinline__ void sub_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const MontConsts<N>& k) {
+CUZK_DEV void sub_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const MontConsts<N>& k) {
   constexpr int n = 2 * N;
   r[0] = ptx::sub_cc(a[0], b[0]);
   CUZK_UNROLL for (int i = 1; i < n; ++i) r[i] = ptx::subc_cc(a[i], b[i]);
@@ -404,7 +443,8 @@ __device__ __forceinline__ void sub_mod_dev(uint32_t* r, const uint32_t* a, cons
   CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(r[i], mod_word<N>(k, i) & mask);
   r[n - 1] = ptx::addc(r[n - 1], mod_word<N>(k, n - 1) & mask);
 }
-#endif  // __CUDA_ARCH__
+#undef CUZK_DEV
+#endif  // __CUDA_ARCH__ || CUZK_PTX_EMULATE
 
 // ------------------------------------------------------------- the field
 
