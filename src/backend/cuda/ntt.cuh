@@ -6,12 +6,14 @@
 //    block loads a tile of 2^11 elements into shared memory, runs up to 11 stages on it, and
 //    writes it back. Pass 0 takes the low index bits (contiguous tiles, up to 11 stages); the
 //    other passes take up to 9 higher bits each, a tile being 2^k elements 2^b0 apart times
-//    2^(11-k) neighbouring columns (runs of >= 4 elements = 128 bytes). 2^24: 3 passes.
+//    2^(11-k) neighbouring columns (runs of >= 4 elements = 128 bytes). 2^24: 3 passes. Stages
+//    go two at a time through shared memory (radix 4: a thread's four elements in registers).
 //  - Decimation in frequency (DIF) takes natural order to bit-reversed order; decimation in
 //    time (DIT) takes bit-reversed order back to natural. compute_h runs the inverse NTT as DIF
 //    and the coset NTT as DIT, so no permutation is ever done there, and their two pass-0
 //    halves (same contiguous tiles) are one kernel with the coset scaling in between. The
-//    standalone ntt() bit-reverses in place, then runs DIT.
+//    standalone ntt() bit-reverses in place (16 x 16 tiles transposed in shared memory, each
+//    tile swapped with its mirror), then runs DIT.
 //  - Twiddles: one table tw[t] = w_n^t, t < n/2, built per call in the workspace (one product
 //    of two small power tables per entry). The stage of half-size h uses tw[j * n/(2h)].
 //    Inverse twiddles are w^-t = -tw[n/2 - t]: the sign is folded into the butterfly.
@@ -132,57 +134,111 @@ constexpr size_t tile_smem_bytes(int tile_log) { return (2 * (size_t(1) << tile_
 
 __device__ __forceinline__ uint32_t bit_reverse(uint32_t x, int bits) { return __brev(x) >> (32 - bits); }
 
-// One radix-2 stage on the tile: pairs differ in tile bit (q + c), i.e. global half-size
-// 2^(b0 + q); twiddle exponent t = (i mod 2^(b0+q)) * 2^(log_n - 1 - b0 - q).
+// The twiddle of a stage-q pair whose lower element is tile element e: global half-size
+// 2^(b0 + q), exponent t = (i mod 2^(b0+q)) * 2^(log_n - 1 - b0 - q); for the inverse, w^-t =
+// -w^(n/2 - t), the sign returned in `neg`.
+template <class F>
+__device__ __forceinline__ uint32_t twiddle_of(const PassArgs<F>& p, uint32_t col0, uint32_t e, int q, bool inverse,
+                                               bool& neg) {
+  const int c = p.pass.c, b0 = p.pass.b0;
+  const uint32_t mid = e >> c;
+  const uint32_t j = ((mid & ((1u << q) - 1)) << b0) | col0 | (e & ((1u << c) - 1));
+  uint32_t t = j << (p.log_n - 1 - b0 - q);
+  neg = false;
+  if (inverse && t != 0) {
+    t = (1u << (p.log_n - 1)) - t;
+    neg = true;
+  }
+  return t;
+}
+
+// One radix-2 butterfly with twiddle t (t = 0: w = 1, no product). DIF: (x + y, (x - y) w);
+// DIT: (x + y w, x - y w). With `neg` (an inverse twiddle's sign) DIF subtracts the other way
+// and DIT swaps its outputs.
+template <class F, bool kDif>
+__device__ __forceinline__ void butterfly(F& x, F& y, const F* __restrict__ tw, uint32_t t, bool neg) {
+  if (kDif) {
+    const F s = x + y;
+    F u, v;  // (u, v) = neg ? (y, x) : (x, y), limb by limb (a selected reference would live in memory)
+    for (int i = 0; i < F::N; ++i) {
+      u.l[i] = neg ? y.l[i] : x.l[i];
+      v.l[i] = neg ? x.l[i] : y.l[i];
+    }
+    F d = u - v;
+    if (t != 0) d = d * load_global(tw + t);
+    x = s;
+    y = d;
+  } else {
+    if (t != 0) y = y * load_global(tw + t);
+    const F s = x + y, d = x - y;
+    for (int i = 0; i < F::N; ++i) {
+      x.l[i] = neg ? d.l[i] : s.l[i];
+      y.l[i] = neg ? s.l[i] : d.l[i];
+    }
+  }
+}
+
+// One radix-2 stage on the tile: pairs differ in tile bit (q + c).
 template <class F, bool kDif>
 __device__ __forceinline__ void stage(const Tile<F>& tile, const F* __restrict__ tw, const PassArgs<F>& p,
                                       uint32_t col0, int q, bool inverse) {
-  const int c = p.pass.c, b0 = p.pass.b0;
-  const int sb = q + c;
-  const uint32_t half_pairs = 1u << (p.pass.k + c - 1);
-  const int tw_shift = p.log_n - 1 - b0 - q;
-  const uint32_t half_n = 1u << (p.log_n - 1);
+  const int sb = q + p.pass.c;
+  const uint32_t half_pairs = 1u << (p.pass.k + p.pass.c - 1);
   for (uint32_t u = threadIdx.x; u < half_pairs; u += blockDim.x) {
     const uint32_t e0 = ((u >> sb) << (sb + 1)) | (u & ((1u << sb) - 1));
     const uint32_t e1 = e0 | (1u << sb);
-    const uint32_t mid = e0 >> c;
-    const uint32_t j = ((mid & ((1u << q) - 1)) << b0) | col0 | (e0 & ((1u << c) - 1));
-    uint32_t t = j << tw_shift;
-    bool neg = false;
-    if (inverse && t != 0) {  // w^-t = -w^(n/2 - t)
-      t = half_n - t;
-      neg = true;
-    }
+    bool neg;
+    const uint32_t t = twiddle_of(p, col0, e0, q, inverse, neg);
     F x = tile.get(e0), y = tile.get(e1);
+    butterfly<F, kDif>(x, y, tw, t, neg);
+    tile.put(e0, x);
+    tile.put(e1, y);
+  }
+}
+
+// Stages q and q + 1 in one round trip through shared memory (radix 4): each thread takes the
+// four elements that differ in tile bits q + c and q + c + 1, runs both stages on them in
+// registers (DIT: q first; DIF: q + 1 first) and writes them back: half the shared-memory traffic
+// and half the barriers of two radix-2 stages, the same products.
+template <class F, bool kDif>
+__device__ __forceinline__ void stage_pair(const Tile<F>& tile, const F* __restrict__ tw, const PassArgs<F>& p,
+                                           uint32_t col0, int q, bool inverse) {
+  const int sb = q + p.pass.c;
+  const uint32_t quads = 1u << (p.pass.k + p.pass.c - 2);
+  const uint32_t b_lo = 1u << sb, b_hi = 2u << sb;
+  for (uint32_t u = threadIdx.x; u < quads; u += blockDim.x) {
+    const uint32_t e00 = ((u >> sb) << (sb + 2)) | (u & (b_lo - 1));
+    const uint32_t e01 = e00 | b_lo, e10 = e00 | b_hi, e11 = e00 | b_lo | b_hi;
+    F x00 = tile.get(e00), x01 = tile.get(e01), x10 = tile.get(e10), x11 = tile.get(e11);
+    bool n_q, n_a, n_b;
+    const uint32_t t_q = twiddle_of(p, col0, e00, q, inverse, n_q);  // both stage-q pairs
+    const uint32_t t_a = twiddle_of(p, col0, e00, q + 1, inverse, n_a);
+    const uint32_t t_b = twiddle_of(p, col0, e01, q + 1, inverse, n_b);
     if (kDif) {
-      const F s = x + y;
-      F u, v;  // (u, v) = neg ? (y, x) : (x, y), limb by limb (a selected reference would live in memory)
-      for (int i = 0; i < F::N; ++i) {
-        u.l[i] = neg ? y.l[i] : x.l[i];
-        v.l[i] = neg ? x.l[i] : y.l[i];
-      }
-      F d = u - v;
-      if (t != 0) d = d * load_global(tw + t);
-      tile.put(e0, s);
-      tile.put(e1, d);
+      butterfly<F, true>(x00, x10, tw, t_a, n_a);
+      butterfly<F, true>(x01, x11, tw, t_b, n_b);
+      butterfly<F, true>(x00, x01, tw, t_q, n_q);
+      butterfly<F, true>(x10, x11, tw, t_q, n_q);
     } else {
-      if (t != 0) y = y * load_global(tw + t);
-      const F s = x + y, d = x - y;
-      F u, v;
-      for (int i = 0; i < F::N; ++i) {
-        u.l[i] = neg ? d.l[i] : s.l[i];
-        v.l[i] = neg ? s.l[i] : d.l[i];
-      }
-      tile.put(e0, u);
-      tile.put(e1, v);
+      butterfly<F, false>(x00, x01, tw, t_q, n_q);
+      butterfly<F, false>(x10, x11, tw, t_q, n_q);
+      butterfly<F, false>(x00, x10, tw, t_a, n_a);
+      butterfly<F, false>(x01, x11, tw, t_b, n_b);
     }
+    tile.put(e00, x00);
+    tile.put(e01, x01);
+    tile.put(e10, x10);
+    tile.put(e11, x11);
   }
 }
 
 // ------------------------------------------------------------------ kernels
 
+// Three blocks an SM, as an H100/H200's shared memory allows (sm_90, 228 KiB): the stage pairs'
+// four elements a thread would take ~116 registers (two blocks); bounded, they take 80 and spill
+// 20-24 bytes, and run faster there.
 template <class F>
-__global__ void __launch_bounds__(kThreads) ntt_pass_kernel(F* data, const F* __restrict__ tw, PassArgs<F> p) {
+__global__ void __launch_bounds__(kThreads, 3) ntt_pass_kernel(F* data, const F* __restrict__ tw, PassArgs<F> p) {
   extern __shared__ uint4 smem[];
   const int tile_log = p.pass.k + p.pass.c;
   const uint32_t T = 1u << tile_log;
@@ -203,8 +259,13 @@ __global__ void __launch_bounds__(kThreads) ntt_pass_kernel(F* data, const F* __
   __syncthreads();
 
   if (p.dif) {
-    for (int q = p.pass.k - 1; q >= 0; --q) {
-      stage<F, true>(tile, tw, p, col0, q, p.dif_inverse);
+    int q = p.pass.k - 1;
+    for (; q >= 1; q -= 2) {
+      stage_pair<F, true>(tile, tw, p, col0, q - 1, p.dif_inverse);
+      __syncthreads();
+    }
+    if (q == 0) {
+      stage<F, true>(tile, tw, p, col0, 0, p.dif_inverse);
       __syncthreads();
     }
   }
@@ -218,7 +279,12 @@ __global__ void __launch_bounds__(kThreads) ntt_pass_kernel(F* data, const F* __
     __syncthreads();
   }
   if (p.dit) {
-    for (int q = 0; q < p.pass.k; ++q) {
+    int q = 0;
+    for (; q + 1 < p.pass.k; q += 2) {
+      stage_pair<F, false>(tile, tw, p, col0, q, p.dit_inverse);
+      __syncthreads();
+    }
+    if (q < p.pass.k) {
       stage<F, false>(tile, tw, p, col0, q, p.dit_inverse);
       __syncthreads();
     }
@@ -278,6 +344,42 @@ __global__ void bit_reverse_kernel(F* data, int log_n) {
       y[1] = x1;
     }
   }
+}
+
+// The same permutation by tiles, for log_n >= 2 kRevBits: index i = (hi, mid, lo) with hi and
+// lo kRevBits bits each; bitrev(i) = (rev lo, rev mid, rev hi). Block `mid` (with mid <=
+// rev mid; the others return) loads the 2^kRevBits x 2^kRevBits elements of its mid (rows hi,
+// runs of contiguous lo) and those of rev mid, and writes each transposed and bit-reversed into
+// the other's place: every access a run of 2^kRevBits elements, no pair read twice.
+constexpr int kRevBits = 4;
+constexpr int kRevSide = 1 << kRevBits;
+constexpr int kRevPitch = kRevSide + 1;  // uint4s a row: rows land 16 bytes apart in the banks
+template <class F>
+__global__ void __launch_bounds__(256) bit_reverse_tiles_kernel(F* data, int log_n) {
+  __shared__ uint4 tile[2][2][kRevSide * kRevPitch];  // [region][half][row * pitch + col]
+  const int mid_bits = log_n - 2 * kRevBits;
+  const uint32_t mid = blockIdx.x, rmid = mid_bits ? __brev(mid) >> (32 - mid_bits) : 0;
+  if (mid > rmid) return;
+  const int regions = mid == rmid ? 1 : 2;
+  auto at = [&](uint32_t m, uint32_t row, uint32_t col) {
+    return reinterpret_cast<uint4*>(data + ((row << (log_n - kRevBits)) | (m << kRevBits) | col));
+  };
+  constexpr uint32_t kHalves = 2 * kRevSide * kRevSide;
+  for (int r = 0; r < regions; ++r)
+    for (uint32_t v = threadIdx.x; v < kHalves; v += blockDim.x) {
+      const uint32_t e = v >> 1, row = e >> kRevBits, col = e & (kRevSide - 1);
+      tile[r][v & 1][row * kRevPitch + col] = at(r ? rmid : mid, row, col)[v & 1];
+    }
+  __syncthreads();
+  // Region r's elements go to the other region's place (to their own when mid is a palindrome):
+  // place (row, col) there takes (rev col, rev row) here.
+  for (int r = 0; r < regions; ++r)
+    for (uint32_t v = threadIdx.x; v < kHalves; v += blockDim.x) {
+      const uint32_t e = v >> 1, row = e >> kRevBits, col = e & (kRevSide - 1);
+      const uint32_t src_row = __brev(col) >> (32 - kRevBits), src_col = __brev(row) >> (32 - kRevBits);
+      const int src = regions == 1 ? 0 : 1 - r;
+      at(r ? rmid : mid, row, col)[v & 1] = tile[src][v & 1][src_row * kRevPitch + src_col];
+    }
 }
 
 // out[i] = scale * base^i, i < count (square-and-multiply per entry; small tables only).
@@ -522,9 +624,14 @@ void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, S
   const Tables<F> t = build_tables<F>(dev, cs.s, log_n, false, ws);
   const int m1 = timer.mark();
   const uint32_t n = 1u << log_n;
-  const unsigned blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
-  bit_reverse_kernel<F><<<blocks, 256, 0, cs.s>>>(data, log_n);
-  check_launch(dev, "ntt bit_reverse_kernel", n);
+  if (log_n >= 2 * kRevBits) {
+    bit_reverse_tiles_kernel<F><<<1u << (log_n - 2 * kRevBits), 256, 0, cs.s>>>(data, log_n);
+    check_launch(dev, "ntt bit_reverse_tiles_kernel", n);
+  } else {
+    const unsigned blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
+    bit_reverse_kernel<F><<<blocks, 256, 0, cs.s>>>(data, log_n);
+    check_launch(dev, "ntt bit_reverse_kernel", n);
+  }
   const Plan plan = make_plan(log_n);
   for (int i = 0; i < plan.count; ++i) {
     PassArgs<F> a;
