@@ -33,6 +33,7 @@ journal_reserve = "5GiB"
 list = ["gpu:0", "gpu:1"]
 workers_per_device = 3
 memory = ["20GiB", "80GiB"]
+key_tables = 0.25
 [synthesis]
 threads = 12
 [memory]
@@ -69,6 +70,8 @@ CUZK_TEST(daemon_config_reads_every_key) {
   CHECK_EQ(c.devices.size(), size_t(2));
   CHECK_EQ(c.devices[1], std::string("gpu:1"));
   CHECK_EQ(c.workers_per_device, 3);
+  CHECK_EQ(c.key_tables, 0.25);
+  CHECK_EQ(default_config().key_tables, 0.5);
   CHECK_EQ(c.memory.size(), size_t(2));
   CHECK_EQ(c.memory[1], std::string("80GiB"));
   CHECK_EQ(c.synthesis_threads, 12u);
@@ -92,6 +95,7 @@ CUZK_TEST(daemon_config_refuses_what_is_wrong) {
   const std::string head = "[daemon]\nlisten = \"unix:///tmp/x.sock\"\njournal = \"/tmp/j\"\n";
   bad(head + "lisen = 1\n", "daemon.lisen: unknown key");
   bad(head + "[devices]\nworkers_per_device = 0\n", "devices.workers_per_device: must be 1..16");
+  bad(head + "[devices]\nkey_tables = 1.5\n", "devices.key_tables: must be 0..1");
   bad(head + "[devices]\nlist = [1]\n", "devices.list: expected an array of strings");
   bad(head + "[memory]\nhost_budget = \"12XB\"\n", "memory.host_budget");
   bad(head + "keep_results = \"3 weeks\"\n", "daemon.keep_results");

@@ -34,6 +34,7 @@
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
 #include "testing.hpp"
+#include "util/carver.hpp"
 #include "util/error.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
@@ -469,6 +470,95 @@ CUZK_TEST(engine_kernels_on_the_device_clock) {
     CHECK(m->b2.to_affine() == plain.b2.to_affine() && m->c.to_affine() == plain.c.to_affine());
     CHECK(m->h.to_affine() == plain.h.to_affine());
   }
+}
+
+// A resident key's MSM tables: planned per section within the bytes given, charged in the key's
+// bytes (K copies of each section, table 0 the points), made in place at the upload, handed to
+// every MSM with their window width, and the working set sized for those MSMs; the results are
+// those without tables. A and B1, over one witness, are one call. (A simulated device plans what its test says; the GPU's tables are
+// checked against the CPU in test_gpu_engine and test_gpu_msm.)
+template <class E>
+void key_tables_reach_every_msm() {
+  auto& f = fixture<E>(9);
+  using Work = typename CircuitT<E>::Work;
+  ThreadPool pool(1);
+  std::vector<backend::MsmConfig> seen;
+  std::vector<size_t> asked;
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1;
+  o.table_plan = [&](CurveId c, backend::Group, size_t n, size_t max_bytes) {
+    CHECK(c == E::id);
+    asked.push_back(max_bytes);
+    return n > 0 ? backend::TablePlan{6, 3} : backend::TablePlan{};
+  };
+  o.msm_seen = [&](const backend::MsmConfig& cfg) { seen.push_back(cfg); };
+  cpu::CpuDevice dev(o);
+  const auto none = f.circuit->plan_tables(dev, 0);  // no bytes: no tables, A and B1 still in one call
+  CHECK(!none.any() && none.share_a_b1);
+  CHECK(asked.empty());
+  CHECK(!f.circuit->plan_tables(cpu::CpuDevice({}), size_t(1) << 30).share_a_b1);  // the CPU: none of it
+  const auto t = f.circuit->plan_tables(dev, size_t(1) << 30);
+  CHECK(t.a.tables == 3 && t.b1.tables == 3 && t.b2.tables == 3 && t.c.tables == 3 && t.h.tables == 3);
+  CHECK_EQ(t.h.window_bits, 6u);
+  // Each section is offered its own size plus its share of the 1 GiB, in proportion to its size.
+  const auto& pk = f.circuit->key();
+  const size_t g1 = sizeof(typename E::G1Affine), g2 = sizeof(typename E::G2Affine);
+  const size_t all = (pk.a.size() + pk.b1.size() + pk.c.size() + pk.h.size()) * g1 + pk.b2.size() * g2;
+  CHECK_EQ(asked.size(), size_t(5));
+  const size_t h_bytes = pk.h.size() * g1;
+  CHECK_EQ(asked[4], h_bytes + size_t(double(size_t(1) << 30) * double(h_bytes) / double(all)));
+  // Charged: the two extra copies of every section, each section rounded as the carver rounds.
+  size_t extra = 0;
+  for (size_t bytes : {pk.a.size() * g1, pk.b1.size() * g1, pk.b2.size() * g2, pk.c.size() * g1, pk.h.size() * g1})
+    extra += Carver::round(3 * bytes) - Carver::round(bytes);
+  CHECK_EQ(f.circuit->key_bytes(dev, t), f.circuit->key_bytes(dev) + extra);
+  CHECK(f.circuit->working_set_bytes(dev, 0, t) >= f.circuit->working_set_bytes(dev, 0));
+  CHECK_EQ(f.circuit->working_set_bytes(dev, 100, t), f.circuit->working_set_bytes(dev, 100));  // streamed: none
+
+  auto run = [&](const groth16::KeyTables& kt) {
+    auto key = f.circuit->upload_key(dev, kt);
+    auto w = f.circuit->synthesize(Witness::values("w", f.witness(3)), true, pool);
+    f.circuit->stage(dev, *w, 0, f.circuit->working_set_bytes(dev, 0, kt), pool, kt);
+    seen.clear();
+    f.circuit->kernels(dev, *w, key.get(), 0, PhaseTimer{}, nullptr);
+    f.circuit->release_staged(*w);
+    return static_cast<Work&>(*w).msm;
+  };
+  // A and B1 sum the same witness (no density compaction here): one call with two arrays of
+  // bases where planned so.
+  CHECK(groth16::a_b1_shared(pk, t) && !groth16::a_b1_shared(pk, {}));
+  auto shared_call = [&] {
+    size_t two = 0;
+    for (auto& cfg : seen) two += cfg.bases2 != nullptr;
+    return two;
+  };
+  const auto plain = run({});
+  CHECK_EQ(seen.size(), size_t(5));
+  CHECK_EQ(shared_call(), size_t(0));
+  for (auto& cfg : seen) CHECK(cfg.tables == 1 && cfg.window_bits == 0);
+  const auto shared = run(none);
+  CHECK_EQ(seen.size(), size_t(4));
+  CHECK_EQ(shared_call(), size_t(1));
+  CHECK(f.circuit->working_set_bytes(dev, 0, none) >= f.circuit->working_set_bytes(dev, 0));
+  const auto tabled = run(t);
+  CHECK_EQ(seen.size(), size_t(4));
+  CHECK_EQ(shared_call(), size_t(1));
+  for (auto& cfg : seen)
+    CHECK_MSG(cfg.tables == 3 && cfg.window_bits == 6, cfg.tables << " tables, c " << cfg.window_bits);
+  // The working set holds the shared call's second bucket set: its MSM configurations ask for it.
+  size_t asks = 0;
+  for (auto& cfg : groth16::msm_configs(pk, 0, t)) asks += cfg.bases2 != nullptr;
+  CHECK_EQ(asks, size_t(1));
+  CHECK(plain.a.to_affine() == tabled.a.to_affine() && plain.b1.to_affine() == tabled.b1.to_affine());
+  CHECK(plain.b2.to_affine() == tabled.b2.to_affine() && plain.c.to_affine() == tabled.c.to_affine());
+  CHECK(plain.h.to_affine() == tabled.h.to_affine());
+  CHECK(plain.a.to_affine() == shared.a.to_affine() && plain.b1.to_affine() == shared.b1.to_affine());
+  CHECK_EQ(dev.hazards(), size_t(0));
+  CHECK_EQ(dev.allocated_bytes(), size_t(0));
+}
+CUZK_TEST(engine_key_tables_reach_every_msm) {
+  key_tables_reach_every_msm<ec::Bn254>();
+  key_tables_reach_every_msm<ec::Bls12381>();
 }
 
 CUZK_TEST(engine_chunked_kernels_match) {

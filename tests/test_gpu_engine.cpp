@@ -88,7 +88,11 @@ void gpu_jobs_equal_cpu(backend::HForm form = backend::HForm::OddCoset) {
   }
   CHECK_EQ(used.size(), devs.size());
   auto st = eng.status();
-  for (auto& d : st.devices) CHECK(d.resident_keys.size() == 1);
+  for (auto& d : st.devices) {
+    CHECK(d.resident_keys.size() == 1);
+    // The proofs above used the key's MSM tables (a small key on a large card gets them).
+    CHECK_MSG(eng.footprint("c", d.record.name).key_tables > 0, d.record.name << ": no MSM tables made for the key");
+  }
 }
 CUZK_TEST(gpu_engine_proofs_equal_cpu_bn254) { gpu_jobs_equal_cpu<ec::Bn254>(); }
 CUZK_TEST(gpu_engine_proofs_equal_cpu_bls12_381) { gpu_jobs_equal_cpu<ec::Bls12381>(); }

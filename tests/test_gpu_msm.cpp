@@ -2,7 +2,8 @@
 // The GPU MSM (backend/cuda/msm.hpp) against the CPU reference, on every visible GPU: G1 and G2
 // of both curves, sizes that are not powers of two too, scalars mixing 0, 1, r - 1 and uniform
 // values, infinity, repeated and negated bases, both scalar forms, inputs from the host and from
-// the device. Also: the workspace query is exact, a bad device is named in the error.
+// the device; tables of a resident key's bases; two arrays of bases over one set of scalars. Also:
+// the workspace query is exact, a bad device is named in the error.
 // Skips where cuzk has no CUDA backend or no GPU is visible.
 //
 // Timing (not run by default): CUZK_MSM_BENCH=1 build/tests/test_gpu_msm bench_gpu_msm
@@ -304,9 +305,11 @@ void check_tables() {
   const size_t n = 3001;
   const Group grp = G2 ? Group::G2 : Group::G1;
   const auto b = odd_bases<E, G2>(n, rs, pool);
+  const auto b2 = odd_bases<E, G2>(n, rs, pool);  // a second array over the same scalars
   std::vector<cpu::Scalar> k(n), short_k(n);
   for (auto& x : k) x = mixed_scalar<typename P::Fr>(rs);
   const auto want = cpu::msm(b.data(), k.data(), n, pool).to_affine();
+  const auto want2 = cpu::msm(b2.data(), k.data(), n, pool).to_affine();
   struct Case {
     unsigned c, tables;
     size_t max_pairs;
@@ -317,8 +320,25 @@ void check_tables() {
   for (auto& d : devs) {
     gpu::DeviceId dev{d.ordinal};
     gpu::DeviceBuffer db(dev, n * sizeof(typename P::Aff)), dk(dev, n * sizeof(cpu::Scalar));
+    gpu::DeviceBuffer db2(dev, n * sizeof(typename P::Aff));
     gpu::copy_to_device(dev, db.memory().ptr, b.data(), n * sizeof(typename P::Aff), "test bases");
+    gpu::copy_to_device(dev, db2.memory().ptr, b2.data(), n * sizeof(typename P::Aff), "test bases 2");
     gpu::copy_to_device(dev, dk.memory().ptr, k.data(), n * sizeof(cpu::Scalar), "test scalars");
+    // Two arrays of bases in one call (one sort of the scalars), the width chosen or asked for.
+    for (unsigned c : {0u, 9u}) {
+      gpu::MsmConfig cfg = mcfg(E::id, grp, n, db.memory().ptr, true, dk.memory().ptr, true);
+      cfg.window_bits = c, cfg.bases2 = db2.memory().ptr;
+      gpu::DeviceBuffer w(dev, gpu::msm_workspace_bytes(dev, cfg));
+      CHECK(gpu::msm_workspace_bytes(dev, cfg) > gpu::msm_workspace_bytes(dev, [&] {
+              auto one = cfg;
+              one.bases2 = nullptr;
+              return one;
+            }()));
+      typename P::Jac two[2];
+      gpu::msm(dev, cfg, w.memory(), two, {}, nullptr);
+      CHECK_MSG(two[0].to_affine() == want && two[1].to_affine() == want2,
+                "gpu:" << d.ordinal << " " << P::name() << " two arrays of bases, c " << c);
+    }
     for (const Case& cs : cases) {
       const std::string what = std::string(P::name()) + " c=" + std::to_string(cs.c) +
                                " tables=" + std::to_string(cs.tables) + " pairs=" + std::to_string(cs.max_pairs);
@@ -344,6 +364,17 @@ void check_tables() {
       CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << what);
       CHECK_EQ(tm.c, cs.c);
       if (cs.max_pairs) CHECK_MSG(tm.window_groups > 1, what << ": groups " << tm.window_groups);
+      // The same tables of a second array, summed in the same call (every group's sort shared).
+      gpu::DeviceBuffer tb2(dev, gpu::msm_tables_bytes(E::id, grp, n, cs.tables));
+      gpu::MsmConfig cfg2 = cfg;
+      cfg2.bases = db2.memory().ptr;
+      gpu::msm_make_tables(dev, cfg2, tb2.memory().ptr);
+      cfg2.bases = tb.memory().ptr, cfg2.bases2 = tb2.memory().ptr;
+      gpu::DeviceBuffer w2(dev, gpu::msm_workspace_bytes(dev, cfg2));
+      typename P::Jac two[2];
+      gpu::msm(dev, cfg2, w2.memory(), two, {}, &tm);
+      CHECK_MSG(two[0].to_affine() == want && two[1].to_affine() == want2,
+                "gpu:" << d.ordinal << " " << what << ", two arrays of bases");
     }
     // Table 0 in place: the bases' own buffer grown to hold the tables.
     const unsigned K = bits / 12 + 1;
@@ -368,6 +399,9 @@ void check_tables() {
     bad = cfg;
     bad.bases_at = gpu::Where::Host;
     CHECK_THROWS_WITH(gpu::msm_workspace_bytes(dev, bad), gpu::GpuError, "bases must be on the device");
+    bad = mcfg(E::id, grp, n, b.data(), false, dk.memory().ptr, true);
+    bad.bases2 = b2.data();
+    CHECK_THROWS_WITH(gpu::msm_workspace_bytes(dev, bad), gpu::GpuError, "bases2) must be on the device");
   }
 }
 

@@ -27,6 +27,9 @@ ProveOutput prove_files(const std::string& key_path, const std::string& wtns_pat
   cfg.synthesis_threads = pool.size();
   cfg.verify = opt.verify;
   cfg.seed = opt.seed;
+  // One proof (or one job) per run: making a large key's MSM tables costs about as much as ten
+  // of its MSMs, which a long-lived engine earns back and a single proof does not.
+  cfg.key_tables_share = 0;
 
   const auto t0 = SteadyClock::now();
   // The witness first: a bad one is refused before a large key is read.

@@ -77,6 +77,16 @@ struct MsmConfig {
   // much again for the sort's other buffer): less scratch, more sorts. At least the count, at
   // most 2^31.
   size_t max_pairs = 0;
+  // A second array of bases (the same count, place and tables; on the device) summed with the
+  // same scalars: the call writes two sums, over `bases` then over `bases2`, classifying and
+  // sorting the scalars once (Groth16's A and B1 over one witness).
+  const void* bases2 = nullptr;
+};
+
+// Tables for the MSMs of a resident key: the window width they are made for and how many (one:
+// none, the bases alone).
+struct TablePlan {
+  unsigned window_bits = 0, tables = 1;
 };
 
 // An ordered queue of work on one device. Destroying it waits for the work queued on it.
@@ -144,8 +154,21 @@ class Device {
   // dst[i] = src[index[i]], i < count, for 32-byte scalars (the witness values of the wires a
   // density-compacted MSM runs over); all three on the device.
   virtual void gather(const void* src, const uint32_t* index, size_t count, void* dst, Stream& s) = 0;
-  // Writes the sum to `result` on the host (ec::Jacobian<F>) and returns when it is there.
+  // Writes the sum to `result` on the host (ec::Jacobian<F>; two of them, one after the other,
+  // with cfg.bases2) and returns when it is there.
   virtual void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) = 0;
+  // Tables of a resident key's bases (MsmConfig::tables): the plan for n bases of (curve, group)
+  // in at most `max_bytes` of tables (the bases themselves, table 0, included), {0, 1} where
+  // none pays or the device offers none; and making them: cfg.tables tables of cfg.count device
+  // bases at cfg.bases into `out` (out == bases keeps table 0 in place), returning when written.
+  virtual TablePlan msm_table_plan(CurveId curve, Group group, size_t n, size_t max_bytes) const {
+    (void)curve, (void)group, (void)n, (void)max_bytes;
+    return {};
+  }
+  virtual void make_msm_tables(const MsmConfig& cfg, void* out, Stream& s) {
+    (void)cfg, (void)out, (void)s;
+    throw Error(name() + ": MSM tables are not offered on this device");
+  }
   // out[i] = [scalars[i]] base, i < n; base, scalars (standard form) and out on the host. Returns
   // when out is written.
   virtual void fixed_base_mul(CurveId curve, Group group, const void* base, const void* scalars, size_t n, void* out,

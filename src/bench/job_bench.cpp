@@ -54,9 +54,10 @@ engine::EngineConfig set_config(const JobBenchOptions& o, const std::string& set
 void print_footprint(engine::Engine& eng, const std::string& name, const engine::EngineConfig& cfg) {
   const auto d0 = cfg.devices[0].name();
   const auto f = eng.footprint(name, d0);
-  std::printf("on %s: key %.2f GiB, working set per partition %.2f GiB (key resident), %.2f GiB streamed\n", d0.c_str(),
-              double(f.key) / double(1ull << 30), double(f.working_set) / double(1ull << 30),
-              double(f.working_set_streamed) / double(1ull << 30));
+  std::printf(
+      "on %s: key %.2f GiB (MSM tables %.2f), working set per partition %.2f GiB (key resident), %.2f GiB streamed\n",
+      d0.c_str(), double(f.key) / double(1ull << 30), double(f.key_tables) / double(1ull << 30),
+      double(f.working_set) / double(1ull << 30), double(f.working_set_streamed) / double(1ull << 30));
 }
 
 // Keys made resident before the clock starts (a streamed or refused device keeps none); returns

@@ -235,12 +235,14 @@ Config parse_config(const std::string& text, const std::string& file) {
       if (d.empty() || d[0] != '/') r.fail("daemon.witness_dirs", "'" + d + "' is not an absolute path");
   }
   if (auto t = sub(root, "devices", r)) {
-    r.known(*t, "devices", {"list", "workers_per_device", "memory", "sim_kernel_ms"});
+    r.known(*t, "devices", {"list", "workers_per_device", "memory", "sim_kernel_ms", "key_tables"});
     if (t->get("list")) c.devices = r.strings(*t, "devices", "list");
     c.workers_per_device = int(r.integer(*t, "devices", "workers_per_device", c.workers_per_device, 1, 16));
     c.memory = r.sizes(*t, "devices", "memory");
     c.sim_kernel_ms = r.number(*t, "devices", "sim_kernel_ms", 0);
     if (!(c.sim_kernel_ms >= 0 && c.sim_kernel_ms <= 3.6e6)) r.fail("devices.sim_kernel_ms", "must be 0..3600000");
+    c.key_tables = r.number(*t, "devices", "key_tables", c.key_tables);
+    if (!(c.key_tables >= 0 && c.key_tables <= 1)) r.fail("devices.key_tables", "must be 0..1");
   }
   if (auto t = sub(root, "synthesis", r)) {
     r.known(*t, "synthesis", {"threads"});

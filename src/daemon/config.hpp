@@ -37,6 +37,7 @@ struct Config {
   int workers_per_device = 2;
   std::vector<std::string> memory;  // per device, or one for all ("" = default)
   double sim_kernel_ms = 0;         // simulated devices: kernels' floor (tests, load figures)
+  double key_tables = 0.5;          // share of a device's spare memory for MSM tables (0: none)
   // [synthesis]
   unsigned synthesis_threads = 0;  // 0 = hardware threads
   // [memory]

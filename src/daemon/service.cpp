@@ -48,6 +48,7 @@ Service::Service(Config cfg, Log log, const std::function<void(const std::string
     d.sim_kernel_ms = cfg_.sim_kernel_ms;
   }
   ec.workers_per_device = cfg_.workers_per_device;
+  ec.key_tables_share = cfg_.key_tables;
   ec.synthesis_threads = cfg_.synthesis_threads;
   ec.verify = cfg_.verify;
   // Circuits.

@@ -36,15 +36,25 @@ class CircuitOps : public Circuit {
   // a, b, c are evaluated here, row by row from the r1cs; with it they are evaluated where the
   // partition's kernels run. Throws InvalidArgument for a witness that does not fit the circuit.
   virtual std::unique_ptr<PartitionWork> synthesize(const Witness& w, bool pce, ThreadPool& pool) const = 0;
-  // Device memory of the key resident on `d`, and of one partition's working set beside it
-  // (chunk 0) or with the key's points streamed in chunks of that many points.
-  virtual size_t key_bytes(const backend::Device& d) const = 0;
-  virtual size_t working_set_bytes(const backend::Device& d, size_t chunk) const = 0;
-  // The key on `d` (an opaque handle that frees it).
-  virtual std::shared_ptr<void> upload_key(backend::Device& d) const = 0;
-  // The working set (`bytes`, as reserved) allocated and filled; with chunk > 0 (key streamed)
-  // a, b, c are evaluated on the host first (`pool`).
-  virtual void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes, ThreadPool& pool) const = 0;
+  // The MSM tables `d` plans for the key within `max_bytes` beyond the key itself.
+  virtual groth16::KeyTables plan_tables(const backend::Device& d, size_t max_bytes) const = 0;
+  // Device memory of the key resident on `d` (with tables `t`), and of one partition's working
+  // set beside it (chunk 0) or with the key's points streamed in chunks of that many points.
+  virtual size_t key_bytes(const backend::Device& d, const groth16::KeyTables& t) const = 0;
+  virtual size_t working_set_bytes(const backend::Device& d, size_t chunk, const groth16::KeyTables& t) const = 0;
+  size_t key_bytes(const backend::Device& d) const { return key_bytes(d, {}); }
+  size_t working_set_bytes(const backend::Device& d, size_t chunk) const { return working_set_bytes(d, chunk, {}); }
+  // The key on `d` with tables `t` (an opaque handle that frees it).
+  virtual std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const = 0;
+  std::shared_ptr<void> upload_key(backend::Device& d) const { return upload_key(d, {}); }
+  // The working set (`bytes`, as reserved, for a key with tables `t`; none when streamed)
+  // allocated and filled; with chunk > 0 (key streamed) a, b, c are evaluated on the host first
+  // (`pool`).
+  virtual void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes, ThreadPool& pool,
+                     const groth16::KeyTables& t) const = 0;
+  void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes, ThreadPool& pool) const {
+    stage(d, w, chunk, bytes, pool, {});
+  }
   // `key`: upload_key's handle, null when streamed. Returns the kernel phases' time on the
   // device's own clock (MsmResults::device_ms; -1 where the device has none).
   virtual double kernels(backend::Device& d, PartitionWork& w, const void* key, size_t chunk, const PhaseTimer& timer,
@@ -114,9 +124,18 @@ class CircuitT final : public CircuitOps {
     return b;
   }
 
-  size_t key_bytes(const backend::Device& d) const override { return groth16::DeviceKey<E>::bytes_on(d, pk_); }
-  size_t working_set_bytes(const backend::Device& d, size_t chunk) const override {
-    return groth16::WorkingSet<E>::bytes_on(d, pk_, chunk);
+  using CircuitOps::key_bytes;
+  using CircuitOps::stage;
+  using CircuitOps::upload_key;
+  using CircuitOps::working_set_bytes;
+  groth16::KeyTables plan_tables(const backend::Device& d, size_t max_bytes) const override {
+    return groth16::plan_key_tables<E>(d, pk_, max_bytes);
+  }
+  size_t key_bytes(const backend::Device& d, const groth16::KeyTables& t) const override {
+    return groth16::DeviceKey<E>::bytes_on(d, pk_, t);
+  }
+  size_t working_set_bytes(const backend::Device& d, size_t chunk, const groth16::KeyTables& t) const override {
+    return groth16::WorkingSet<E>::bytes_on(d, pk_, chunk, chunk ? groth16::KeyTables{} : t);
   }
 
   std::unique_ptr<PartitionWork> synthesize(const Witness& wit, bool pce, ThreadPool& pool) const override {
@@ -153,9 +172,12 @@ class CircuitT final : public CircuitOps {
     return work;
   }
 
-  std::shared_ptr<void> upload_key(backend::Device& d) const override { return groth16::DeviceKey<E>::upload(d, pk_); }
+  std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const override {
+    return groth16::DeviceKey<E>::upload(d, pk_, t);
+  }
 
-  void stage(backend::Device& d, PartitionWork& pw, size_t chunk, size_t bytes, ThreadPool& pool) const override {
+  void stage(backend::Device& d, PartitionWork& pw, size_t chunk, size_t bytes, ThreadPool& pool,
+             const groth16::KeyTables& t) const override {
     auto& wk = static_cast<Work&>(pw);
     if (chunk > 0 && wk.a.empty()) {  // the matrices stay on the host when the key is streamed
       const size_t n = pk_.domain_size;
@@ -164,7 +186,7 @@ class CircuitT final : public CircuitOps {
     }
     groth16::HostAbc<E> abc{};
     if (!wk.a.empty()) abc = {&wk.a, &wk.b, &wk.c};
-    wk.staged.emplace(groth16::stage<E>(d, pk_, wk.w, abc, chunk, bytes));
+    wk.staged.emplace(groth16::stage<E>(d, pk_, wk.w, abc, chunk, bytes, chunk ? groth16::KeyTables{} : t));
     std::vector<Fr>().swap(wk.a), std::vector<Fr>().swap(wk.b), std::vector<Fr>().swap(wk.c);
   }
 

@@ -138,6 +138,7 @@ struct Engine::Impl {
   struct KeySlot {
     std::mutex m;
     std::shared_ptr<void> handle;
+    groth16::KeyTables tables;  // how its MSMs run, fixed when the slot is made
   };
   struct Resident {
     size_t bytes = 0;
@@ -154,7 +155,8 @@ struct Engine::Impl {
     size_t budget = 0, reserved = 0;
     std::list<std::string> lru;  // resident keys, most recent first
     std::map<std::string, Resident> keys;
-    std::map<std::string, Footprint> footprints;  // by circuit
+    std::map<std::string, Footprint> footprints;       // by circuit
+    std::map<std::string, groth16::KeyTables> tables;  // by circuit: the MSM tables of its resident key
     std::string current;
     double busy_ms = 0;
     double device_ms = -1;  // the partitions' kernel phases on the device's clock; -1: none yet
@@ -166,7 +168,8 @@ struct Engine::Impl {
   struct Reservation {
     size_t bytes = 0;
     bool streamed = false;
-    std::string key;  // the resident key it uses ("" when streamed, or for device work)
+    std::string key;                 // the resident key it uses ("" when streamed, or for device work)
+    groth16::KeyTables tables = {};  // that key's MSM tables
   };
 
   EngineConfig cfg;
@@ -360,11 +363,16 @@ struct Engine::Impl {
       if (d.budget - d.reserved >= need) {
         d.reserved += need;
         if (!resident_mode) return {f.working_set_streamed, true, ""};
-        if (!has_key) d.keys[cid] = Resident{f.key, 0, std::make_shared<KeySlot>()};
+        if (!has_key) {
+          auto slot = std::make_shared<KeySlot>();
+          slot->tables = d.tables.at(cid);
+          d.keys[cid] = Resident{f.key, 0, std::move(slot)};
+        }
         d.lru.remove(cid);
         d.lru.push_front(cid);
-        ++d.keys.at(cid).users;
-        return {f.working_set, false, cid};
+        Resident& r = d.keys.at(cid);
+        ++r.users;
+        return {f.working_set, false, cid, r.slot->tables};
       }
       if (std::string victim = idle_key(d, cid); !victim.empty()) {
         evict(d, victim, lk);
@@ -409,7 +417,7 @@ struct Engine::Impl {
       slot = d.keys.at(cid).slot;
     }
     std::lock_guard kl(slot->m);
-    if (!slot->handle) slot->handle = c.upload_key(*d.dev);
+    if (!slot->handle) slot->handle = c.upload_key(*d.dev, slot->tables);
     return slot->handle;
   }
 
@@ -512,7 +520,7 @@ struct Engine::Impl {
       checkpoint(Phase::Stage);
       chunk = res->streamed ? I.cfg.stream_chunk_points : 0;
       if (!res->streamed) key = I.resident_key(d, j.circuit_id, c);
-      c.stage(*d.dev, *p.work, chunk, res->bytes, *I.synth_pool);
+      c.stage(*d.dev, *p.work, chunk, res->bytes, *I.synth_pool, res->tables);
       timer.end(Phase::Stage);
     }
     // Under d's lock; the working set is freed (after its stream's work) inside the busy time.
@@ -658,13 +666,53 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
   if (!impl_->cfg.use_pce && !ops->has_r1cs())
     throw InvalidArgument("circuit " + id + ": constraint evaluation without the PCE needs its r1cs");
   // Each device's memory queries, asked once (outside the lock: a GPU's query asks its driver).
+  // How the resident key's MSMs run: with tables where the device plans them in its share of
+  // the memory left beside the key and a working set per worker, A and B1 in one call where the
+  // key allows it; the first plan whose key and working sets (one a worker) fit the budget is
+  // kept: tables and the shared call, tables alone (the offer halved up to three times), the
+  // shared call alone, neither. Each circuit plans as if alone on the device: with several,
+  // keys with tables evict one another sooner (and a key uploaded again makes its tables again).
   std::vector<Footprint> f;
-  for (auto& d : impl_->devices)
-    f.push_back({ops->key_bytes(*d->dev), ops->working_set_bytes(*d->dev, 0),
-                 ops->working_set_bytes(*d->dev, impl_->cfg.stream_chunk_points), d->budget});
+  std::vector<groth16::KeyTables> tables;
+  for (auto& d : impl_->devices) {
+    const backend::Device& dev = *d->dev;
+    const size_t key = ops->key_bytes(dev), ws = ops->working_set_bytes(dev, 0);
+    const size_t workers = size_t(std::max(1, d->workers));
+    Footprint fp{key, ws, ops->working_set_bytes(dev, impl_->cfg.stream_chunk_points), d->budget};
+    auto fits = [&](const groth16::KeyTables& t) {
+      const size_t key_t = ops->key_bytes(dev, t), ws_t = ops->working_set_bytes(dev, 0, t);
+      if (key_t + workers * ws_t > d->budget) return false;
+      fp.key = key_t, fp.working_set = ws_t, fp.key_tables = key_t - key;
+      return true;
+    };
+    std::optional<groth16::KeyTables> chosen;
+    const double share = std::clamp(impl_->cfg.key_tables_share, 0.0, 1.0);
+    if (share > 0 && key + workers * ws < d->budget) {
+      size_t offer = size_t(double(d->budget - key - workers * ws) * share);
+      for (int i = 0; i < 4 && offer > 0 && !chosen; ++i, offer /= 2) {
+        groth16::KeyTables t = ops->plan_tables(dev, offer);
+        if (!t.any()) break;
+        if (fits(t)) {
+          chosen = t;
+        } else if (t.share_a_b1) {
+          t.share_a_b1 = false;
+          if (fits(t)) chosen = t;
+        }
+      }
+    }
+    if (!chosen) {
+      const groth16::KeyTables t = ops->plan_tables(dev, 0);
+      if (t.share_a_b1 && fits(t)) chosen = t;
+    }
+    f.push_back(fp);
+    tables.push_back(chosen.value_or(groth16::KeyTables{}));
+  }
   std::lock_guard lk(impl_->mu);
   impl_->circuits[id] = ops;
-  for (size_t i = 0; i < f.size(); ++i) impl_->devices[i]->footprints[id] = f[i];
+  for (size_t i = 0; i < f.size(); ++i) {
+    impl_->devices[i]->footprints[id] = f[i];
+    impl_->devices[i]->tables[id] = tables[i];
+  }
 }
 
 Engine::Footprint Engine::footprint(const std::string& circuit, const std::string& device) const {

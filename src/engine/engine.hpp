@@ -85,6 +85,10 @@ struct EngineConfig {
   bool use_pce = true;             // false (or CUZK_DISABLE_PCE=1): a, b, c row by row from the r1cs
   std::optional<uint64_t> seed;    // deterministic r, s per (job, partition) for tests
   size_t stream_chunk_points = size_t(1) << 20;  // streamed mode: MSMs in pieces of this many points
+  // A resident key's MSM tables (precomputed multiples of its points: fewer, wider windows) may
+  // take this share of the device memory left beside the key and one working set per worker;
+  // 0: no tables. Devices without tables (the CPU) ignore it.
+  double key_tables_share = 0.5;
   FaultHook fault;
 };
 
@@ -188,6 +192,7 @@ class Engine {
     size_t working_set = 0;           // one partition beside the resident key
     size_t working_set_streamed = 0;  // one partition with the key's points streamed
     size_t budget = 0;                // the device's budget
+    size_t key_tables = 0;            // of `key`: the MSM tables made for it (0: none)
     bool resident() const { return key + working_set <= budget; }
     bool fits() const { return resident() || working_set_streamed <= budget; }
   };

@@ -31,8 +31,58 @@ namespace cuzk::groth16 {
 
 using backend::Device;
 
-// The key's points and compiled rows on a device: A, B1, B2, C, H points, then the A and B rows,
-// in one block. On a device that shares the host's memory (the CPU) the key is used in place.
+// How a resident key's MSMs run: tables (backend::MsmConfig::tables), one plan per point
+// section, and whether A and B1 share one call (MsmConfig::bases2: the witness classified and
+// sorted once, at the cost of a second bucket set in the working set). None by default, and
+// always none for a streamed key.
+struct KeyTables {
+  backend::TablePlan a, b1, b2, c, h;
+  bool share_a_b1 = false;
+  bool any() const { return a.tables > 1 || b1.tables > 1 || b2.tables > 1 || c.tables > 1 || h.tables > 1; }
+};
+
+// The point sections of a key, each with its group, its points and its plan in `t`.
+template <class E, class Fn>
+void for_each_section(const ProvingKey<E>& pk, KeyTables& t, Fn&& fn) {
+  using backend::Group;
+  fn(Group::G1, pk.a, t.a, "key A points");
+  fn(Group::G1, pk.b1, t.b1, "key B1 points");
+  fn(Group::G2, pk.b2, t.b2, "key B2 points");
+  fn(Group::G1, pk.c, t.c, "key C points");
+  fn(Group::G1, pk.h, t.h, "key H points");
+}
+
+// The tables `d` plans for pk's point sections in at most `max_bytes` beyond the key itself,
+// shared among the sections in proportion to their size (none on a device that offers none);
+// A and B1 in one call where the key allows it (no density compaction, sections alike) on a
+// device with memory of its own.
+template <class E>
+KeyTables plan_key_tables(const Device& d, const ProvingKey<E>& pk, size_t max_bytes) {
+  KeyTables t;
+  if (d.shares_host_memory()) return t;
+  auto share = [&] {
+    t.share_a_b1 = !pk.compact && !pk.a.empty() && pk.a.size() == pk.b1.size() && t.a.tables == t.b1.tables &&
+                   t.a.window_bits == t.b1.window_bits;
+    return t;
+  };
+  if (max_bytes == 0) return share();
+  size_t points = 0;
+  for_each_section(pk, t, [&](backend::Group, const auto& v, backend::TablePlan&, const char*) {
+    points += v.size() * sizeof(v[0]);
+  });
+  if (points == 0) return share();
+  for_each_section(pk, t, [&](backend::Group g, const auto& v, backend::TablePlan& plan, const char*) {
+    if (v.empty()) return;
+    const size_t own = v.size() * sizeof(v[0]);
+    const size_t part = size_t(double(max_bytes) * double(own) / double(points));
+    plan = d.msm_table_plan(E::id, g, v.size(), own + part);
+  });
+  return share();
+}
+
+// The key's points and compiled rows on a device: A, B1, B2, C, H points (each section with its
+// tables, when planned: table 0 the points themselves), then the A and B rows, in one block. On
+// a device that shares the host's memory (the CPU) the key is used in place.
 template <class E>
 class DeviceKey {
  public:
@@ -44,37 +94,41 @@ class DeviceKey {
   const A2* b2 = nullptr;
   backend::CsrView A{}, B{};
   const uint32_t *a_wires = nullptr, *b_wires = nullptr;  // density-compacted keys only
+  KeyTables tables;
 
   // Lays the key out in `cv` (sizing or carving); `put(dst, src, bytes, what)` copies a section.
   template <class Put>
   void carve(Carver& cv, const ProvingKey<E>& pk, Put&& put) {
-    auto section = [&](const auto& v, const char* what) {
+    auto section = [&](const auto& v, const char* what, unsigned copies = 1) {
       using T = typename std::decay_t<decltype(v)>::value_type;
-      T* d = cv.take<T>(v.size(), what);
+      T* d = cv.take<T>(v.size() * copies, what);
       if (d && !v.empty()) put(d, v.data(), v.size() * sizeof(T), what);
       return d;
     };
-    a = section(pk.a, "key A points");
-    b1 = section(pk.b1, "key B1 points");
-    b2 = section(pk.b2, "key B2 points");
-    c = section(pk.c, "key C points");
-    h = section(pk.h, "key H points");
+    a = section(pk.a, "key A points", tables.a.tables);
+    b1 = section(pk.b1, "key B1 points", tables.b1.tables);
+    b2 = section(pk.b2, "key B2 points", tables.b2.tables);
+    c = section(pk.c, "key C points", tables.c.tables);
+    h = section(pk.h, "key H points", tables.h.tables);
     A = {section(pk.A.row_ptr, "A rows"), section(pk.A.col, "A columns"), section(pk.A.val, "A values")};
     B = {section(pk.B.row_ptr, "B rows"), section(pk.B.col, "B columns"), section(pk.B.val, "B values")};
     if (!pk.a_wires.empty()) a_wires = section(pk.a_wires, "A density");
     if (!pk.b_wires.empty()) b_wires = section(pk.b_wires, "B density");
   }
 
-  // Device memory of the key on `d` (0 where the key is used in place).
-  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk) {
+  // Device memory of the key on `d` with tables `t` (0 where the key is used in place).
+  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, const KeyTables& t = {}) {
     if (d.shares_host_memory()) return 0;
     Carver cv;
-    DeviceKey<E>().carve(cv, pk, [](auto...) {});
+    DeviceKey<E> k;
+    k.tables = t;
+    k.carve(cv, pk, [](auto...) {});
     return cv.used();
   }
 
-  // Uploads `pk` to `d` (a block of exactly bytes_on()), or points at it where d shares the host's memory.
-  static std::shared_ptr<DeviceKey> upload(Device& d, const ProvingKey<E>& pk) {
+  // Uploads `pk` to `d` (a block of exactly bytes_on()) and makes its tables, or points at it
+  // where d shares the host's memory.
+  static std::shared_ptr<DeviceKey> upload(Device& d, const ProvingKey<E>& pk, const KeyTables& t = {}) {
     auto k = std::make_shared<DeviceKey>();
     if (d.shares_host_memory()) {
       k->a = pk.a.data(), k->b1 = pk.b1.data(), k->b2 = pk.b2.data(), k->c = pk.c.data(), k->h = pk.h.data();
@@ -83,12 +137,23 @@ class DeviceKey {
       k->b_wires = pk.b_wires.empty() ? nullptr : pk.b_wires.data();
       return k;
     }
-    const size_t bytes = bytes_on(d, pk);
+    k->tables = t;
+    const size_t bytes = bytes_on(d, pk, t);
     auto stream = d.make_stream();
     k->mem_ = d.allocate(bytes, nullptr, "resident key");
     Carver cv(k->mem_->data(), bytes, d.name());
     k->carve(cv, pk, [&](void* dst, const void* src, size_t n, const char* what) {
       d.copy_to_device(dst, src, n, *stream, what);
+    });
+    const void* at[] = {k->a, k->b1, k->b2, k->c, k->h};
+    int i = 0;
+    for_each_section(pk, k->tables, [&](backend::Group g, const auto& v, backend::TablePlan& plan, const char*) {
+      void* bases = const_cast<void*>(at[i++]);
+      if (plan.tables < 2 || v.empty()) return;
+      backend::MsmConfig cfg;
+      cfg.curve = E::id, cfg.group = g, cfg.count = v.size(), cfg.bases = bases;
+      cfg.window_bits = plan.window_bits, cfg.tables = plan.tables;
+      d.make_msm_tables(cfg, bases, *stream);
     });
     d.synchronize(*stream);
     return k;
@@ -98,18 +163,41 @@ class DeviceKey {
   std::unique_ptr<backend::Buffer> mem_;
 };
 
-// The MSMs of one proof (device bases; or, with a streamed key, host bases in chunks).
+// Whether the A and B1 MSMs run as one call (MsmConfig::bases2): planned so, for a resident key
+// without density compaction (both sum over the witness itself), sections of one size and one
+// table plan.
 template <class E>
-std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chunk) {
+bool a_b1_shared(const ProvingKey<E>& pk, const KeyTables& t) {
+  return t.share_a_b1 && !pk.compact && !pk.a.empty() && pk.a.size() == pk.b1.size() && t.a.tables == t.b1.tables &&
+         t.a.window_bits == t.b1.window_bits;
+}
+
+// The MSMs of one proof (device bases, with the key's tables; or, with a streamed key, host
+// bases in chunks).
+template <class E>
+std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
   const size_t n = pk.domain_size, m = pk.n_vars;
-  auto cfg = [&](backend::Group g, size_t count) {
+  auto cfg = [&](backend::Group g, size_t count, backend::TablePlan plan = {}) {
     backend::MsmConfig c;
     c.curve = E::id, c.group = g;
     c.count = chunk ? std::min(count, chunk) : count;
     c.bases_at = chunk ? backend::Where::Host : backend::Where::Device;
+    if (!chunk && plan.tables > 1) c.window_bits = plan.window_bits, c.tables = plan.tables;
     return c;
   };
-  return {cfg(backend::Group::G1, std::max(n, m)), cfg(backend::Group::G2, m)};
+  std::vector<backend::MsmConfig> out = {cfg(backend::Group::G1, std::max(n, m)), cfg(backend::Group::G2, m)};
+  if (!chunk && t.any()) {
+    KeyTables plans = t;
+    for_each_section(pk, plans, [&](backend::Group g, const auto& v, backend::TablePlan& plan, const char*) {
+      if (plan.tables > 1 && !v.empty()) out.push_back(cfg(g, v.size(), plan));
+    });
+  }
+  if (!chunk && a_b1_shared(pk, t)) {
+    static const char sizing = 0;  // any non-null pointer: the workspace holds a second bucket set
+    out.push_back(cfg(backend::Group::G1, pk.a.size(), t.a));
+    out.back().bases2 = &sizing;
+  }
+  return out;
 }
 
 // One proof's device memory, in this order: witness scalars, (for a density-compacted key) the
@@ -127,10 +215,10 @@ struct WorkingSet {
   Fr *a = nullptr, *b = nullptr, *c = nullptr;
   backend::Memory h_scratch, msm_scratch;
 
-  void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk) {
+  void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
     const size_t n = pk.domain_size, m = pk.n_vars;
     size_t msm = 0;
-    for (auto& cfg : msm_configs(pk, chunk)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
+    for (auto& cfg : msm_configs(pk, chunk, t)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
     const size_t h = d.h_workspace_bytes(E::id, pk.log_n, pk.h_form), bc = 2 * Carver::round(n * sizeof(Fr));
     w = cv.take<Scalar>(m, "witness scalars");
     if (pk.compact) {
@@ -148,9 +236,9 @@ struct WorkingSet {
     h_scratch = {scratch, h};
     msm_scratch = {b, bc + after_c};
   }
-  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk) {
+  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
     Carver cv;
-    WorkingSet().carve(cv, d, pk, chunk);
+    WorkingSet().carve(cv, d, pk, chunk, t);
     return cv.used();
   }
 };
@@ -182,7 +270,7 @@ using HostAbc = std::array<const std::vector<typename E::Fr>*, 3>;  // a, b, c e
 
 template <class E>
 Staged<E> stage(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w, const HostAbc<E>& abc_host,
-                size_t chunk, size_t bytes) {
+                size_t chunk, size_t bytes, const KeyTables& tables = {}) {
   using Fr = typename E::Fr;
   if (w.size() != pk.n_vars)
     throw InvalidArgument("witness has " + std::to_string(w.size()) + " values, the key expects " +
@@ -192,7 +280,7 @@ Staged<E> stage(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w
   st.stream = d.make_stream();
   st.mem = d.allocate(bytes, st.stream, "partition working set");
   Carver cv(st.mem->data(), bytes, d.name());
-  st.ws.carve(cv, d, pk, chunk);
+  st.ws.carve(cv, d, pk, chunk, tables);
   const size_t n = pk.domain_size;
   d.copy_to_device(st.ws.w, w.data(), w.size() * sizeof(Scalar), *st.stream, "witness scalars");
   for (auto [dst, list, what] :
@@ -266,7 +354,7 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   });
 
   auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const void* host_bases, size_t point_bytes,
-                 const Scalar* k, size_t count, auto& out) {
+                 const Scalar* k, size_t count, backend::TablePlan plan, auto& out) {
     at(p);
     phase(p, [&] {
       if (count == 0) return;  // the sum of nothing (a compacted query with no wire)
@@ -274,6 +362,7 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
       cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
       if (key) {
         cfg.count = count, cfg.bases = dev_bases, cfg.bases_at = backend::Where::Device;
+        if (plan.tables > 1) cfg.window_bits = plan.window_bits, cfg.tables = plan.tables;
         d.msm(cfg, ws.msm_scratch, &out, s);
         return;
       }
@@ -298,13 +387,37 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     if (!wires.empty()) d.gather(ws.w, dev_wires, wires.size(), ws.gathered, s);
     return ws.gathered;
   };
+  const KeyTables t = key ? key->tables : KeyTables{};
   const Scalar* wa = scalars_of(key ? key->a_wires : ws.a_wires, pk.a_wires);
-  msm(Phase::MsmA, backend::Group::G1, key ? key->a : nullptr, pk.a.data(), sizeof(A1), wa, pk.a.size(), r.a);
+  if (key && a_b1_shared(pk, t)) {
+    // One call for A and B1 (one classification and sort of the witness), timed as msm_a;
+    // msm_b1 is then an empty phase.
+    at(Phase::MsmA);
+    phase(Phase::MsmA, [&] {
+      backend::MsmConfig cfg;
+      cfg.curve = E::id, cfg.group = backend::Group::G1, cfg.scalars = wa, cfg.scalars_at = backend::Where::Device;
+      cfg.count = pk.a.size(), cfg.bases = key->a, cfg.bases2 = key->b1, cfg.bases_at = backend::Where::Device;
+      if (t.a.tables > 1) cfg.window_bits = t.a.window_bits, cfg.tables = t.a.tables;
+      // The CPU backend writes the second sum 3/2 of an affine point after the first.
+      static_assert(2 * sizeof(J1) == 3 * sizeof(A1), "two Jacobian sums, one after the other");
+      J1 two[2];
+      d.msm(cfg, ws.msm_scratch, two, s);
+      r.a = two[0], r.b1 = two[1];
+    });
+    at(Phase::MsmB1);
+    phase(Phase::MsmB1, [] {});
+  } else {
+    msm(Phase::MsmA, backend::Group::G1, key ? key->a : nullptr, pk.a.data(), sizeof(A1), wa, pk.a.size(), t.a, r.a);
+  }
   const Scalar* wb = scalars_of(key ? key->b_wires : ws.b_wires, pk.b_wires);
-  msm(Phase::MsmB1, backend::Group::G1, key ? key->b1 : nullptr, pk.b1.data(), sizeof(A1), wb, pk.b1.size(), r.b1);
-  msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), wb, pk.b2.size(), r.b2);
-  msm(Phase::MsmC, backend::Group::G1, key ? key->c : nullptr, pk.c.data(), sizeof(A1), ws.w + skip, m - skip, r.c);
-  msm(Phase::MsmH, backend::Group::G1, key ? key->h : nullptr, pk.h.data(), sizeof(A1), h, pk.h.size(), r.h);
+  if (!(key && a_b1_shared(pk, t)))
+    msm(Phase::MsmB1, backend::Group::G1, key ? key->b1 : nullptr, pk.b1.data(), sizeof(A1), wb, pk.b1.size(), t.b1,
+        r.b1);
+  msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), wb, pk.b2.size(), t.b2,
+      r.b2);
+  msm(Phase::MsmC, backend::Group::G1, key ? key->c : nullptr, pk.c.data(), sizeof(A1), ws.w + skip, m - skip, t.c,
+      r.c);
+  msm(Phase::MsmH, backend::Group::G1, key ? key->h : nullptr, pk.h.data(), sizeof(A1), h, pk.h.size(), t.h, r.h);
   return r;
 }
 

@@ -253,7 +253,35 @@ void CpuDevice::gather(const void* src, const uint32_t* index, size_t count, voi
   if (opt_.after_enqueue) opt_.after_enqueue("gather");
 }
 
+backend::TablePlan CpuDevice::msm_table_plan(CurveId curve, backend::Group g, size_t n, size_t max_bytes) const {
+  if (!opt_.simulated || !opt_.table_plan) return {};
+  return opt_.table_plan(curve, g, n, max_bytes);
+}
+
+void CpuDevice::make_msm_tables(const backend::MsmConfig& cfg, void* out, backend::Stream& s) {
+  if (!opt_.simulated || !opt_.table_plan) Device::make_msm_tables(cfg, out, s);
+  if (cfg.tables < 2 || cfg.window_bits == 0)
+    throw InvalidArgument(name() + ": msm tables: " + std::to_string(cfg.tables) + " tables of " +
+                          std::to_string(cfg.window_bits) + "-bit windows");
+  const auto& ops = curve_ops(cfg.curve);
+  const size_t point = cfg.group == backend::Group::G1 ? ops.g1_bytes : ops.g2_bytes, bytes = cfg.count * point;
+  require_live(out, bytes * cfg.tables, "msm tables");
+  require_live(cfg.bases, bytes, "msm tables (bases)");
+  st(s).enqueue([=] {
+    if (out != cfg.bases) std::memcpy(out, cfg.bases, bytes);
+    for (unsigned k = 1; k < cfg.tables; ++k) std::memcpy(static_cast<char*>(out) + k * bytes, cfg.bases, bytes);
+  });
+  st(s).sync();
+}
+
 void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* result, backend::Stream& s) {
+  if (cfg.tables == 0 || (cfg.tables > 1 && (cfg.window_bits == 0 || cfg.bases_at != backend::Where::Device)))
+    throw InvalidArgument(name() + ": msm: " + std::to_string(cfg.tables) +
+                          " tables need their window_bits and "
+                          "device bases");
+  if (cfg.bases2 && cfg.bases_at != backend::Where::Device)
+    throw InvalidArgument(name() + ": msm: a second array of bases must be on the device, as the first");
+  if (opt_.msm_seen) opt_.msm_seen(cfg);
   st(s).enqueue([=, this] {
     const auto t0 = std::chrono::steady_clock::now();
     const auto& ops = curve_ops(cfg.curve);
@@ -266,7 +294,7 @@ void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* res
       std::memcpy(copy, bases, cfg.count * point);
       bases = copy;
     } else {
-      require_live(bases, cfg.count * point, "msm bases");
+      require_live(bases, cfg.count * point * cfg.tables, "msm bases (and tables)");
     }
     if ((opt_.simulated && cfg.scalars_at == backend::Where::Host) ||
         cfg.scalar_form == backend::ScalarForm::Montgomery) {
@@ -282,6 +310,10 @@ void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* res
     }
     if (opt_.simulated && carve.used() > 0) require_live(ws.ptr, carve.used(), "msm workspace");
     ops.msm(cfg.group, bases, scalars, cfg.count, result, pool_);
+    if (cfg.bases2) {  // the second sum lands after the first (a Jacobian point: 3 coordinates)
+      require_live(cfg.bases2, cfg.count * point * cfg.tables, "msm bases2 (and tables)");
+      ops.msm(cfg.group, cfg.bases2, scalars, cfg.count, static_cast<char*>(result) + point / 2 * 3, pool_);
+    }
     kernel_floor(1.0 / 7, t0);
   });
   if (opt_.after_enqueue) opt_.after_enqueue("msm");

@@ -38,6 +38,11 @@ struct CpuDeviceOptions {
   std::function<void(const char* op)> after_enqueue;
   // Tests: a device clock for the sequence's device-time path (the CPU has none of its own).
   std::function<std::unique_ptr<backend::DeviceClock>()> clock;
+  // Tests, simulated devices: MSM tables planned as this says (null: none). The device "makes"
+  // them by copying table 0 (its MSM reads table 0, the bases, whatever the tables) and shows
+  // every MSM's configuration to `msm_seen`.
+  std::function<backend::TablePlan(CurveId, backend::Group, size_t n, size_t max_bytes)> table_plan;
+  std::function<void(const backend::MsmConfig&)> msm_seen;
 };
 
 class CpuDevice final : public backend::Device {
@@ -63,6 +68,8 @@ class CpuDevice final : public backend::Device {
                  backend::Memory scratch, backend::Stream& s) override;
   void gather(const void* src, const uint32_t* index, size_t count, void* dst, backend::Stream& s) override;
   void msm(const backend::MsmConfig& cfg, backend::Memory workspace, void* result, backend::Stream& s) override;
+  backend::TablePlan msm_table_plan(CurveId curve, backend::Group g, size_t n, size_t max_bytes) const override;
+  void make_msm_tables(const backend::MsmConfig& cfg, void* out, backend::Stream& s) override;
   void fixed_base_mul(CurveId curve, backend::Group g, const void* base, const void* scalars, size_t n, void* out,
                       backend::Memory workspace, backend::Stream& s) override;
   void synchronize(backend::Stream& s) override;

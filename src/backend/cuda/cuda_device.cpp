@@ -91,6 +91,14 @@ class CudaDevice final : public backend::Device {
   void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) override {
     gpu::msm(dev_, cfg, mem(workspace), result, handle(s));
   }
+  backend::TablePlan msm_table_plan(CurveId curve, backend::Group g, size_t n, size_t max_bytes) const override {
+    constexpr unsigned kMaxTables = 24;  // as many as the widest plan's windows could want (c = 11)
+    const auto p = gpu::msm_table_plan(curve, g, n, kMaxTables, std::min(max_bytes, gpu::kMsmTablesReach));
+    return {p.window_bits, p.tables};
+  }
+  void make_msm_tables(const MsmConfig& cfg, void* out, Stream& s) override {
+    gpu::msm_make_tables(dev_, cfg, out, handle(s));
+  }
   void fixed_base_mul(CurveId curve, backend::Group g, const void* base, const void* scalars, size_t n, void* out,
                       Memory workspace, Stream&) override {
     gpu::fixed_base_mul(dev_, curve, g, base, scalars, n, out, mem(workspace));

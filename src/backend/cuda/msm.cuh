@@ -511,11 +511,13 @@ struct Msm {
     uint32_t* keys_alt = nullptr;  // the largest unit's entries
     uint32_t* vals_alt = nullptr;
     X* buckets = nullptr;
+    X* buckets2 = nullptr;  // a second array of bases' (MsmConfig::bases2)
     uint32_t* slot_keys[2] = {nullptr, nullptr};
     X* slot_pts[2] = {nullptr, nullptr};
     X* red[2] = {nullptr, nullptr};
-    X* results = nullptr;  // the ones' sum, then one sum per bucket set
-    size_t entries = 0;    // E
+    X* results = nullptr;   // the ones' sum, then one sum per bucket set
+    X* results2 = nullptr;  // the same for bases2
+    size_t entries = 0;     // E
   };
 
   static CostModel model(size_t n) { return CostModel::for_field(sizeof(F), n); }
@@ -578,7 +580,7 @@ struct Msm {
   }
 
   static Buffers carve(Carver& cv, size_t n, bool bases_on_device, bool scalars_on_device, unsigned forced, unsigned K,
-                       size_t cap, size_t select_bytes, size_t sort_bytes) {
+                       size_t cap, size_t select_bytes, size_t sort_bytes, bool two_bases) {
     Buffers b;
     if (!bases_on_device) b.bases_copy = cv.take<Aff>(n, "msm bases");
     if (!scalars_on_device)
@@ -610,6 +612,7 @@ struct Msm {
       segs = std::max(segs, sets * reduction_for(uint32_t(nb)).values);
     }
     b.buckets = cv.take<X>(nbk, "msm buckets");
+    if (two_bases) b.buckets2 = cv.take<X>(nbk, "msm buckets (second bases)");
     size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 threads at most
     for (int i = 0; i < 2; ++i) {
       b.slot_keys[i] = cv.take<uint32_t>(slots, "msm partial-sum keys");
@@ -619,6 +622,7 @@ struct Msm {
     b.red[0] = cv.take<X>(red0, "msm reduction");
     b.red[1] = cv.take<X>(red0, "msm reduction");
     b.results = cv.take<X>(1 + size_t(kMaxWindows), "msm window sums");
+    if (two_bases) b.results2 = cv.take<X>(1 + size_t(kMaxWindows), "msm window sums (second bases)");
     return b;
   }
 
@@ -631,6 +635,8 @@ struct Msm {
       throw GpuError(dev.name() + ": msm: window_bits = " + std::to_string(cfg.window_bits) + " is outside " +
                      std::to_string(kMinC) + ".." + std::to_string(kMaxC));
     if (cfg.tables == 0) throw GpuError(dev.name() + ": msm: tables = 0 (one table is the bases themselves)");
+    if (cfg.bases2 && cfg.bases_at != Where::Device)
+      throw GpuError(dev.name() + ": msm: a second array of bases (bases2) must be on the device, as the first");
     if (cfg.tables > 1) {
       if (cfg.window_bits == 0)
         throw GpuError(dev.name() + ": msm: " + std::to_string(cfg.tables) +
@@ -652,7 +658,7 @@ struct Msm {
     Carver cv;
     const unsigned forced = forced_c(cfg, dev);
     carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg), select_temp_bytes(n, dev),
-          sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev));
+          sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev), cfg.bases2 != nullptr);
     return cv.used();
   }
 
@@ -701,6 +707,7 @@ struct Msm {
     // On the device: the bases; the scalars classify_kernel reads (scal_in) and writes (scal_out,
     // null: standard-form input read in place); scal, the standard-form scalars digits come from.
     const Aff* bases = nullptr;
+    const Aff* bases2 = nullptr;  // MsmConfig::bases2, or null
     const Scalar4* scal_in = nullptr;
     Scalar4* scal_out = nullptr;
     const Scalar4* scal = nullptr;
@@ -713,6 +720,7 @@ struct Msm {
     void copy_in(const MsmConfig& cfg) {
       clock.mark(PhaseClock::copy_in);
       bases = static_cast<const Aff*>(cfg.bases);
+      bases2 = static_cast<const Aff*>(cfg.bases2);
       if (cfg.bases_at != Where::Device) {
         check(cudaMemcpyAsync(b.bases_copy, cfg.bases, n * sizeof(Aff), cudaMemcpyHostToDevice, s), dev,
               "cudaMemcpyAsync (msm bases to device)", nstr);
@@ -746,11 +754,14 @@ struct Msm {
                                   ones_listed, int64_t(n), IsOne{}, s),
             dev, "cub::DeviceSelect::If (msm scalars 1)", nstr);
       const uint32_t ones_threads = uint32_t(std::min<size_t>(kOnesThreads, n));
-      ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(bases, b.gen_idx, ones_listed, ones_threads, b.red[0]);
-      check_launch(dev, "msm ones_kernel", n);
-      X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
-      check(cudaMemcpyAsync(b.results, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
-            "cudaMemcpyAsync (msm ones sum)", nstr);
+      for (int k = 0; k < (bases2 ? 2 : 1); ++k) {
+        ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(k ? bases2 : bases, b.gen_idx, ones_listed,
+                                                                   ones_threads, b.red[0]);
+        check_launch(dev, "msm ones_kernel", n);
+        X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
+        check(cudaMemcpyAsync(k ? b.results2 : b.results, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+              "cudaMemcpyAsync (msm ones sum)", nstr);
+      }
       sel_bytes = b.select_bytes;  // the ones' list is summed (same stream): gen_idx is free again
       check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters,
                                   int64_t(n), IsCandidate{}, s),
@@ -835,14 +846,15 @@ struct Msm {
       }
     }
 
-    // The group's buckets: level 0 over the sorted units, then the partial-sum levels until one
-    // run is left.
-    void accumulate_group(const Plan& p, const WindowGroup& g, uint32_t m, const WindowPtrs& win, const uint32_t* cnt) {
+    // The group's buckets (of `pts`, into `buckets`): level 0 over the sorted units, then the
+    // partial-sum levels until one run is left.
+    void accumulate_group(const Plan& p, const WindowGroup& g, uint32_t m, const WindowPtrs& win, const uint32_t* cnt,
+                          const Aff* pts, X* buckets) {
       clock.mark(PhaseClock::accumulate);
-      const BucketStore<F> st{b.buckets + size_t(g.set0) * p.nb, p.c, p.nb, g.units};
+      const BucketStore<F> st{buckets + size_t(g.set0) * p.nb, p.c, p.nb, g.units};
       uint32_t runs = std::min<uint32_t>(p.runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(g.gw) * m)));
       bool final = runs == 1;
-      accumulate_bases_kernel<F><<<blocks_for(runs), kBlock, 0, s>>>(win, cnt, g.units, runs, bases, final, st,
+      accumulate_bases_kernel<F><<<blocks_for(runs), kBlock, 0, s>>>(win, cnt, g.units, runs, pts, final, st,
                                                                      Slots<F>{b.slot_keys[0], b.slot_pts[0]});
       check_launch(dev, "msm accumulate_bases_kernel", n);
       int cur = 0;
@@ -861,7 +873,7 @@ struct Msm {
     // Bucket reduction per set: levels of segments (bucket_level_kernel), the tail
     // (bucket_tail_kernel), then one tree reduction per set over everything they wrote: the set
     // sums into results[1 .. 1 + sets).
-    void reduce_windows(const Plan& p) {
+    void reduce_windows(const Plan& p, X* buckets, X* results) {
       clock.mark(PhaseClock::reduce);
       const Reduction red = reduction_for(p.nb);
       const uint32_t L = kSegLen, T = red.values;
@@ -870,41 +882,47 @@ struct Msm {
       for (unsigned level = 0; level < red.levels; ++level) {
         const uint32_t segs = (len + L - 1) / L;
         bucket_level_kernel<F><<<blocks_for(size_t(p.sets) * segs), kBlock, 0, s>>>(
-            b.buckets, p.sets, p.nb, len, uint32_t(stride), L, level == 0, b.red[0] + off, T);
+            buckets, p.sets, p.nb, len, uint32_t(stride), L, level == 0, b.red[0] + off, T);
         check_launch(dev, "msm bucket_level_kernel", n);
         off += segs;
         len = segs;
         stride *= L;
       }
       bucket_tail_kernel<F><<<blocks_for(size_t(p.sets) * len), kBlock, 0, s>>>(
-          b.buckets, p.sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
+          buckets, p.sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
       check_launch(dev, "msm bucket_tail_kernel", n);
       X* sums = reduce_groups(b, p.sets, T, s, dev, n);
-      check(cudaMemcpyAsync(b.results + 1, sums, p.sets * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+      check(cudaMemcpyAsync(results + 1, sums, p.sets * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
             "cudaMemcpyAsync (msm window sums)", nstr);
     }
 
-    // The m general scalars through the buckets, group of windows by group.
+    // The m general scalars through the buckets, group of windows by group (each group's sort
+    // serves both arrays of bases).
     void window_sums(const Plan& p, uint32_t m) {
-      check(cudaMemsetAsync(b.buckets, 0, size_t(p.sets) * p.nb * sizeof(X), s), dev, "cudaMemsetAsync (msm buckets)",
-            nstr);
+      X* const sets[2] = {b.buckets, bases2 ? b.buckets2 : nullptr};
+      for (X* bk : sets)
+        if (bk)
+          check(cudaMemsetAsync(bk, 0, size_t(p.sets) * p.nb * sizeof(X), s), dev, "cudaMemsetAsync (msm buckets)",
+                nstr);
       for (const WindowGroup& g : p.groups) {
         uint32_t* cnt = b.counters + 1;
         WindowPtrs win{};
         sort_group(p, g, m, cnt, win);
-        accumulate_group(p, g, m, win, cnt);
+        accumulate_group(p, g, m, win, cnt, bases, b.buckets);
+        if (bases2) accumulate_group(p, g, m, win, cnt, bases2, b.buckets2);
       }
-      reduce_windows(p);
+      reduce_windows(p, b.buckets, b.results);
+      if (bases2) reduce_windows(p, b.buckets2, b.results2);
     }
 
     // Waits for the set sums and the ones' sum; the total is the sets' by Horner in 2^shift
-    // (set 0 starts at window 0: shift 0), plus the ones.
-    X finish(const Plan& p) {
+    // (set 0 starts at window 0: shift 0), plus the ones. `second`: bases2's.
+    X finish(const Plan& p, bool second = false) {
       const size_t count = 1 + size_t(p.sets);
       std::vector<X> host(count);
-      check(cudaMemcpyAsync(host.data(), b.results, count * sizeof(X), cudaMemcpyDeviceToHost, s), dev,
-            "cudaMemcpyAsync (msm results to host)", nstr);
-      clock.mark(PhaseClock::count);
+      check(cudaMemcpyAsync(host.data(), second ? b.results2 : b.results, count * sizeof(X), cudaMemcpyDeviceToHost, s),
+            dev, "cudaMemcpyAsync (msm results to host)", nstr);
+      if (!second) clock.mark(PhaseClock::count);
       check(cudaStreamSynchronize(s), dev, "msm kernels", nstr);
       X total = X::infinity();
       for (unsigned r = p.sets; r-- > 0;) {
@@ -976,12 +994,13 @@ struct Msm {
     (void)cudaGetLastError();  // a failed call before this one (e.g. cudaSetDevice) is not this call's error
     ec::Jacobian<F> res = ec::Jacobian<F>::infinity();
     MsmTimings tm;
+    auto* out = static_cast<ec::Jacobian<F>*>(result);  // two with bases2
     if (n == 0) {
-      std::memcpy(result, &res, sizeof(res));
+      for (int k = 0; k < (cfg.bases2 ? 2 : 1); ++k) std::memcpy(out + k, &res, sizeof(res));
       if (timings) *timings = tm;
       return;
     }
-    if (bases_on_device && (reinterpret_cast<uintptr_t>(cfg.bases) & 15) != 0)
+    if (bases_on_device && ((reinterpret_cast<uintptr_t>(cfg.bases) | reinterpret_cast<uintptr_t>(cfg.bases2)) & 15))
       throw GpuError(dev.name() + ": msm: device bases must be 16-byte aligned (" + nstr + ")");
 
     std::optional<Stream> own;
@@ -989,8 +1008,9 @@ struct Msm {
     Arena arena(workspace);
     Carver& cv = arena;
     const unsigned forced = forced_c(cfg, dev);
-    Buffers b = carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg),
-                      select_temp_bytes(n, dev), sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev));
+    Buffers b =
+        carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg), select_temp_bytes(n, dev),
+              sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev), cfg.bases2 != nullptr);
     PhaseClock clock(timings != nullptr, s, dev);
     Call call(dev, s, n, nstr, b, clock);
 
@@ -1007,7 +1027,11 @@ struct Msm {
       clock.mark(PhaseClock::reduce);
     }
     res = ec::Jacobian<F>::from_affine(call.finish(p).to_affine());
-    std::memcpy(result, &res, sizeof(res));
+    std::memcpy(out, &res, sizeof(res));
+    if (cfg.bases2) {
+      res = ec::Jacobian<F>::from_affine(call.finish(p, true).to_affine());
+      std::memcpy(out + 1, &res, sizeof(res));
+    }
     if (timings) {
       report_timings(clock, p, t_start, tm);
       *timings = tm;
