@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# The sequence run on the H200 host from the repository root (binaries carried in build-carry/):
+# the GPU tests and goldens, then NTT, MSM and whole-proof timings.
+set -u
+cd "$(dirname "$0")/../../../.."
+mkdir -p b
+(cd b && tar xJf ../build-carry/bins.tar.xz) || exit 1
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,memory.used --format=csv > $OUT/gpu.txt 2>&1
+export CUZK_FIXTURES=$PWD/tests/fixtures
+T=$OUT/tests.txt
+for t in test_cuda test_gpu_ntt test_gpu_msm test_gpu_engine test_gpu_prover; do
+  echo "== $t" >> $T; timeout 240 b/$t >> $T 2>&1; echo "rc=$?" >> $T
+done
+echo "== test_gpu_ntt r4b3" >> $T; CUZK_NTT_VARIANT=r4b3 timeout 120 b/test_gpu_ntt >> $T 2>&1; echo "rc=$?" >> $T
+echo "== golden" >> $T; timeout 150 bash tests/golden/check.sh b/cuzk gpu:0 >> $T 2>&1; echo "rc=$?" >> $T
+B="b/cuzk bench --device gpu:0"
+M=$OUT/bench.log
+{
+for v in r2 r4 r4b3; do
+  echo "== ntt $v"; CUZK_NTT_VARIANT=$v timeout 60 $B --curve all --log-n 20,24 --ops ntt,h --runs 5
+done
+echo "== msm g2 chosen"; timeout 60 $B --curve all --log-n 22 --ops msm-g2 --runs 5
+echo "== msm g2 tables"; timeout 60 $B --curve all --log-n 22 --ops msm-g2 --tables 24 --runs 5
+echo "== msm g1 tables"; timeout 90 $B --curve all --log-n 20,24 --ops msm-g1 --tables 24 --runs 5
+echo "== whole proof"; timeout 150 $B --curve bn254 --log-n 24 --ops prove --runs 3
+} > $M 2>&1
+echo finished
