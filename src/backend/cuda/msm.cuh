@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "backend/cuda/common.cuh"
+#include "backend/cuda/device_alloc.hpp"
 #include "backend/cuda/msm.hpp"
 #include "backend/cuda/scalar_digits.cuh"
 #include "ec/curve.hpp"
@@ -716,21 +717,24 @@ struct Msm {
         : dev(dev_), s(s_), n(n_), nstr(nstr_), b(b_), clock(clock_) {}
 
     // Host bases and scalars to the device; copied scalars are converted in place, and so are
-    // standard-form scalars already on the device.
+    // standard-form scalars already on the device. Host arrays go through the staging copies
+    // (pinned buffers filled by the copy pool: the driver's own path from pageable memory runs at
+    // a few GB/s, a streamed key's chunks are most of its MSMs), after the stream's earlier work,
+    // which may still use this workspace.
     void copy_in(const MsmConfig& cfg) {
       clock.mark(PhaseClock::copy_in);
       bases = static_cast<const Aff*>(cfg.bases);
       bases2 = static_cast<const Aff*>(cfg.bases2);
+      if (cfg.bases_at != Where::Device || cfg.scalars_at != Where::Device)
+        check(cudaStreamSynchronize(s), dev, "msm (work queued before its copies)", nstr);
       if (cfg.bases_at != Where::Device) {
-        check(cudaMemcpyAsync(b.bases_copy, cfg.bases, n * sizeof(Aff), cudaMemcpyHostToDevice, s), dev,
-              "cudaMemcpyAsync (msm bases to device)", nstr);
+        copy_to_device_staged(dev, b.bases_copy, cfg.bases, n * sizeof(Aff), "msm bases");
         bases = b.bases_copy;
       }
       scal_in = static_cast<const Scalar4*>(cfg.scalars);
       scal_out = cfg.scalar_form == ScalarForm::Montgomery ? b.scalars_std : nullptr;
       if (cfg.scalars_at != Where::Device) {
-        check(cudaMemcpyAsync(b.scalars_copy, cfg.scalars, n * sizeof(Scalar4), cudaMemcpyHostToDevice, s), dev,
-              "cudaMemcpyAsync (msm scalars to device)", nstr);
+        copy_to_device_staged(dev, b.scalars_copy, cfg.scalars, n * sizeof(Scalar4), "msm scalars");
         scal_in = b.scalars_copy;
         scal_out = b.scalars_copy;
       }
