@@ -17,15 +17,6 @@ using namespace cuzk::ff;
 
 namespace {
 
-template <class F>
-F random_element(RandomSource& rs) {
-  Limbs<F::N> v{};
-  for (int i = 0; i < F::N; ++i) v.v[i] = rs.next();
-  v.v[F::N - 1] >>= 1;
-  while (limbs_geq(v, F::K.p)) v.v[F::N - 1] >>= 1;
-  return F::from_raw(v.v);
-}
-
 // Edge values: 0, 1, 2, p - 1, p - 2, R mod p, words of all ones below p, and random ones.
 template <class F>
 std::vector<F> samples(RandomSource& rs, int random_count) {
@@ -48,7 +39,7 @@ std::vector<F> samples(RandomSource& rs, int random_count) {
   for (int i = 0; i < F::N; ++i) ones.v[i] = ~uint64_t(0);
   ones.v[F::N - 1] = F::K.p.v[F::N - 1] - 1;
   out.push_back(F::from_raw(ones.v));
-  for (int i = 0; i < random_count; ++i) out.push_back(random_element<F>(rs));
+  for (int i = 0; i < random_count; ++i) out.push_back(random_field<F>(rs));
   return out;
 }
 

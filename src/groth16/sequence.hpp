@@ -353,19 +353,26 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     d.synchronize(s);
   });
 
+  // An MSM of the resident key: its bases (with their tables) and device scalars.
+  auto resident_cfg = [&](backend::Group g, const Scalar* k, size_t count, const void* dev_bases,
+                          backend::TablePlan plan) {
+    backend::MsmConfig cfg;
+    cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
+    cfg.count = count, cfg.bases = dev_bases, cfg.bases_at = backend::Where::Device;
+    if (plan.tables > 1) cfg.window_bits = plan.window_bits, cfg.tables = plan.tables;
+    return cfg;
+  };
   auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const void* host_bases, size_t point_bytes,
                  const Scalar* k, size_t count, backend::TablePlan plan, auto& out) {
     at(p);
     phase(p, [&] {
       if (count == 0) return;  // the sum of nothing (a compacted query with no wire)
-      backend::MsmConfig cfg;
-      cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
       if (key) {
-        cfg.count = count, cfg.bases = dev_bases, cfg.bases_at = backend::Where::Device;
-        if (plan.tables > 1) cfg.window_bits = plan.window_bits, cfg.tables = plan.tables;
-        d.msm(cfg, ws.msm_scratch, &out, s);
+        d.msm(resident_cfg(g, k, count, dev_bases, plan), ws.msm_scratch, &out, s);
         return;
       }
+      backend::MsmConfig cfg;
+      cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
       cfg.bases_at = backend::Where::Host;
       const size_t step = std::max<size_t>(1, chunk);
       for (size_t lo = 0; lo < count; lo += step) {
@@ -389,15 +396,14 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   };
   const KeyTables t = key ? key->tables : KeyTables{};
   const Scalar* wa = scalars_of(key ? key->a_wires : ws.a_wires, pk.a_wires);
-  if (key && a_b1_shared(pk, t)) {
+  const bool shared = key && a_b1_shared(pk, t);
+  if (shared) {
     // One call for A and B1 (one classification and sort of the witness), timed as msm_a;
     // msm_b1 is then an empty phase.
     at(Phase::MsmA);
     phase(Phase::MsmA, [&] {
-      backend::MsmConfig cfg;
-      cfg.curve = E::id, cfg.group = backend::Group::G1, cfg.scalars = wa, cfg.scalars_at = backend::Where::Device;
-      cfg.count = pk.a.size(), cfg.bases = key->a, cfg.bases2 = key->b1, cfg.bases_at = backend::Where::Device;
-      if (t.a.tables > 1) cfg.window_bits = t.a.window_bits, cfg.tables = t.a.tables;
+      backend::MsmConfig cfg = resident_cfg(backend::Group::G1, wa, pk.a.size(), key->a, t.a);
+      cfg.bases2 = key->b1;
       // The CPU backend writes the second sum 3/2 of an affine point after the first.
       static_assert(2 * sizeof(J1) == 3 * sizeof(A1), "two Jacobian sums, one after the other");
       J1 two[2];
@@ -410,7 +416,7 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     msm(Phase::MsmA, backend::Group::G1, key ? key->a : nullptr, pk.a.data(), sizeof(A1), wa, pk.a.size(), t.a, r.a);
   }
   const Scalar* wb = scalars_of(key ? key->b_wires : ws.b_wires, pk.b_wires);
-  if (!(key && a_b1_shared(pk, t)))
+  if (!shared)
     msm(Phase::MsmB1, backend::Group::G1, key ? key->b1 : nullptr, pk.b1.data(), sizeof(A1), wb, pk.b1.size(), t.b1,
         r.b1);
   msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), wb, pk.b2.size(), t.b2,
