@@ -125,7 +125,7 @@ struct Sizes {
   size_t key = 0, ws = 0, ws_s = 0;
 };
 template <class E>
-Sizes sizes(Fixture<E>& f, size_t chunk = EngineConfig{}.stream_chunk_points) {
+Sizes sizes(Fixture<E>& f, size_t chunk = EngineConfig::kMinStreamChunk) {
   cpu::CpuDeviceOptions o;
   o.name = "sim:0", o.simulated = true;
   cpu::CpuDevice d(o);
@@ -407,7 +407,7 @@ void chunked_kernels_match() {
   auto key = f.circuit->upload_key(dev);
   auto run = [&](size_t chunk) {
     auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
-    f.circuit->stage(dev, *w, chunk, f.circuit->working_set_bytes(dev, chunk), pool);
+    f.circuit->stage(dev, *w, chunk, f.circuit->working_set_bytes(dev, chunk));
     f.circuit->kernels(dev, *w, chunk ? nullptr : key.get(), chunk, PhaseTimer{}, nullptr);
     f.circuit->release_staged(*w);
     return w;
@@ -447,7 +447,7 @@ CUZK_TEST(engine_kernels_on_the_device_clock) {
     cpu::CpuDevice dev(o);
     auto key = f.circuit->upload_key(dev);
     auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
-    f.circuit->stage(dev, *w, 0, f.circuit->working_set_bytes(dev, 0), pool);
+    f.circuit->stage(dev, *w, 0, f.circuit->working_set_bytes(dev, 0));
     const double ms = f.circuit->kernels(dev, *w, key.get(), 0, PhaseTimer{}, nullptr);
     f.circuit->release_staged(*w);
     CHECK_EQ(ms, static_cast<Work&>(*w).msm.device_ms);
@@ -518,7 +518,7 @@ void key_tables_reach_every_msm() {
   auto run = [&](const groth16::KeyTables& kt) {
     auto key = f.circuit->upload_key(dev, kt);
     auto w = f.circuit->synthesize(Witness::values("w", f.witness(3)), true, pool);
-    f.circuit->stage(dev, *w, 0, f.circuit->working_set_bytes(dev, 0, kt), pool, kt);
+    f.circuit->stage(dev, *w, 0, f.circuit->working_set_bytes(dev, 0, kt), kt);
     seen.clear();
     f.circuit->kernels(dev, *w, key.get(), 0, PhaseTimer{}, nullptr);
     f.circuit->release_staged(*w);
@@ -567,6 +567,86 @@ CUZK_TEST(engine_chunked_kernels_match) {
 }
 
 CUZK_TEST(engine_streamed_key_bls12_381) { streamed_key<ec::Bls12381>(); }
+
+// A streamed key's a, b, c on a simulated device, from its host rows in pieces: as many rows a
+// piece as the rows scratch holds, down to the longest row alone; the values are those of all
+// rows evaluated at once on the host. A scratch smaller than some row is an error naming it.
+template <class E>
+void rows_in_pieces() {
+  using Fr = typename E::Fr;
+  auto& f = fixture<E>(9);
+  const auto& pk = f.circuit->key();
+  const size_t n = pk.domain_size, m = pk.n_vars;
+  const auto w = f.witness(3);
+  std::vector<Fr> want_a(n), want_b(n), want_c(n);
+  ThreadPool pool(1);
+  cpu::evaluate_abc<Fr>(n, pk.A.view(), pk.B.view(), w.data(), want_a.data(), want_b.data(), want_c.data(), pool);
+  size_t longest = 0;
+  for (size_t i = 0; i < n; ++i) longest = std::max(longest, groth16::RowsPiece<Fr>::bytes(pk.A, pk.B, i, i + 1));
+  const size_t all = groth16::RowsPiece<Fr>::bytes(pk.A, pk.B, 0, n);
+  CHECK(longest < all);
+  CHECK_EQ(groth16::rows_space_bytes(pk.A, pk.B), all);  // small rows: all of them in one piece
+  for (size_t space : {longest - 1, longest, 3 * longest, all}) {
+    cpu::CpuDeviceOptions o;
+    o.name = "sim:0", o.simulated = true, o.threads = 1;
+    size_t pieces = 0;
+    o.after_enqueue = [&](const char* op) { pieces += std::string(op) == "evaluate_abc"; };
+    cpu::CpuDevice dev(o);
+    auto s = dev.make_stream();
+    Carver sizing;
+    for (size_t b : {m * sizeof(cpu::Scalar), n * sizeof(Fr), n * sizeof(Fr), n * sizeof(Fr), space})
+      sizing.take(b, "sizing");
+    auto mem = dev.allocate(sizing.used(), s, "rows test");
+    Carver cv(mem->data(), sizing.used(), "sim:0");
+    groth16::WorkingSet<E> ws;
+    ws.w = cv.take<cpu::Scalar>(m, "w");
+    ws.a = cv.take<Fr>(n, "a"), ws.b = cv.take<Fr>(n, "b"), ws.c = cv.take<Fr>(n, "c");
+    ws.rows_scratch = {cv.take(space, "rows"), space};
+    dev.copy_to_device(ws.w, w.data(), m * sizeof(cpu::Scalar), *s, "w");
+    if (space < longest) {
+      CHECK_THROWS_WITH(groth16::abc_from_host_rows<E>(dev, pk, ws, *s), Error, "of A and B needs");
+      continue;
+    }
+    groth16::abc_from_host_rows<E>(dev, pk, ws, *s);
+    dev.synchronize(*s);
+    CHECK_MSG(std::equal(want_a.begin(), want_a.end(), ws.a) && std::equal(want_b.begin(), want_b.end(), ws.b) &&
+                  std::equal(want_c.begin(), want_c.end(), ws.c),
+              "space " << space);
+    if (space == all) CHECK_EQ(pieces, size_t(1));
+    if (space == longest) CHECK_MSG(pieces > n / 4, pieces << " pieces of " << n << " rows");
+    if (space == 3 * longest) CHECK_MSG(pieces > 1 && pieces < n, pieces);
+  }
+}
+CUZK_TEST(engine_streamed_rows_in_pieces) {
+  rows_in_pieces<ec::Bn254>();
+  rows_in_pieces<ec::Bls12381>();
+}
+
+// The streamed MSMs' piece (EngineConfig::stream_chunk_points 0): the largest power of two up to
+// the key's largest section with which a working set per worker fits, else one working set.
+CUZK_TEST(engine_automatic_stream_chunk) {
+  const size_t kMin = EngineConfig::kMinStreamChunk;
+  // A working set of 1 GiB plus a byte a point of the piece, the piece at most 2^20 points.
+  auto ws = [](size_t chunk) { return (size_t(1) << 30) + std::min<size_t>(chunk, size_t(1) << 20); };
+  CHECK_EQ(automatic_stream_chunk(size_t(1) << 20, 2 * ws(kMin * 4), 2, ws), kMin * 4);
+  CHECK_EQ(automatic_stream_chunk(size_t(1) << 20, 2 * ws(kMin * 4) - 1, 2, ws), kMin * 2);
+  CHECK_EQ(automatic_stream_chunk(size_t(1) << 20, size_t(1) << 40, 1, ws), size_t(1) << 20);
+  // Two working sets never fit: the largest one does.
+  CHECK_EQ(automatic_stream_chunk(size_t(1) << 20, ws(kMin * 8), 2, ws), kMin * 8);
+  // Nothing fits: the smallest (the partition's error then names its working set).
+  CHECK_EQ(automatic_stream_chunk(size_t(1) << 20, ws(kMin) - 1, 2, ws), kMin);
+  // Never beyond the first piece that holds the largest section whole.
+  CHECK_EQ(automatic_stream_chunk(3 * kMin, size_t(1) << 40, 2, ws), 4 * kMin);
+  CHECK_EQ(automatic_stream_chunk(100, size_t(1) << 40, 2, ws), kMin);
+  // The engine's footprint on a device: the piece it chose and that piece's working set.
+  auto& f = fixture<ec::Bn254>(9);
+  const auto sz = sizes(f);
+  Engine eng(config({sim(0, 0, 0, 1, sz.ws_s)}, 2));
+  eng.register_circuit("c", f.circuit);
+  const auto fp = eng.footprint("c", "sim:0");
+  CHECK_EQ(fp.stream_chunk, kMin);
+  CHECK_EQ(fp.working_set_streamed, sz.ws_s);
+}
 
 // ------------------------------------------------------------------ 6. does not fit at all
 CUZK_TEST(engine_refuses_what_cannot_fit) {

@@ -131,7 +131,7 @@ CUZK_TEST(gpu_engine_refuses_a_budget_too_small) {
   Fixture<ec::Bn254> f(11);
   EngineConfig cfg;
   cfg.devices = {devs[0]};
-  const size_t need = f.circuit->working_set_bytes(*backend::open_device(devs[0]), cfg.stream_chunk_points);
+  const size_t need = f.circuit->working_set_bytes(*backend::open_device(devs[0]), EngineConfig::kMinStreamChunk);
   cfg.devices[0].memory = need - 1;
   Engine eng(cfg);
   eng.register_circuit("c", f.circuit);

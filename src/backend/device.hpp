@@ -46,7 +46,9 @@ struct Memory {
 };
 
 // Sparse rows (CSR) of the key's A or B matrix: row_ptr[n_rows + 1], col[nnz], val[nnz] (Fr in
-// Montgomery form scaled by R, as stored in a .zkey).
+// Montgomery form scaled by R, as stored in a .zkey). Entries are counted from row_ptr[0]: row
+// i's are col/val[row_ptr[i] - row_ptr[0] .. row_ptr[i + 1] - row_ptr[0]), so a slice of rows
+// with the entries of those rows alone (a streamed key's rows, a piece at a time) is a view too.
 struct CsrView {
   const uint32_t* row_ptr = nullptr;
   const uint32_t* col = nullptr;

@@ -51,13 +51,16 @@ engine::EngineConfig set_config(const JobBenchOptions& o, const std::string& set
   return cfg;
 }
 
+// The footprint on the set's first device (its budget).
 void print_footprint(engine::Engine& eng, const std::string& name, const engine::EngineConfig& cfg) {
   const auto d0 = cfg.devices[0].name();
   const auto f = eng.footprint(name, d0);
   std::printf(
-      "on %s: key %.2f GiB (MSM tables %.2f), working set per partition %.2f GiB (key resident), %.2f GiB streamed\n",
+      "on %s: key %.2f GiB (MSM tables %.2f), working set per partition %.2f GiB (key resident), %.2f GiB streamed "
+      "(MSMs in pieces of %zu points)\n",
       d0.c_str(), double(f.key) / double(1ull << 30), double(f.key_tables) / double(1ull << 30),
-      double(f.working_set) / double(1ull << 30), double(f.working_set_streamed) / double(1ull << 30));
+      double(f.working_set) / double(1ull << 30), double(f.working_set_streamed) / double(1ull << 30),
+      f.stream_chunk);
 }
 
 // Keys made resident before the clock starts (a streamed or refused device keeps none); returns
@@ -172,7 +175,7 @@ int run_set(const JobBenchOptions& o, size_t si, const std::string& name,
   const engine::EngineConfig cfg = set_config(o, o.device_sets[si], pool);
   engine::Engine eng(cfg);
   eng.register_circuit(name, circuit);
-  if (si == 0) print_footprint(eng, name, cfg);
+  print_footprint(eng, name, cfg);
   const double preload_ms = preload(eng, name);
   auto tj = std::chrono::steady_clock::now();
   const std::vector<uint64_t> ids = submit_jobs(eng, o, name, circ, pool);

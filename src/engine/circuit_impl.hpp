@@ -48,13 +48,12 @@ class CircuitOps : public Circuit {
   virtual std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const = 0;
   std::shared_ptr<void> upload_key(backend::Device& d) const { return upload_key(d, {}); }
   // The working set (`bytes`, as reserved, for a key with tables `t`; none when streamed)
-  // allocated and filled; with chunk > 0 (key streamed) a, b, c are evaluated on the host first
-  // (`pool`).
-  virtual void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes, ThreadPool& pool,
+  // allocated and filled: the witness, and a, b, c where the host made them (no PCE, or given
+  // with the witness). Otherwise the kernels evaluate them, from the key's rows on the device or,
+  // with chunk > 0 (key streamed), from its rows on the host a piece at a time.
+  virtual void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes,
                      const groth16::KeyTables& t) const = 0;
-  void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes, ThreadPool& pool) const {
-    stage(d, w, chunk, bytes, pool, {});
-  }
+  void stage(backend::Device& d, PartitionWork& w, size_t chunk, size_t bytes) const { stage(d, w, chunk, bytes, {}); }
   // `key`: upload_key's handle, null when streamed. Returns the kernel phases' time on the
   // device's own clock (MsmResults::device_ms; -1 where the device has none).
   virtual double kernels(backend::Device& d, PartitionWork& w, const void* key, size_t chunk, const PhaseTimer& timer,
@@ -176,14 +175,9 @@ class CircuitT final : public CircuitOps {
     return groth16::DeviceKey<E>::upload(d, pk_, t);
   }
 
-  void stage(backend::Device& d, PartitionWork& pw, size_t chunk, size_t bytes, ThreadPool& pool,
+  void stage(backend::Device& d, PartitionWork& pw, size_t chunk, size_t bytes,
              const groth16::KeyTables& t) const override {
     auto& wk = static_cast<Work&>(pw);
-    if (chunk > 0 && wk.a.empty()) {  // the matrices stay on the host when the key is streamed
-      const size_t n = pk_.domain_size;
-      wk.a.assign(n, Fr::zero()), wk.b.assign(n, Fr::zero()), wk.c.assign(n, Fr::zero());
-      cpu::evaluate_abc<Fr>(n, pk_.A.view(), pk_.B.view(), wk.w.data(), wk.a.data(), wk.b.data(), wk.c.data(), pool);
-    }
     groth16::HostAbc<E> abc{};
     if (!wk.a.empty()) abc = {&wk.a, &wk.b, &wk.c};
     wk.staged.emplace(groth16::stage<E>(d, pk_, wk.w, abc, chunk, bytes, chunk ? groth16::KeyTables{} : t));

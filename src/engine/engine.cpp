@@ -170,6 +170,7 @@ struct Engine::Impl {
     bool streamed = false;
     std::string key;                 // the resident key it uses ("" when streamed, or for device work)
     groth16::KeyTables tables = {};  // that key's MSM tables
+    size_t chunk = 0;                // streamed: points of each MSM piece
   };
 
   EngineConfig cfg;
@@ -362,7 +363,7 @@ struct Engine::Impl {
       const size_t need = resident_mode ? f.working_set + (has_key ? 0 : f.key) : f.working_set_streamed;
       if (d.budget - d.reserved >= need) {
         d.reserved += need;
-        if (!resident_mode) return {f.working_set_streamed, true, ""};
+        if (!resident_mode) return {f.working_set_streamed, true, "", {}, f.stream_chunk};
         if (!has_key) {
           auto slot = std::make_shared<KeySlot>();
           slot->tables = d.tables.at(cid);
@@ -518,9 +519,9 @@ struct Engine::Impl {
       rec.reserved_bytes = res->bytes;
       rec.streamed = res->streamed;
       checkpoint(Phase::Stage);
-      chunk = res->streamed ? I.cfg.stream_chunk_points : 0;
+      chunk = res->streamed ? res->chunk : 0;
       if (!res->streamed) key = I.resident_key(d, j.circuit_id, c);
-      c.stage(*d.dev, *p.work, chunk, res->bytes, *I.synth_pool, res->tables);
+      c.stage(*d.dev, *p.work, chunk, res->bytes, res->tables);
       timer.end(Phase::Stage);
     }
     // Under d's lock; the working set is freed (after its stream's work) inside the busy time.
@@ -660,6 +661,19 @@ Engine::~Engine() {
   for (auto& t : impl_->threads) t.join();
 }
 
+size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
+                              const std::function<size_t(size_t)>& working_set) {
+  workers = std::max<size_t>(1, workers);
+  size_t all = 0, one = 0;
+  for (size_t chunk = EngineConfig::kMinStreamChunk;; chunk *= 2) {
+    const size_t ws = working_set(chunk);
+    if (ws <= budget) one = chunk;
+    if (ws <= budget / workers) all = chunk;
+    if (chunk >= largest) break;
+  }
+  return all ? all : one ? one : EngineConfig::kMinStreamChunk;
+}
+
 void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c) {
   auto ops = std::dynamic_pointer_cast<CircuitOps>(c);
   if (!ops) throw InvalidArgument("circuit " + id + " was not made by load_circuit");
@@ -678,7 +692,12 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
     const backend::Device& dev = *d->dev;
     const size_t key = ops->key_bytes(dev), ws = ops->working_set_bytes(dev, 0);
     const size_t workers = size_t(std::max(1, d->workers));
-    Footprint fp{key, ws, ops->working_set_bytes(dev, impl_->cfg.stream_chunk_points), d->budget};
+    Footprint fp{key, ws, 0, d->budget};
+    fp.stream_chunk = impl_->cfg.stream_chunk_points;
+    if (!fp.stream_chunk)
+      fp.stream_chunk = automatic_stream_chunk(std::max<size_t>(size_t(1) << ops->log_n(), ops->n_vars()), d->budget,
+                                               workers, [&](size_t c) { return ops->working_set_bytes(dev, c); });
+    fp.working_set_streamed = ops->working_set_bytes(dev, fp.stream_chunk);
     auto fits = [&](const groth16::KeyTables& t) {
       const size_t key_t = ops->key_bytes(dev, t), ws_t = ops->working_set_bytes(dev, 0, t);
       if (key_t + workers * ws_t > d->budget) return false;

@@ -84,13 +84,26 @@ struct EngineConfig {
   bool verify = true;              // self-verify every proof (a failing one is never returned)
   bool use_pce = true;             // false (or CUZK_DISABLE_PCE=1): a, b, c row by row from the r1cs
   std::optional<uint64_t> seed;    // deterministic r, s per (job, partition) for tests
-  size_t stream_chunk_points = size_t(1) << 20;  // streamed mode: MSMs in pieces of this many points
+  // Streamed mode (a key too large to stay on a device): its MSMs run in pieces of this many
+  // points. 0: each device's own, the largest power of two (from kMinStreamChunk) with which a
+  // working set per worker fits its budget, or failing that one working set.
+  size_t stream_chunk_points = 0;
+  static constexpr size_t kMinStreamChunk = size_t(1) << 16;
   // A resident key's MSM tables (precomputed multiples of its points: fewer, wider windows) may
   // take this share of the device memory left beside the key and one working set per worker;
   // 0: no tables. Devices without tables (the CPU) ignore it.
   double key_tables_share = 0.5;
   FaultHook fault;
 };
+
+// The points of each piece of a streamed MSM when EngineConfig::stream_chunk_points is 0: the
+// largest power of two, from kMinStreamChunk up to the first that holds `largest` points (the
+// key's largest section) in one piece, with which `workers` working sets (`working_set(chunk)`
+// bytes each) fit `budget`; else the largest with which one does; else kMinStreamChunk (the
+// partition then fits nowhere). Larger pieces cost nothing while the MSM's workspace stays
+// within the working set's a, b, c, and make fewer, larger copies and MSMs.
+size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
+                              const std::function<size_t(size_t)>& working_set);
 
 // A witness: loaded when its partition is synthesized.
 struct Witness {
@@ -193,6 +206,7 @@ class Engine {
     size_t working_set_streamed = 0;  // one partition with the key's points streamed
     size_t budget = 0;                // the device's budget
     size_t key_tables = 0;            // of `key`: the MSM tables made for it (0: none)
+    size_t stream_chunk = 0;          // points of each piece of a streamed MSM
     bool resident() const { return key + working_set <= budget; }
     bool fits() const { return resident() || working_set_streamed <= budget; }
   };

@@ -4,7 +4,7 @@
 //
 //   stage    (outside the device's lock)  the working set allocated, witness (and host-made
 //                                          a, b, c) copied in
-//   kernels  (under the lock)             a, b, c from the resident matrices; H; the five MSMs
+//   kernels  (under the lock)             a, b, c from the key's rows; H; the five MSMs
 //   finish   (outside)                    blinding and assembly on the host (finish_proof)
 //
 // Memory: a key on a device takes key_bytes(), one proof working_set_bytes(); both are computed
@@ -16,6 +16,7 @@
 #include <array>
 #include <exception>
 #include <functional>
+#include <future>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -172,8 +173,9 @@ bool a_b1_shared(const ProvingKey<E>& pk, const KeyTables& t) {
          t.a.window_bits == t.b1.window_bits;
 }
 
-// The MSMs of one proof (device bases, with the key's tables; or, with a streamed key, host
-// bases in chunks).
+// The MSMs of one proof, over device bases: the resident key's (with its tables) or, with a
+// streamed key, a piece of its points at a time (chunk points at most) copied into the working
+// set.
 template <class E>
 std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
   const size_t n = pk.domain_size, m = pk.n_vars;
@@ -181,7 +183,7 @@ std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chun
     backend::MsmConfig c;
     c.curve = E::id, c.group = g;
     c.count = chunk ? std::min(count, chunk) : count;
-    c.bases_at = chunk ? backend::Where::Host : backend::Where::Device;
+    c.bases_at = backend::Where::Device;
     if (!chunk && plan.tables > 1) c.window_bits = plan.window_bits, c.tables = plan.tables;
     return c;
   };
@@ -200,12 +202,68 @@ std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chun
   return out;
 }
 
+// A streamed key's A and B rows [r0, r1) on a device, laid out by a Carver: the rows' pointers
+// (as in the key: a backend::CsrView counts entries from its first row's) and their entries.
+template <class Fr>
+struct RowsPiece {
+  backend::CsrView A{}, B{};
+  // `put(dst, src, bytes, what)` copies each part (nothing when sizing).
+  template <class Put>
+  void carve(Carver& cv, const Csr<Fr>& a, const Csr<Fr>& b, size_t r0, size_t r1, Put&& put) {
+    auto rows = [&](const Csr<Fr>& m, backend::CsrView& v, const char* ptrs, const char* cols, const char* vals) {
+      const size_t k0 = m.row_ptr[r0], k1 = m.row_ptr[r1];
+      uint32_t* p = cv.take<uint32_t>(r1 - r0 + 1, ptrs);
+      uint32_t* c = cv.take<uint32_t>(k1 - k0, cols);
+      Fr* x = cv.take<Fr>(k1 - k0, vals);
+      if (!p) return;
+      put(p, m.row_ptr.data() + r0, (r1 - r0 + 1) * sizeof(uint32_t), ptrs);
+      if (k1 > k0) {
+        put(c, m.col.data() + k0, (k1 - k0) * sizeof(uint32_t), cols);
+        put(x, m.val.data() + k0, (k1 - k0) * sizeof(Fr), vals);
+      }
+      v = {p, c, x};
+    };
+    rows(a, A, "A rows (piece)", "A columns (piece)", "A values (piece)");
+    rows(b, B, "B rows (piece)", "B columns (piece)", "B values (piece)");
+  }
+  static size_t bytes(const Csr<Fr>& a, const Csr<Fr>& b, size_t r0, size_t r1) {
+    Carver cv;
+    RowsPiece().carve(cv, a, b, r0, r1, [](auto...) {});
+    return cv.used();
+  }
+};
+
+// The least device memory a streamed key's a, b, c evaluation works in: all of A's and B's rows
+// when they take no more than 64 MiB, else 64 MiB or, if more, a piece of one row as long as the
+// longest row of A and one as long as the longest of B.
+template <class Fr>
+size_t rows_space_bytes(const Csr<Fr>& A, const Csr<Fr>& B) {
+  if (A.row_ptr.size() < 2 || B.row_ptr.size() != A.row_ptr.size()) return 0;
+  const size_t n = A.row_ptr.size() - 1;
+  constexpr size_t kPiece = size_t(64) << 20;
+  const size_t all = RowsPiece<Fr>::bytes(A, B, 0, n);
+  if (all <= kPiece) return all;
+  auto longest = [](const std::vector<uint32_t>& p) {
+    uint32_t most = 0;
+    for (size_t i = 0; i + 1 < p.size(); ++i) most = std::max(most, p[i + 1] - p[i]);
+    return size_t(most);
+  };
+  const size_t la = longest(A.row_ptr), lb = longest(B.row_ptr);
+  const size_t one = 2 * Carver::round(2 * sizeof(uint32_t)) + Carver::round(la * sizeof(uint32_t)) +
+                     Carver::round(la * sizeof(Fr)) + Carver::round(lb * sizeof(uint32_t)) +
+                     Carver::round(lb * sizeof(Fr));
+  return std::max(kPiece, one);
+}
+
 // One proof's device memory, in this order: witness scalars, (for a density-compacted key) the
 // gathered scalars of the A or B MSM and, with a streamed key, the density lists; a, b, c, then
 // scratch. H runs first with a, b, c live and its scratch after c, and leaves h in a. The MSMs
 // then need only the witness (or its gathered values) and h, so their workspace starts at b: b
 // and c are dead by then. The scratch after c is therefore the larger of H's workspace and what
-// the largest MSM needs beyond those two.
+// the largest MSM needs beyond those two; with a streamed key it also holds, before H, the
+// pieces of A's and B's rows that a, b, c are evaluated from (rows_space_bytes at the least),
+// and the MSMs' workspace starts with two pieces of the key's points (one summed while the
+// next is copied).
 template <class E>
 struct WorkingSet {
   using Fr = typename E::Fr;
@@ -213,12 +271,17 @@ struct WorkingSet {
   Scalar* gathered = nullptr;
   uint32_t *a_wires = nullptr, *b_wires = nullptr;  // streamed compacted key only
   Fr *a = nullptr, *b = nullptr, *c = nullptr;
-  backend::Memory h_scratch, msm_scratch;
+  backend::Memory h_scratch, msm_scratch, rows_scratch;
+  void* pieces[2] = {nullptr, nullptr};  // streamed key: two pieces of its points, chunk each
 
   void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
     const size_t n = pk.domain_size, m = pk.n_vars;
     size_t msm = 0;
     for (auto& cfg : msm_configs(pk, chunk, t)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
+    const size_t piece = chunk ? Carver::round(std::max(std::min(chunk, std::max(n, m)) * sizeof(typename E::G1Affine),
+                                                        std::min(chunk, m) * sizeof(typename E::G2Affine)))
+                               : 0;
+    msm += 2 * piece;
     const size_t h = d.h_workspace_bytes(E::id, pk.log_n, pk.h_form), bc = 2 * Carver::round(n * sizeof(Fr));
     w = cv.take<Scalar>(m, "witness scalars");
     if (pk.compact) {
@@ -231,10 +294,13 @@ struct WorkingSet {
     a = cv.take<Fr>(n, "a");
     b = cv.take<Fr>(n, "b");
     c = cv.take<Fr>(n, "c");
-    const size_t after_c = std::max(h, msm > bc ? msm - bc : 0);
+    size_t after_c = std::max(h, msm > bc ? msm - bc : 0);
+    if (chunk) after_c = std::max(after_c, rows_space_bytes(pk.A, pk.B));
     char* scratch = cv.take<char>(after_c, "scratch after c");
     h_scratch = {scratch, h};
-    msm_scratch = {b, bc + after_c};
+    if (b) pieces[0] = b, pieces[1] = reinterpret_cast<char*>(b) + piece;
+    msm_scratch = {b ? reinterpret_cast<char*>(b) + 2 * piece : nullptr, bc + after_c - 2 * piece};
+    rows_scratch = {scratch, after_c};
   }
   static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
     Carver cv;
@@ -295,12 +361,46 @@ Staged<E> stage(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w
   return st;
 }
 
+// a, b, c of a streamed key on the device: its A and B rows go from the host a piece at a time
+// into the working set's rows scratch, each piece as many rows as fit there.
+template <class E>
+void abc_from_host_rows(Device& d, const ProvingKey<E>& pk, const WorkingSet<E>& ws, backend::Stream& s) {
+  using Fr = typename E::Fr;
+  const size_t n = pk.domain_size;
+  if (pk.A.row_ptr.size() != n + 1 || pk.B.row_ptr.size() != n + 1)
+    throw InvalidArgument("the key has no constraint rows: a, b, c must be given with the witness");
+  const backend::Memory space = ws.rows_scratch;
+  auto fits = [&](size_t r0, size_t r1) { return RowsPiece<Fr>::bytes(pk.A, pk.B, r0, r1) <= space.bytes; };
+  for (size_t r0 = 0; r0 < n;) {
+    if (!fits(r0, r0 + 1))  // the working set was sized for the longest rows
+      throw Error(d.name() + ": row " + std::to_string(r0) + " of A and B needs " +
+                  std::to_string(RowsPiece<Fr>::bytes(pk.A, pk.B, r0, r0 + 1)) + " bytes, the rows scratch has " +
+                  std::to_string(space.bytes));
+    size_t lo = r0 + 1, hi = n;  // the most rows from r0 that fit: lo fits, beyond hi none
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(r0, mid))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    d.synchronize(s);  // the previous piece has been read
+    Carver cv(space.ptr, space.bytes, d.name());
+    RowsPiece<Fr> piece;
+    piece.carve(cv, pk.A, pk.B, r0, lo, [&](void* dst, const void* src, size_t bytes, const char* what) {
+      d.copy_to_device(dst, src, bytes, s, what);
+    });
+    d.evaluate_abc(E::id, lo - r0, piece.A, piece.B, ws.w, ws.a + r0, ws.b + r0, ws.c + r0, s);
+    r0 = lo;
+  }
+}
+
 // Between phases the caller may stop the partition (cancellation: it throws).
 using Checkpoint = std::function<void(Phase next)>;
 
-// The kernels: a, b, c from the resident rows (unless staged), H, the five MSMs. With `key` null
-// the bases stream from the host in chunks of at most `chunk` points and the chunk results are
-// summed. Each phase is timed on `timer` (and on the device's clock, into device_ms);
+// The kernels: a, b, c from the key's rows (unless staged), H, the five MSMs. With `key` null
+// the rows come from the host a piece at a time and the bases stream from the host in chunks of
+// at most `chunk` points, the chunk results summed. Each phase is timed on `timer` (and on the device's clock, into device_ms);
 // `checkpoint` runs before each.
 template <class E>
 MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& pk, Staged<E>& st, size_t chunk,
@@ -340,10 +440,12 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     });
   };
   if (!st.abc_staged) {
-    if (!key) throw InvalidArgument("a, b, c must be staged when the key is not resident");
     at(Phase::Abc);
     phase(Phase::Abc, [&] {
-      d.evaluate_abc(E::id, n, key->A, key->B, ws.w, ws.a, ws.b, ws.c, s);
+      if (key)
+        d.evaluate_abc(E::id, n, key->A, key->B, ws.w, ws.a, ws.b, ws.c, s);
+      else
+        abc_from_host_rows<E>(d, pk, ws, s);
       d.synchronize(s);
     });
   }
@@ -353,9 +455,10 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     d.synchronize(s);
   });
 
-  // An MSM of the resident key: its bases (with their tables) and device scalars.
-  auto resident_cfg = [&](backend::Group g, const Scalar* k, size_t count, const void* dev_bases,
-                          backend::TablePlan plan) {
+  // An MSM over device bases (the resident key's, with their tables, or a piece of a streamed
+  // key's points) and device scalars.
+  auto device_cfg = [&](backend::Group g, const Scalar* k, size_t count, const void* dev_bases,
+                        backend::TablePlan plan) {
     backend::MsmConfig cfg;
     cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
     cfg.count = count, cfg.bases = dev_bases, cfg.bases_at = backend::Where::Device;
@@ -368,19 +471,30 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     phase(p, [&] {
       if (count == 0) return;  // the sum of nothing (a compacted query with no wire)
       if (key) {
-        d.msm(resident_cfg(g, k, count, dev_bases, plan), ws.msm_scratch, &out, s);
+        d.msm(device_cfg(g, k, count, dev_bases, plan), ws.msm_scratch, &out, s);
         return;
       }
-      backend::MsmConfig cfg;
-      cfg.curve = E::id, cfg.group = g, cfg.scalars = k, cfg.scalars_at = backend::Where::Device;
-      cfg.bases_at = backend::Where::Host;
+      // Streamed: piece i's sum runs on another thread while this one copies piece i + 1 into
+      // the other buffer (the sum before it, which read that buffer, has returned).
       const size_t step = std::max<size_t>(1, chunk);
-      for (size_t lo = 0; lo < count; lo += step) {
+      auto size = [&](size_t lo) { return std::min(step, count - lo); };
+      auto put = [&](int i, size_t lo) {
+        d.copy_to_device(ws.pieces[i], static_cast<const char*>(host_bases) + lo * point_bytes, size(lo) * point_bytes,
+                         s, "key points (a piece)");
+      };
+      put(0, 0);
+      int i = 0;
+      for (size_t lo = 0; lo < count; lo += step, i ^= 1) {
+        const backend::MsmConfig cfg = device_cfg(g, k + lo, size(lo), ws.pieces[i], {});
         std::decay_t<decltype(out)> part;
-        cfg.count = std::min(step, count - lo);
-        cfg.bases = static_cast<const char*>(host_bases) + lo * point_bytes;
-        cfg.scalars = k + lo;
-        d.msm(cfg, ws.msm_scratch, &part, s);
+        auto sum = std::async(std::launch::async, [&, cfg] { d.msm(cfg, ws.msm_scratch, &part, s); });
+        try {
+          if (lo + step < count) put(i ^ 1, lo + step);
+        } catch (...) {
+          sum.wait();
+          throw;
+        }
+        sum.get();
         out = out + part;
       }
     });
@@ -402,7 +516,7 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     // msm_b1 is then an empty phase.
     at(Phase::MsmA);
     phase(Phase::MsmA, [&] {
-      backend::MsmConfig cfg = resident_cfg(backend::Group::G1, wa, pk.a.size(), key->a, t.a);
+      backend::MsmConfig cfg = device_cfg(backend::Group::G1, wa, pk.a.size(), key->a, t.a);
       cfg.bases2 = key->b1;
       // The CPU backend writes the second sum 3/2 of an affine point after the first.
       static_assert(2 * sizeof(J1) == 3 * sizeof(A1), "two Jacobian sums, one after the other");

@@ -17,8 +17,9 @@ __global__ void abc_kernel(size_t n, const uint32_t* ra, const uint32_t* ca, con
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   Fr sa = Fr::zero(), sb = Fr::zero();
-  for (uint32_t k = ra[i], e = ra[i + 1]; k < e; ++k) sa += va[k] * w[ca[k]];
-  for (uint32_t k = rb[i], e = rb[i + 1]; k < e; ++k) sb += vb[k] * w[cb[k]];
+  const uint32_t a0 = ra[0], b0 = rb[0];  // entries counted from the first row's (backend::CsrView)
+  for (uint32_t k = ra[i] - a0, e = ra[i + 1] - a0; k < e; ++k) sa += va[k] * w[ca[k]];
+  for (uint32_t k = rb[i] - b0, e = rb[i + 1] - b0; k < e; ++k) sb += vb[k] * w[cb[k]];
   a[i] = sa;
   b[i] = sb;
   c[i] = sa * sb;
