@@ -622,6 +622,44 @@ CUZK_TEST(engine_streamed_rows_in_pieces) {
   rows_in_pieces<ec::Bls12381>();
 }
 
+// A device that streams the key gets its host sections page-locked, once per circuit, however
+// often it is registered; a device that keeps it resident does not.
+CUZK_TEST(engine_pins_a_streamed_key_once) {
+  auto& f = fixture<ec::Bn254>(10);
+  const auto sz = sizes(f);
+  const auto& pk = f.circuit->key();
+  auto device = [&](size_t budget, std::map<const void*, size_t>& seen, int& calls) {
+    cpu::CpuDeviceOptions o;
+    o.name = "sim:0", o.simulated = true, o.threads = 1;
+    o.pin_seen = [&seen, &calls](const void* p, size_t bytes) { seen[p] = bytes, ++calls; };
+    std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
+    EngineConfig cfg = config({sim(0, 0, 0, 1, budget)}, 1);
+    return std::make_unique<Engine>(cfg, devs);
+  };
+  std::map<const void*, size_t> seen;
+  int calls = 0;
+  {
+    auto eng = device(sz.key + sz.ws, seen, calls);  // resident
+    eng->register_circuit("c", f.circuit);
+  }
+  CHECK_EQ(calls, 0);
+  for (int i = 0; i < 2; ++i) {
+    auto eng = device(sz.ws_s, seen, calls);  // streamed
+    eng->register_circuit("c", f.circuit);
+    if (i == 1) {
+      auto r = eng->await(eng->submit({"c", Priority::Normal, f.witnesses(1)}), 30000.0);
+      check_proofs(f, r, 0, 1);
+      CHECK(r.records[0].streamed);
+    }
+  }
+  std::map<const void*, size_t> want;
+  auto add = [&](const auto& v) { want[v.data()] = v.size() * sizeof(v[0]); };
+  add(pk.a), add(pk.b1), add(pk.b2), add(pk.c), add(pk.h);
+  for (auto* m : {&pk.A, &pk.B}) add(m->row_ptr), add(m->col), add(m->val);
+  CHECK_EQ(calls, 11);
+  CHECK(seen == want);
+}
+
 // The streamed MSMs' piece (EngineConfig::stream_chunk_points 0): the largest power of two up to
 // the key's largest section with which a working set per worker fits, else one working set.
 CUZK_TEST(engine_automatic_stream_chunk) {

@@ -175,6 +175,14 @@ class Device {
   // when out is written.
   virtual void fixed_base_mul(CurveId curve, Group group, const void* base, const void* scalars, size_t n, void* out,
                               Memory workspace, Stream& s) = 0;
+  // Host memory [p, p + bytes) page-locked for copies to this device (and to its kind's other
+  // devices): copy_to_device then moves it by DMA straight from there, without the host copying
+  // it first. For memory read again and again (a streamed key). The handle unlocks it; null where
+  // the device gains nothing (the CPU) or the host refused (the copies then go as before).
+  virtual std::shared_ptr<void> pin_host(const void* p, size_t bytes) const {
+    (void)p, (void)bytes;
+    return nullptr;
+  }
   // Waits for the work queued on `s`.
   virtual void synchronize(Stream& s) = 0;
   // A clock of the device's own for `s`'s work; null where there is none (the CPU, whose work

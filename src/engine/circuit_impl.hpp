@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "backend/cpu/h.hpp"
@@ -44,6 +45,9 @@ class CircuitOps : public Circuit {
   virtual size_t working_set_bytes(const backend::Device& d, size_t chunk, const groth16::KeyTables& t) const = 0;
   size_t key_bytes(const backend::Device& d) const { return key_bytes(d, {}); }
   size_t working_set_bytes(const backend::Device& d, size_t chunk) const { return working_set_bytes(d, chunk, {}); }
+  // Page-locks the key's host points and rows for `d`'s copies, once: a streamed key is read
+  // from them on every partition (nothing where `d` gains nothing from it).
+  virtual void pin_host(const backend::Device& d) const = 0;
   // The key on `d` with tables `t` (an opaque handle that frees it).
   virtual std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const = 0;
   std::shared_ptr<void> upload_key(backend::Device& d) const { return upload_key(d, {}); }
@@ -169,6 +173,16 @@ class CircuitT final : public CircuitOps {
     }
     work->host_bytes = (work->w.size() + work->a.size() * 3) * 32;
     return work;
+  }
+
+  void pin_host(const backend::Device& d) const override {
+    std::lock_guard lk(pin_mu_);
+    if (!pins_.empty()) return;
+    auto pin = [&](const auto& v) {
+      if (auto h = d.pin_host(v.data(), v.size() * sizeof(v[0]))) pins_.push_back(std::move(h));
+    };
+    pin(pk_.a), pin(pk_.b1), pin(pk_.b2), pin(pk_.c), pin(pk_.h);
+    for (auto* m : {&pk_.A, &pk_.B}) pin(m->row_ptr), pin(m->col), pin(m->val);
   }
 
   std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const override {
@@ -320,6 +334,8 @@ class CircuitT final : public CircuitOps {
   r1cs::RowSource<Fr> rows_;
   bool check_witnesses_ = true;
   groth16::VerifyingKey<E> vk_;
+  mutable std::mutex pin_mu_;
+  mutable std::vector<std::shared_ptr<void>> pins_;  // the key's page-locked host sections
 };
 
 }  // namespace cuzk::engine

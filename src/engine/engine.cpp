@@ -723,6 +723,9 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
       const groth16::KeyTables t = ops->plan_tables(dev, 0);
       if (t.share_a_b1 && fits(t)) chosen = t;
     }
+    // A device that streams the key reads it from the host on every partition: page-locked
+    // once, it goes by DMA straight from the key.
+    if (!fp.resident() && fp.fits()) ops->pin_host(dev);
     f.push_back(fp);
     tables.push_back(chosen.value_or(groth16::KeyTables{}));
   }

@@ -208,6 +208,12 @@ void CpuDevice::copy_to_device(void* dst, const void* src, size_t bytes, backend
   (void)s;
 }
 
+std::shared_ptr<void> CpuDevice::pin_host(const void* p, size_t bytes) const {
+  if (!opt_.pin_seen) return nullptr;
+  opt_.pin_seen(p, bytes);
+  return std::shared_ptr<void>(const_cast<void*>(p), [](void*) {});
+}
+
 void CpuDevice::evaluate_abc(CurveId curve, size_t n, backend::CsrView A, backend::CsrView B, const void* w, void* a,
                              void* b, void* c, backend::Stream& s) {
   st(s).enqueue([=, this] {

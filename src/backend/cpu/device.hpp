@@ -43,6 +43,8 @@ struct CpuDeviceOptions {
   // every MSM's configuration to `msm_seen`.
   std::function<backend::TablePlan(CurveId, backend::Group, size_t n, size_t max_bytes)> table_plan;
   std::function<void(const backend::MsmConfig&)> msm_seen;
+  // Tests: shown every pin_host call, which then returns a handle (else null: nothing to gain).
+  std::function<void(const void* p, size_t bytes)> pin_seen;
 };
 
 class CpuDevice final : public backend::Device {
@@ -62,6 +64,7 @@ class CpuDevice final : public backend::Device {
   std::unique_ptr<backend::Buffer> allocate(size_t bytes, std::shared_ptr<backend::Stream> bound,
                                             const char* what) override;
   void copy_to_device(void* dst, const void* src, size_t bytes, backend::Stream& s, const char* what) override;
+  std::shared_ptr<void> pin_host(const void* p, size_t bytes) const override;
   void evaluate_abc(CurveId curve, size_t n_rows, backend::CsrView A, backend::CsrView B, const void* w, void* a,
                     void* b, void* c, backend::Stream& s) override;
   void compute_h(CurveId curve, int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out,

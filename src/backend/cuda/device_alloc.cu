@@ -105,7 +105,35 @@ void fill(void* dst, const void* src, size_t len) {
     std::memcpy(static_cast<char*>(dst) + from, static_cast<const char*>(src) + from, to - from);
   });
 }
+
+// Whether the driver knows [p, p + bytes) as page-locked host memory (both ends: a copy never
+// spans a registered and an unregistered range).
+bool page_locked(const void* p, size_t bytes) {
+  auto locked = [](const void* q) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, q) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+  };
+  return locked(p) && locked(static_cast<const char*>(p) + bytes - 1);
+}
 }  // namespace
+
+std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes) {
+  if (!p || bytes == 0) return nullptr;
+  DeviceScope s(dev);
+  void* q = const_cast<void*>(p);
+  if (cudaHostRegister(q, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+    cudaGetLastError();  // refused (too much locked memory, already registered): copies stage
+    return nullptr;
+  }
+  return std::shared_ptr<void>(q, [dev](void* r) {
+    DeviceScope s(dev, std::nothrow);
+    cudaHostUnregister(r);
+  });
+}
 
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
   if (bytes == 0) return;
@@ -113,6 +141,12 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
   Staging& st = t_staging[dev.ordinal];
   if (st.ordinal < 0) st.init(dev);
   const std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
+  if (page_locked(src, bytes)) {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st.stream), dev, "copy to device (page-locked)",
+          detail);
+    check(cudaStreamSynchronize(st.stream), dev, "copy to device (page-locked)", detail);
+    return;
+  }
   int i = 0;
   try {
     for (size_t off = 0; off < bytes; off += Staging::kChunk, i ^= 1) {
