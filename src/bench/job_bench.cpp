@@ -59,8 +59,7 @@ void print_footprint(engine::Engine& eng, const std::string& name, const engine:
       "on %s: key %.2f GiB (MSM tables %.2f), working set per partition %.2f GiB (key resident), %.2f GiB streamed "
       "(MSMs in pieces of %zu points)\n",
       d0.c_str(), double(f.key) / double(1ull << 30), double(f.key_tables) / double(1ull << 30),
-      double(f.working_set) / double(1ull << 30), double(f.working_set_streamed) / double(1ull << 30),
-      f.stream_chunk);
+      double(f.working_set) / double(1ull << 30), double(f.working_set_streamed) / double(1ull << 30), f.stream_chunk);
 }
 
 // Keys made resident before the clock starts (a streamed or refused device keeps none); returns
