@@ -3,10 +3,12 @@
 // for the same r, s; the streamed mode (key larger than the budget) gives them too; a budget too
 // small is refused naming the bytes; device memory beyond the card fails with a clear error; a
 // partition's memory is given back only after the kernels queued on it are done; the bytes the
-// engine charges are the bytes the device allocates.
+// engine charges are the bytes the device allocates; copies from page-locked host memory.
+#include <cstring>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "backend/cpu/device.hpp"
 #include "backend/cuda/device_alloc.hpp"
@@ -20,6 +22,7 @@
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
 #include "testing.hpp"
+#include "util/rng.hpp"
 
 using namespace cuzk;
 using namespace cuzk::engine;
@@ -149,6 +152,38 @@ CUZK_TEST(gpu_memory_beyond_the_card_is_a_clear_error) {
   // The device still works afterwards.
   gpu::PoolBuffer ok(gpu::DeviceId{devs[0].index}, size_t(1) << 20, "test");
   CHECK(ok.memory().ptr != nullptr);
+}
+
+// A streamed key's sections are page-locked once: a copy from within one locked range goes by
+// one DMA from where it is; a range only partly locked, or one after the lock is gone, goes
+// through the staging buffers. Every copy arrives whole.
+CUZK_TEST(gpu_copies_from_page_locked_memory) {
+  auto devs = all_gpus();
+  const gpu::DeviceId dev{devs[0].index};
+  std::vector<uint64_t> host(size_t(3) << 20);  // 24 MiB
+  RandomSource rs(test::seed());
+  for (auto& x : host) x = rs.next();
+  const size_t all = host.size() * sizeof(uint64_t), half = all / 2;
+  gpu::PoolBuffer d(dev, all, "test copies");
+  auto copied = [&](size_t off, size_t len) {
+    std::vector<uint64_t> back(len / 8, 0), zeros(all / 8, 0);
+    gpu::copy_to_device(dev, d.memory().ptr, zeros.data(), all, "test clear");
+    gpu::copy_to_device_staged(dev, d.memory().ptr, reinterpret_cast<const char*>(host.data()) + off, len, "test");
+    gpu::copy_to_host(dev, back.data(), d.memory().ptr, len, "test back");
+    return std::memcmp(back.data(), reinterpret_cast<const char*>(host.data()) + off, len) == 0;
+  };
+  {
+    auto pin = gpu::pin_host(dev, host.data(), half);
+    CHECK(pin != nullptr);
+    CHECK(gpu::is_pinned(host.data(), half) && gpu::is_pinned(host.data() + 1, half - 16));
+    CHECK(!gpu::is_pinned(host.data(), half + 8) && !gpu::is_pinned(host.data() + half / 8, 8));
+    CHECK(copied(0, half));       // one DMA
+    CHECK(copied(8, half - 16));  // one DMA, from inside the range
+    CHECK(copied(0, all));        // partly locked: staged
+    CHECK(copied(half, all - half));
+  }
+  CHECK(!gpu::is_pinned(host.data(), 8));
+  CHECK(copied(0, all));
 }
 
 // Memory given back while kernels queued on it still run would be taken by the next allocation

@@ -45,8 +45,9 @@ class CircuitOps : public Circuit {
   virtual size_t working_set_bytes(const backend::Device& d, size_t chunk, const groth16::KeyTables& t) const = 0;
   size_t key_bytes(const backend::Device& d) const { return key_bytes(d, {}); }
   size_t working_set_bytes(const backend::Device& d, size_t chunk) const { return working_set_bytes(d, chunk, {}); }
-  // Page-locks the key's host points and rows for `d`'s copies, once: a streamed key is read
-  // from them on every partition (nothing where `d` gains nothing from it).
+  // Page-locks the key's host points and rows for `d`'s copies, each section once (a section
+  // a device refused is tried again by the next): a streamed key is read from them on every
+  // partition (nothing where `d` gains nothing from it).
   virtual void pin_host(const backend::Device& d) const = 0;
   // The key on `d` with tables `t` (an opaque handle that frees it).
   virtual std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const = 0;
@@ -177,9 +178,10 @@ class CircuitT final : public CircuitOps {
 
   void pin_host(const backend::Device& d) const override {
     std::lock_guard lk(pin_mu_);
-    if (!pins_.empty()) return;
-    auto pin = [&](const auto& v) {
-      if (auto h = d.pin_host(v.data(), v.size() * sizeof(v[0]))) pins_.push_back(std::move(h));
+    size_t i = 0;
+    auto pin = [&](const auto& v) {  // a section not yet locked (a device refused it, or none asked)
+      auto& h = pins_[i++];
+      if (!h && !v.empty()) h = d.pin_host(v.data(), v.size() * sizeof(v[0]));
     };
     pin(pk_.a), pin(pk_.b1), pin(pk_.b2), pin(pk_.c), pin(pk_.h);
     for (auto* m : {&pk_.A, &pk_.B}) pin(m->row_ptr), pin(m->col), pin(m->val);
@@ -335,7 +337,7 @@ class CircuitT final : public CircuitOps {
   bool check_witnesses_ = true;
   groth16::VerifyingKey<E> vk_;
   mutable std::mutex pin_mu_;
-  mutable std::vector<std::shared_ptr<void>> pins_;  // the key's page-locked host sections
+  mutable std::array<std::shared_ptr<void>, 11> pins_;  // the key's page-locked host sections
 };
 
 }  // namespace cuzk::engine

@@ -281,7 +281,8 @@ struct WorkingSet {
     const size_t piece = chunk ? Carver::round(std::max(std::min(chunk, std::max(n, m)) * sizeof(typename E::G1Affine),
                                                         std::min(chunk, m) * sizeof(typename E::G2Affine)))
                                : 0;
-    msm += 2 * piece;
+    const size_t second = chunk < std::max(n, m) ? piece : 0;  // none when every MSM is one piece
+    msm += piece + second;
     const size_t h = d.h_workspace_bytes(E::id, pk.log_n, pk.h_form), bc = 2 * Carver::round(n * sizeof(Fr));
     w = cv.take<Scalar>(m, "witness scalars");
     if (pk.compact) {
@@ -298,8 +299,8 @@ struct WorkingSet {
     if (chunk) after_c = std::max(after_c, rows_space_bytes(pk.A, pk.B));
     char* scratch = cv.take<char>(after_c, "scratch after c");
     h_scratch = {scratch, h};
-    if (b) pieces[0] = b, pieces[1] = reinterpret_cast<char*>(b) + piece;
-    msm_scratch = {b ? reinterpret_cast<char*>(b) + 2 * piece : nullptr, bc + after_c - 2 * piece};
+    if (b && chunk) pieces[0] = b, pieces[1] = second ? reinterpret_cast<char*>(b) + piece : nullptr;
+    msm_scratch = {b ? reinterpret_cast<char*>(b) + piece + second : nullptr, bc + after_c - piece - second};
     rows_scratch = {scratch, after_c};
   }
   static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
@@ -399,8 +400,9 @@ void abc_from_host_rows(Device& d, const ProvingKey<E>& pk, const WorkingSet<E>&
 using Checkpoint = std::function<void(Phase next)>;
 
 // The kernels: a, b, c from the key's rows (unless staged), H, the five MSMs. With `key` null
-// the rows come from the host a piece at a time and the bases stream from the host in chunks of
-// at most `chunk` points, the chunk results summed. Each phase is timed on `timer` (and on the device's clock, into device_ms);
+// (streamed: `chunk` > 0) the rows come from the host a piece at a time, and each MSM runs in
+// pieces of at most `chunk` points, each piece's points copied into one of two buffers while
+// the other's are summed. Each phase is timed on `timer` (and on the device's clock, into device_ms);
 // `checkpoint` runs before each.
 template <class E>
 MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& pk, Staged<E>& st, size_t chunk,
@@ -409,6 +411,7 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   using J2 = typename E::G2Jac;
   using A1 = typename E::G1Affine;
   using A2 = typename E::G2Affine;
+  if (!key && chunk == 0) throw InvalidArgument("a streamed key's MSMs need a piece size (chunk > 0)");
   const size_t n = pk.domain_size, m = pk.n_vars;
   auto& ws = st.ws;
   backend::Stream& s = *st.stream;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "backend/cuda/common.cuh"
@@ -106,20 +107,19 @@ void fill(void* dst, const void* src, size_t len) {
   });
 }
 
-// Whether the driver knows [p, p + bytes) as page-locked host memory (both ends: a copy never
-// spans a registered and an unregistered range).
-bool page_locked(const void* p, size_t bytes) {
-  auto locked = [](const void* q) {
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, q) != cudaSuccess) {
-      cudaGetLastError();
-      return false;
-    }
-    return a.type == cudaMemoryTypeHost;
-  };
-  return locked(p) && locked(static_cast<const char*>(p) + bytes - 1);
-}
+// The ranges pin_host page-locked: begin -> end.
+std::mutex g_pinned_mu;
+std::map<uintptr_t, uintptr_t> g_pinned;
 }  // namespace
+
+bool is_pinned(const void* p, size_t bytes) {
+  const uintptr_t b = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard lk(g_pinned_mu);
+  auto it = g_pinned.upper_bound(b);
+  if (it == g_pinned.begin()) return false;
+  --it;
+  return b >= it->first && bytes <= it->second - b;
+}
 
 std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes) {
   if (!p || bytes == 0) return nullptr;
@@ -129,7 +129,16 @@ std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes) {
     cudaGetLastError();  // refused (too much locked memory, already registered): copies stage
     return nullptr;
   }
-  return std::shared_ptr<void>(q, [dev](void* r) {
+  const uintptr_t b = reinterpret_cast<uintptr_t>(q);
+  {
+    std::lock_guard lk(g_pinned_mu);
+    g_pinned[b] = b + bytes;
+  }
+  return std::shared_ptr<void>(q, [dev, b](void* r) {
+    {
+      std::lock_guard lk(g_pinned_mu);
+      g_pinned.erase(b);
+    }
     DeviceScope s(dev, std::nothrow);
     cudaHostUnregister(r);
   });
@@ -141,7 +150,7 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
   Staging& st = t_staging[dev.ordinal];
   if (st.ordinal < 0) st.init(dev);
   const std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
-  if (page_locked(src, bytes)) {
+  if (is_pinned(src, bytes)) {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st.stream), dev, "copy to device (page-locked)",
           detail);
     check(cudaStreamSynchronize(st.stream), dev, "copy to device (page-locked)", detail);

@@ -59,13 +59,15 @@ class StreamClock {
 // (a few host threads fill one while the DMA empties the other, on a stream of the thread's
 // own). The driver's own path for pageable copies is shared by every thread of the process: a
 // large staging copy there holds up the small result reads inside another worker's kernels.
-// Returns when the data is on the device. From page-locked host memory (pin_host) the DMA reads
-// the source itself.
+// Returns when the data is on the device. A source within one range that pin_host page-locked
+// goes by one DMA from where it is.
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
 
 // Host memory page-locked for every device's copies (cudaHostRegister, portable) until the
 // handle goes; null when the driver refuses (the memory stays as it was).
 std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
+// Whether [p, p + bytes) lies within one range that pin_host page-locked (and still holds).
+bool is_pinned(const void* p, size_t bytes);
 
 // Free and total memory of the device now (cudaMemGetInfo).
 void memory_info(DeviceId dev, size_t* free_bytes, size_t* total_bytes);
