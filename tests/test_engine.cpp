@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -123,13 +124,17 @@ EngineConfig config(std::vector<DeviceSpec> devs, int workers = 2) {
 // What a partition of f's circuit takes on a simulated device (the engine charges the same).
 struct Sizes {
   size_t key = 0, ws = 0, ws_s = 0;
+  size_t key_plain = 0;  // the key without A, B1 and C in one call (C's section unpadded)
 };
 template <class E>
 Sizes sizes(Fixture<E>& f, size_t chunk = EngineConfig::kMinStreamChunk) {
   cpu::CpuDeviceOptions o;
   o.name = "sim:0", o.simulated = true;
   cpu::CpuDevice d(o);
-  return {f.circuit->key_bytes(d), f.circuit->working_set_bytes(d, 0), f.circuit->working_set_bytes(d, chunk)};
+  // The plan the engine takes on a device without tables: A, B1 and C in one call.
+  const auto t = f.circuit->plan_tables(d, 0);
+  return {f.circuit->key_bytes(d, t), f.circuit->working_set_bytes(d, 0, t), f.circuit->working_set_bytes(d, chunk),
+          f.circuit->key_bytes(d)};
 }
 
 std::vector<std::string> resident(const DeviceStatus& d) {
@@ -368,7 +373,8 @@ void streamed_key(backend::HForm form = backend::HForm::OddCoset) {
   const auto sz = sizes(f, kChunk);
   const size_t key = sz.key, ws = sz.ws, ws_s = sz.ws_s;
   CHECK_MSG(ws_s < key + ws, "streamed " << ws_s << " >= resident " << key + ws);
-  auto cfg = config({sim(0, 0, 0, 1, ws_s), sim(1, 0, 0, 1, key + ws - 1)}, 1);
+  // sim:1 holds neither plan's key beside a working set.
+  auto cfg = config({sim(0, 0, 0, 1, ws_s), sim(1, 0, 0, 1, std::min(key, sz.key_plain) + ws - 1)}, 1);
   cfg.stream_chunk_points = kChunk;
   Engine eng(cfg);
   eng.register_circuit("c", f.circuit);
@@ -475,8 +481,9 @@ CUZK_TEST(engine_kernels_on_the_device_clock) {
 // A resident key's MSM tables: planned per section within the bytes given, charged in the key's
 // bytes (K copies of each section, table 0 the points), made in place at the upload, handed to
 // every MSM with their window width, and the working set sized for those MSMs; the results are
-// those without tables. A and B1, over one witness, are one call. (A simulated device plans what its test says; the GPU's tables are
-// checked against the CPU in test_gpu_engine and test_gpu_msm.)
+// those without tables. A, B1 and C, over one witness, are one call (C's section indexed as the
+// witness, its inputs' points at infinity). (A simulated device plans what its test says; the
+// GPU's tables are checked against the CPU in test_gpu_engine and test_gpu_msm.)
 template <class E>
 void key_tables_reach_every_msm() {
   auto& f = fixture<E>(9);
@@ -493,10 +500,10 @@ void key_tables_reach_every_msm() {
   };
   o.msm_seen = [&](const backend::MsmConfig& cfg) { seen.push_back(cfg); };
   cpu::CpuDevice dev(o);
-  const auto none = f.circuit->plan_tables(dev, 0);  // no bytes: no tables, A and B1 still in one call
-  CHECK(!none.any() && none.share_a_b1);
+  const auto none = f.circuit->plan_tables(dev, 0);  // no bytes: no tables, A, B1 and C still in one call
+  CHECK(!none.any() && none.share);
   CHECK(asked.empty());
-  CHECK(!f.circuit->plan_tables(cpu::CpuDevice({}), size_t(1) << 30).share_a_b1);  // the CPU: none of it
+  CHECK(!f.circuit->plan_tables(cpu::CpuDevice({}), size_t(1) << 30).share);  // the CPU: none of it
   const auto t = f.circuit->plan_tables(dev, size_t(1) << 30);
   CHECK(t.a.tables == 3 && t.b1.tables == 3 && t.b2.tables == 3 && t.c.tables == 3 && t.h.tables == 3);
   CHECK_EQ(t.h.window_bits, 6u);
@@ -507,11 +514,22 @@ void key_tables_reach_every_msm() {
   CHECK_EQ(asked.size(), size_t(5));
   const size_t h_bytes = pk.h.size() * g1;
   CHECK_EQ(asked[4], h_bytes + size_t(double(size_t(1) << 30) * double(h_bytes) / double(all)));
-  // Charged: the two extra copies of every section, each section rounded as the carver rounds.
-  size_t extra = 0;
-  for (size_t bytes : {pk.a.size() * g1, pk.b1.size() * g1, pk.b2.size() * g2, pk.c.size() * g1, pk.h.size() * g1})
-    extra += Carver::round(3 * bytes) - Carver::round(bytes);
+  // Charged: the two extra copies of every section (C's with the inputs' points in front), each
+  // section rounded as the carver rounds.
+  const size_t skip = pk.n_public + 1;
+  auto grow = [](size_t from, size_t to) { return Carver::round(to) - Carver::round(from); };
+  const size_t extra = grow(pk.a.size() * g1, 3 * pk.a.size() * g1) + grow(pk.b1.size() * g1, 3 * pk.b1.size() * g1) +
+                       grow(pk.b2.size() * g2, 3 * pk.b2.size() * g2) +
+                       grow(pk.c.size() * g1, 3 * (skip + pk.c.size()) * g1) +
+                       grow(pk.h.size() * g1, 3 * pk.h.size() * g1);
   CHECK_EQ(f.circuit->key_bytes(dev, t), f.circuit->key_bytes(dev) + extra);
+  {
+    auto key = f.circuit->upload_key(dev, t);
+    const auto* dk = static_cast<const groth16::DeviceKey<E>*>(key.get());
+    CHECK_EQ(dk->c_pad, skip);
+    for (size_t i = 0; i < skip; ++i) CHECK(dk->c[i].is_inf());
+    CHECK(std::memcmp(dk->c + skip, pk.c.data(), pk.c.size() * g1) == 0);
+  }
   CHECK(f.circuit->working_set_bytes(dev, 0, t) >= f.circuit->working_set_bytes(dev, 0));
   CHECK_EQ(f.circuit->working_set_bytes(dev, 100, t), f.circuit->working_set_bytes(dev, 100));  // streamed: none
 
@@ -524,35 +542,36 @@ void key_tables_reach_every_msm() {
     f.circuit->release_staged(*w);
     return static_cast<Work&>(*w).msm;
   };
-  // A and B1 sum the same witness (no density compaction here): one call with two arrays of
-  // bases where planned so.
-  CHECK(groth16::a_b1_shared(pk, t) && !groth16::a_b1_shared(pk, {}));
+  // A, B1 and C sum the same witness (no density compaction here): one call with three arrays
+  // of bases where planned so.
+  CHECK(groth16::one_call(pk, t) && !groth16::one_call(pk, {}));
   auto shared_call = [&] {
-    size_t two = 0;
-    for (auto& cfg : seen) two += cfg.bases2 != nullptr;
-    return two;
+    size_t three = 0;
+    for (auto& cfg : seen) three += cfg.bases2 && cfg.bases3;
+    return three;
   };
   const auto plain = run({});
   CHECK_EQ(seen.size(), size_t(5));
   CHECK_EQ(shared_call(), size_t(0));
   for (auto& cfg : seen) CHECK(cfg.tables == 1 && cfg.window_bits == 0);
   const auto shared = run(none);
-  CHECK_EQ(seen.size(), size_t(4));
+  CHECK_EQ(seen.size(), size_t(3));
   CHECK_EQ(shared_call(), size_t(1));
   CHECK(f.circuit->working_set_bytes(dev, 0, none) >= f.circuit->working_set_bytes(dev, 0));
   const auto tabled = run(t);
-  CHECK_EQ(seen.size(), size_t(4));
+  CHECK_EQ(seen.size(), size_t(3));
   CHECK_EQ(shared_call(), size_t(1));
   for (auto& cfg : seen)
     CHECK_MSG(cfg.tables == 3 && cfg.window_bits == 6, cfg.tables << " tables, c " << cfg.window_bits);
-  // The working set holds the shared call's second bucket set: its MSM configurations ask for it.
+  // The working set holds the shared call's further bucket sets: its MSM configurations ask.
   size_t asks = 0;
-  for (auto& cfg : groth16::msm_configs(pk, 0, t)) asks += cfg.bases2 != nullptr;
+  for (auto& cfg : groth16::msm_configs(pk, 0, t)) asks += cfg.bases2 && cfg.bases3;
   CHECK_EQ(asks, size_t(1));
   CHECK(plain.a.to_affine() == tabled.a.to_affine() && plain.b1.to_affine() == tabled.b1.to_affine());
   CHECK(plain.b2.to_affine() == tabled.b2.to_affine() && plain.c.to_affine() == tabled.c.to_affine());
   CHECK(plain.h.to_affine() == tabled.h.to_affine());
   CHECK(plain.a.to_affine() == shared.a.to_affine() && plain.b1.to_affine() == shared.b1.to_affine());
+  CHECK(plain.c.to_affine() == shared.c.to_affine());
   CHECK_EQ(dev.hazards(), size_t(0));
   CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }

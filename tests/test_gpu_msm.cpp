@@ -306,10 +306,13 @@ void check_tables() {
   const Group grp = G2 ? Group::G2 : Group::G1;
   const auto b = odd_bases<E, G2>(n, rs, pool);
   const auto b2 = odd_bases<E, G2>(n, rs, pool);  // a second array over the same scalars
+  auto b3 = odd_bases<E, G2>(n, rs, pool);        // and a third, starting with points at infinity
+  for (size_t i = 0; i < 3; ++i) b3[i] = P::Aff::infinity();
   std::vector<cpu::Scalar> k(n), short_k(n);
   for (auto& x : k) x = mixed_scalar<typename P::Fr>(rs);
   const auto want = cpu::msm(b.data(), k.data(), n, pool).to_affine();
   const auto want2 = cpu::msm(b2.data(), k.data(), n, pool).to_affine();
+  const auto want3 = cpu::msm(b3.data(), k.data(), n, pool).to_affine();
   struct Case {
     unsigned c, tables;
     size_t max_pairs;
@@ -320,9 +323,10 @@ void check_tables() {
   for (auto& d : devs) {
     gpu::DeviceId dev{d.ordinal};
     gpu::DeviceBuffer db(dev, n * sizeof(typename P::Aff)), dk(dev, n * sizeof(cpu::Scalar));
-    gpu::DeviceBuffer db2(dev, n * sizeof(typename P::Aff));
+    gpu::DeviceBuffer db2(dev, n * sizeof(typename P::Aff)), db3(dev, n * sizeof(typename P::Aff));
     gpu::copy_to_device(dev, db.memory().ptr, b.data(), n * sizeof(typename P::Aff), "test bases");
     gpu::copy_to_device(dev, db2.memory().ptr, b2.data(), n * sizeof(typename P::Aff), "test bases 2");
+    gpu::copy_to_device(dev, db3.memory().ptr, b3.data(), n * sizeof(typename P::Aff), "test bases 3");
     gpu::copy_to_device(dev, dk.memory().ptr, k.data(), n * sizeof(cpu::Scalar), "test scalars");
     // Two arrays of bases in one call (one sort of the scalars), the width chosen or asked for.
     for (unsigned c : {0u, 9u}) {
@@ -338,6 +342,13 @@ void check_tables() {
       gpu::msm(dev, cfg, w.memory(), two, {}, nullptr);
       CHECK_MSG(two[0].to_affine() == want && two[1].to_affine() == want2,
                 "gpu:" << d.ordinal << " " << P::name() << " two arrays of bases, c " << c);
+      cfg.bases3 = db3.memory().ptr;  // three
+      gpu::DeviceBuffer w3(dev, gpu::msm_workspace_bytes(dev, cfg));
+      CHECK(w3.memory().bytes > w.memory().bytes);
+      typename P::Jac three[3];
+      gpu::msm(dev, cfg, w3.memory(), three, {}, nullptr);
+      CHECK_MSG(three[0].to_affine() == want && three[1].to_affine() == want2 && three[2].to_affine() == want3,
+                "gpu:" << d.ordinal << " " << P::name() << " three arrays of bases, c " << c);
     }
     for (const Case& cs : cases) {
       const std::string what = std::string(P::name()) + " c=" + std::to_string(cs.c) +
@@ -375,6 +386,17 @@ void check_tables() {
       gpu::msm(dev, cfg2, w2.memory(), two, {}, &tm);
       CHECK_MSG(two[0].to_affine() == want && two[1].to_affine() == want2,
                 "gpu:" << d.ordinal << " " << what << ", two arrays of bases");
+      // And a third (its points at infinity stay at infinity in every table).
+      gpu::DeviceBuffer tb3(dev, gpu::msm_tables_bytes(E::id, grp, n, cs.tables));
+      gpu::MsmConfig cfg3 = cfg;
+      cfg3.bases = db3.memory().ptr;
+      gpu::msm_make_tables(dev, cfg3, tb3.memory().ptr);
+      cfg3.bases = tb.memory().ptr, cfg3.bases2 = tb2.memory().ptr, cfg3.bases3 = tb3.memory().ptr;
+      gpu::DeviceBuffer w3(dev, gpu::msm_workspace_bytes(dev, cfg3));
+      typename P::Jac three[3];
+      gpu::msm(dev, cfg3, w3.memory(), three, {}, &tm);
+      CHECK_MSG(three[0].to_affine() == want && three[1].to_affine() == want2 && three[2].to_affine() == want3,
+                "gpu:" << d.ordinal << " " << what << ", three arrays of bases");
     }
     // Table 0 in place: the bases' own buffer grown to hold the tables.
     const unsigned K = bits / 12 + 1;
@@ -402,6 +424,9 @@ void check_tables() {
     bad = mcfg(E::id, grp, n, b.data(), false, dk.memory().ptr, true);
     bad.bases2 = b2.data();
     CHECK_THROWS_WITH(gpu::msm_workspace_bytes(dev, bad), gpu::GpuError, "bases2) must be on the device");
+    bad = cfg;
+    bad.bases3 = db3.memory().ptr;
+    CHECK_THROWS_WITH(gpu::msm_workspace_bytes(dev, bad), gpu::GpuError, "needs a second (bases2)");
   }
 }
 

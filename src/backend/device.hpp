@@ -79,10 +79,12 @@ struct MsmConfig {
   // much again for the sort's other buffer): less scratch, more sorts. At least the count, at
   // most 2^31.
   size_t max_pairs = 0;
-  // A second array of bases (the same count, place and tables; on the device) summed with the
-  // same scalars: the call writes two sums, over `bases` then over `bases2`, classifying and
-  // sorting the scalars once (Groth16's A and B1 over one witness).
+  // A second and a third array of bases (the same count, place and tables; on the device)
+  // summed with the same scalars: the call writes a sum per array, over `bases`, then `bases2`,
+  // then `bases3`, classifying and sorting the scalars once (Groth16's A, B1 and C over one
+  // witness). bases3 only with bases2.
   const void* bases2 = nullptr;
+  const void* bases3 = nullptr;
 };
 
 // Tables for the MSMs of a resident key: the window width they are made for and how many (one:
@@ -156,8 +158,8 @@ class Device {
   // dst[i] = src[index[i]], i < count, for 32-byte scalars (the witness values of the wires a
   // density-compacted MSM runs over); all three on the device.
   virtual void gather(const void* src, const uint32_t* index, size_t count, void* dst, Stream& s) = 0;
-  // Writes the sum to `result` on the host (ec::Jacobian<F>; two of them, one after the other,
-  // with cfg.bases2) and returns when it is there.
+  // Writes the sum to `result` on the host (ec::Jacobian<F>; one per array of bases, one after
+  // the other, with cfg.bases2 and bases3) and returns when it is there.
   virtual void msm(const MsmConfig& cfg, Memory workspace, void* result, Stream& s) = 0;
   // Tables of a resident key's bases (MsmConfig::tables): the plan for n bases of (curve, group)
   // in at most `max_bytes` of tables (the bases themselves, table 0, included), {0, 1} where

@@ -681,8 +681,8 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
     throw InvalidArgument("circuit " + id + ": constraint evaluation without the PCE needs its r1cs");
   // Each device's memory queries, asked once (outside the lock: a GPU's query asks its driver).
   // How the resident key's MSMs run: with tables where the device plans them in its share of
-  // the memory left beside the key and a working set per worker, A and B1 in one call where the
-  // key allows it; the first plan whose key and working sets (one a worker) fit the budget is
+  // the memory left beside the key and a working set per worker, A, B1 and C in one call where
+  // the key allows it; the first plan whose key and working sets (one a worker) fit the budget is
   // kept: tables and the shared call, tables alone (the offer halved up to three times), the
   // shared call alone, neither. Each circuit plans as if alone on the device: with several,
   // keys with tables evict one another sooner (and a key uploaded again makes its tables again).
@@ -701,7 +701,10 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
     auto fits = [&](const groth16::KeyTables& t) {
       const size_t key_t = ops->key_bytes(dev, t), ws_t = ops->working_set_bytes(dev, 0, t);
       if (key_t + workers * ws_t > d->budget) return false;
-      fp.key = key_t, fp.working_set = ws_t, fp.key_tables = key_t - key;
+      // The tables alone: the same plan without them keeps the one-call layout (C's padding).
+      groth16::KeyTables plain;
+      plain.share = t.share;
+      fp.key = key_t, fp.working_set = ws_t, fp.key_tables = key_t - ops->key_bytes(dev, plain);
       return true;
     };
     std::optional<groth16::KeyTables> chosen;
@@ -713,15 +716,15 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
         if (!t.any()) break;
         if (fits(t)) {
           chosen = t;
-        } else if (t.share_a_b1) {
-          t.share_a_b1 = false;
+        } else if (t.share) {
+          t.share = false;
           if (fits(t)) chosen = t;
         }
       }
     }
     if (!chosen) {
       const groth16::KeyTables t = ops->plan_tables(dev, 0);
-      if (t.share_a_b1 && fits(t)) chosen = t;
+      if (t.share && fits(t)) chosen = t;
     }
     // A device that streams the key reads it from the host on every partition: page-locked
     // once, it goes by DMA straight from the key.

@@ -24,9 +24,9 @@ namespace cuzk::engine {
 //    "timings_ms": every phase of groth16/phases.hpp's table, in its order: {"queue", "synthesis",
 //                   "stage", "budget_wait" (inside stage), "lock_wait", "kernels", "abc", "ntt_h",
 //                   "msm_a", "msm_b1", "msm_b2", "msm_c", "msm_h" (inside kernels), "finish",
-//                   "verify" (inside finish)}; msm_a holds B1 too where the two MSMs share
-//                   one call (planned for a resident key without density compaction: msm_b1
-//                   then ~0),
+//                   "verify" (inside finish)}; msm_a holds B1 and C too where the three MSMs
+//                   share one call (planned for a resident key without density compaction:
+//                   msm_b1 and msm_c then ~0),
 //    "device_ms" (only where the device has a clock of its own: the GPU's kernel phases timed by
 //                 CUDA events, without the host's time between them),
 //    "spans_ms": {"synthesis": [start, end], "stage", "lock_wait", "kernels", "finish"}}

@@ -23,7 +23,7 @@ enum class Phase : uint8_t {
   Kernels,     // under the lock: the phases below
   Abc,         //   a, b, c from the compiled matrices
   NttH,        //   H on the coset
-  MsmA,        //   (with B1 where the two share one call over the witness: MsmB1 is then empty)
+  MsmA,        //   (with B1 and C where the three share one call over the witness: MsmB1, MsmC empty)
   MsmB1,
   MsmB2,
   MsmC,

@@ -33,12 +33,13 @@ namespace cuzk::groth16 {
 using backend::Device;
 
 // How a resident key's MSMs run: tables (backend::MsmConfig::tables), one plan per point
-// section, and whether A and B1 share one call (MsmConfig::bases2: the witness classified and
-// sorted once, at the cost of a second bucket set in the working set). None by default, and
-// always none for a streamed key.
+// section, and whether A, B1 and C share one call (MsmConfig::bases2, bases3: the witness
+// classified and sorted once, at the cost of two more bucket sets in the working set; the key's
+// C section then starts with n_public + 1 points at infinity, so that it is indexed as the
+// witness is). None by default, and always none for a streamed key.
 struct KeyTables {
   backend::TablePlan a, b1, b2, c, h;
-  bool share_a_b1 = false;
+  bool share = false;
   bool any() const { return a.tables > 1 || b1.tables > 1 || b2.tables > 1 || c.tables > 1 || h.tables > 1; }
 };
 
@@ -53,17 +54,25 @@ void for_each_section(const ProvingKey<E>& pk, KeyTables& t, Fn&& fn) {
   fn(Group::G1, pk.h, t.h, "key H points");
 }
 
+// Whether pk's A, B1 and C can be one call: all three over the witness itself (no density
+// compaction), a point per wire.
+template <class E>
+bool can_share(const ProvingKey<E>& pk) {
+  return !pk.compact && !pk.a.empty() && pk.a.size() == pk.n_vars && pk.b1.size() == pk.n_vars &&
+         pk.c.size() + pk.n_public + 1 == pk.n_vars;
+}
+
 // The tables `d` plans for pk's point sections in at most `max_bytes` beyond the key itself,
 // shared among the sections in proportion to their size (none on a device that offers none);
-// A and B1 in one call where the key allows it (no density compaction, sections alike) on a
-// device with memory of its own.
+// A, B1 and C in one call where the key allows it (can_share) and A and B1 are planned alike (C
+// then takes their plan) on a device with memory of its own.
 template <class E>
 KeyTables plan_key_tables(const Device& d, const ProvingKey<E>& pk, size_t max_bytes) {
   KeyTables t;
   if (d.shares_host_memory()) return t;
   auto share = [&] {
-    t.share_a_b1 = !pk.compact && !pk.a.empty() && pk.a.size() == pk.b1.size() && t.a.tables == t.b1.tables &&
-                   t.a.window_bits == t.b1.window_bits;
+    t.share = can_share(pk) && t.a.tables == t.b1.tables && t.a.window_bits == t.b1.window_bits;
+    if (t.share) t.c = t.a;
     return t;
   };
   if (max_bytes == 0) return share();
@@ -81,6 +90,16 @@ KeyTables plan_key_tables(const Device& d, const ProvingKey<E>& pk, size_t max_b
   return share();
 }
 
+// Whether the A, B1 and C MSMs run as one call (MsmConfig::bases2, bases3): planned so, for a
+// resident key that allows it (can_share), the three sections under one table plan.
+template <class E>
+bool one_call(const ProvingKey<E>& pk, const KeyTables& t) {
+  auto same = [](const backend::TablePlan& x, const backend::TablePlan& y) {
+    return x.tables == y.tables && x.window_bits == y.window_bits;
+  };
+  return t.share && can_share(pk) && same(t.a, t.b1) && same(t.a, t.c);
+}
+
 // The key's points and compiled rows on a device: A, B1, B2, C, H points (each section with its
 // tables, when planned: table 0 the points themselves), then the A and B rows, in one block. On
 // a device that shares the host's memory (the CPU) the key is used in place.
@@ -96,20 +115,27 @@ class DeviceKey {
   backend::CsrView A{}, B{};
   const uint32_t *a_wires = nullptr, *b_wires = nullptr;  // density-compacted keys only
   KeyTables tables;
+  size_t c_pad = 0;  // points at infinity before C's (A, B1 and C in one call)
 
   // Lays the key out in `cv` (sizing or carving); `put(dst, src, bytes, what)` copies a section.
+  // With A, B1 and C in one call, C's points follow c_pad points at infinity (all-zero bytes).
   template <class Put>
   void carve(Carver& cv, const ProvingKey<E>& pk, Put&& put) {
-    auto section = [&](const auto& v, const char* what, unsigned copies = 1) {
+    auto section = [&](const auto& v, const char* what, unsigned copies = 1, size_t pad = 0) {
       using T = typename std::decay_t<decltype(v)>::value_type;
-      T* d = cv.take<T>(v.size() * copies, what);
-      if (d && !v.empty()) put(d, v.data(), v.size() * sizeof(T), what);
+      T* d = cv.take<T>((pad + v.size()) * copies, what);
+      if (d && pad) {
+        const std::vector<unsigned char> zeros(pad * sizeof(T), 0);
+        put(d, zeros.data(), zeros.size(), what);
+      }
+      if (d && !v.empty()) put(d + pad, v.data(), v.size() * sizeof(T), what);
       return d;
     };
+    c_pad = one_call(pk, tables) ? size_t(pk.n_public) + 1 : 0;
     a = section(pk.a, "key A points", tables.a.tables);
     b1 = section(pk.b1, "key B1 points", tables.b1.tables);
     b2 = section(pk.b2, "key B2 points", tables.b2.tables);
-    c = section(pk.c, "key C points", tables.c.tables);
+    c = section(pk.c, "key C points", tables.c.tables, c_pad);
     h = section(pk.h, "key H points", tables.h.tables);
     A = {section(pk.A.row_ptr, "A rows"), section(pk.A.col, "A columns"), section(pk.A.val, "A values")};
     B = {section(pk.B.row_ptr, "B rows"), section(pk.B.col, "B columns"), section(pk.B.val, "B values")};
@@ -147,12 +173,14 @@ class DeviceKey {
       d.copy_to_device(dst, src, n, *stream, what);
     });
     const void* at[] = {k->a, k->b1, k->b2, k->c, k->h};
+    const size_t pad[] = {0, 0, 0, k->c_pad, 0};
     int i = 0;
     for_each_section(pk, k->tables, [&](backend::Group g, const auto& v, backend::TablePlan& plan, const char*) {
-      void* bases = const_cast<void*>(at[i++]);
-      if (plan.tables < 2 || v.empty()) return;
+      void* bases = const_cast<void*>(at[i]);
+      const size_t count = pad[i++] + v.size();
+      if (plan.tables < 2 || count == 0) return;
       backend::MsmConfig cfg;
-      cfg.curve = E::id, cfg.group = g, cfg.count = v.size(), cfg.bases = bases;
+      cfg.curve = E::id, cfg.group = g, cfg.count = count, cfg.bases = bases;
       cfg.window_bits = plan.window_bits, cfg.tables = plan.tables;
       d.make_msm_tables(cfg, bases, *stream);
     });
@@ -163,15 +191,6 @@ class DeviceKey {
  private:
   std::unique_ptr<backend::Buffer> mem_;
 };
-
-// Whether the A and B1 MSMs run as one call (MsmConfig::bases2): planned so, for a resident key
-// without density compaction (both sum over the witness itself), sections of one size and one
-// table plan.
-template <class E>
-bool a_b1_shared(const ProvingKey<E>& pk, const KeyTables& t) {
-  return t.share_a_b1 && !pk.compact && !pk.a.empty() && pk.a.size() == pk.b1.size() && t.a.tables == t.b1.tables &&
-         t.a.window_bits == t.b1.window_bits;
-}
 
 // The MSMs of one proof, over device bases: the resident key's (with its tables) or, with a
 // streamed key, a piece of its points at a time (chunk points at most) copied into the working
@@ -194,10 +213,10 @@ std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chun
       if (plan.tables > 1 && !v.empty()) out.push_back(cfg(g, v.size(), plan));
     });
   }
-  if (!chunk && a_b1_shared(pk, t)) {
-    static const char sizing = 0;  // any non-null pointer: the workspace holds a second bucket set
-    out.push_back(cfg(backend::Group::G1, pk.a.size(), t.a));
-    out.back().bases2 = &sizing;
+  if (!chunk && one_call(pk, t)) {
+    static const char sizing = 0;  // any non-null pointers: the workspace holds three bucket sets
+    out.push_back(cfg(backend::Group::G1, m, t.a));
+    out.back().bases2 = out.back().bases3 = &sizing;
   }
   return out;
 }
@@ -513,19 +532,20 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   };
   const KeyTables t = key ? key->tables : KeyTables{};
   const Scalar* wa = scalars_of(key ? key->a_wires : ws.a_wires, pk.a_wires);
-  const bool shared = key && a_b1_shared(pk, t);
+  const bool shared = key && one_call(pk, t);
   if (shared) {
-    // One call for A and B1 (one classification and sort of the witness), timed as msm_a;
-    // msm_b1 is then an empty phase.
+    // One call for A, B1 and C over the whole witness (one classification and sort of it; C's
+    // section starts with points at infinity for the inputs), timed as msm_a; msm_b1 and msm_c
+    // are then empty phases.
     at(Phase::MsmA);
     phase(Phase::MsmA, [&] {
-      backend::MsmConfig cfg = device_cfg(backend::Group::G1, wa, pk.a.size(), key->a, t.a);
-      cfg.bases2 = key->b1;
-      // The CPU backend writes the second sum 3/2 of an affine point after the first.
-      static_assert(2 * sizeof(J1) == 3 * sizeof(A1), "two Jacobian sums, one after the other");
-      J1 two[2];
-      d.msm(cfg, ws.msm_scratch, two, s);
-      r.a = two[0], r.b1 = two[1];
+      backend::MsmConfig cfg = device_cfg(backend::Group::G1, ws.w, m, key->a, t.a);
+      cfg.bases2 = key->b1, cfg.bases3 = key->c;
+      // The CPU backend writes each further sum 3/2 of an affine point after the one before.
+      static_assert(2 * sizeof(J1) == 3 * sizeof(A1), "Jacobian sums, one after the other");
+      J1 three[3];
+      d.msm(cfg, ws.msm_scratch, three, s);
+      r.a = three[0], r.b1 = three[1], r.c = three[2];
     });
     at(Phase::MsmB1);
     phase(Phase::MsmB1, [] {});
@@ -538,8 +558,13 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
         r.b1);
   msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), wb, pk.b2.size(), t.b2,
       r.b2);
-  msm(Phase::MsmC, backend::Group::G1, key ? key->c : nullptr, pk.c.data(), sizeof(A1), ws.w + skip, m - skip, t.c,
-      r.c);
+  if (shared) {
+    at(Phase::MsmC);
+    phase(Phase::MsmC, [] {});
+  } else {
+    msm(Phase::MsmC, backend::Group::G1, key ? key->c : nullptr, pk.c.data(), sizeof(A1), ws.w + skip, m - skip, t.c,
+        r.c);
+  }
   msm(Phase::MsmH, backend::Group::G1, key ? key->h : nullptr, pk.h.data(), sizeof(A1), h, pk.h.size(), t.h, r.h);
   return r;
 }

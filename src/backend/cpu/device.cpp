@@ -287,6 +287,7 @@ void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* res
                           "device bases");
   if (cfg.bases2 && cfg.bases_at != backend::Where::Device)
     throw InvalidArgument(name() + ": msm: a second array of bases must be on the device, as the first");
+  if (cfg.bases3 && !cfg.bases2) throw InvalidArgument(name() + ": msm: a third array of bases needs a second");
   if (opt_.msm_seen) opt_.msm_seen(cfg);
   st(s).enqueue([=, this] {
     const auto t0 = std::chrono::steady_clock::now();
@@ -316,9 +317,11 @@ void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* res
     }
     if (opt_.simulated && carve.used() > 0) require_live(ws.ptr, carve.used(), "msm workspace");
     ops.msm(cfg.group, bases, scalars, cfg.count, result, pool_);
-    if (cfg.bases2) {  // the second sum lands after the first (a Jacobian point: 3 coordinates)
-      require_live(cfg.bases2, cfg.count * point * cfg.tables, "msm bases2 (and tables)");
-      ops.msm(cfg.group, cfg.bases2, scalars, cfg.count, static_cast<char*>(result) + point / 2 * 3, pool_);
+    // Each further sum lands after the one before (a Jacobian point: 3 coordinates).
+    const void* more[2] = {cfg.bases2, cfg.bases3};
+    for (int k = 0; k < 2 && more[k]; ++k) {
+      require_live(more[k], cfg.count * point * cfg.tables, "msm further bases (and tables)");
+      ops.msm(cfg.group, more[k], scalars, cfg.count, static_cast<char*>(result) + (k + 1) * (point / 2 * 3), pool_);
     }
     kernel_floor(1.0 / 7, t0);
   });

@@ -512,13 +512,16 @@ struct Msm {
     uint32_t* keys_alt = nullptr;  // the largest unit's entries
     uint32_t* vals_alt = nullptr;
     X* buckets = nullptr;
-    X* buckets2 = nullptr;  // a second array of bases' (MsmConfig::bases2)
+    X* buckets_more[2] = {nullptr, nullptr};  // the further arrays of bases' (MsmConfig::bases2, bases3)
     uint32_t* slot_keys[2] = {nullptr, nullptr};
     X* slot_pts[2] = {nullptr, nullptr};
     X* red[2] = {nullptr, nullptr};
-    X* results = nullptr;   // the ones' sum, then one sum per bucket set
-    X* results2 = nullptr;  // the same for bases2
-    size_t entries = 0;     // E
+    X* results = nullptr;                     // the ones' sum, then one sum per bucket set
+    X* results_more[2] = {nullptr, nullptr};  // the same for bases2, bases3
+    size_t entries = 0;                       // E
+    // Array k's (0: bases, 1: bases2, 2: bases3) buckets and sums.
+    X* buckets_of(int k) const { return k ? buckets_more[k - 1] : buckets; }
+    X* results_of(int k) const { return k ? results_more[k - 1] : results; }
   };
 
   static CostModel model(size_t n) { return CostModel::for_field(sizeof(F), n); }
@@ -581,7 +584,7 @@ struct Msm {
   }
 
   static Buffers carve(Carver& cv, size_t n, bool bases_on_device, bool scalars_on_device, unsigned forced, unsigned K,
-                       size_t cap, size_t select_bytes, size_t sort_bytes, bool two_bases) {
+                       size_t cap, size_t select_bytes, size_t sort_bytes, int more_bases) {
     Buffers b;
     if (!bases_on_device) b.bases_copy = cv.take<Aff>(n, "msm bases");
     if (!scalars_on_device)
@@ -613,7 +616,7 @@ struct Msm {
       segs = std::max(segs, sets * reduction_for(uint32_t(nb)).values);
     }
     b.buckets = cv.take<X>(nbk, "msm buckets");
-    if (two_bases) b.buckets2 = cv.take<X>(nbk, "msm buckets (second bases)");
+    for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(nbk, "msm buckets (further bases)");
     size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 threads at most
     for (int i = 0; i < 2; ++i) {
       b.slot_keys[i] = cv.take<uint32_t>(slots, "msm partial-sum keys");
@@ -623,7 +626,8 @@ struct Msm {
     b.red[0] = cv.take<X>(red0, "msm reduction");
     b.red[1] = cv.take<X>(red0, "msm reduction");
     b.results = cv.take<X>(1 + size_t(kMaxWindows), "msm window sums");
-    if (two_bases) b.results2 = cv.take<X>(1 + size_t(kMaxWindows), "msm window sums (second bases)");
+    for (int k = 0; k < more_bases; ++k)
+      b.results_more[k] = cv.take<X>(1 + size_t(kMaxWindows), "msm window sums (further bases)");
     return b;
   }
 
@@ -638,6 +642,8 @@ struct Msm {
     if (cfg.tables == 0) throw GpuError(dev.name() + ": msm: tables = 0 (one table is the bases themselves)");
     if (cfg.bases2 && cfg.bases_at != Where::Device)
       throw GpuError(dev.name() + ": msm: a second array of bases (bases2) must be on the device, as the first");
+    if (cfg.bases3 && !cfg.bases2)
+      throw GpuError(dev.name() + ": msm: a third array of bases (bases3) needs a second (bases2)");
     if (cfg.tables > 1) {
       if (cfg.window_bits == 0)
         throw GpuError(dev.name() + ": msm: " + std::to_string(cfg.tables) +
@@ -651,6 +657,9 @@ struct Msm {
     return cfg.window_bits;
   }
 
+  // Arrays of bases beyond the first (MsmConfig::bases2, bases3).
+  static int more_bases(const MsmConfig& cfg) { return (cfg.bases2 ? 1 : 0) + (cfg.bases3 ? 1 : 0); }
+
   static size_t workspace_bytes(DeviceId dev, const MsmConfig& cfg) {
     const size_t n = cfg.count;
     const bool bases_on_device = cfg.bases_at == Where::Device, scalars_on_device = cfg.scalars_at == Where::Device;
@@ -659,7 +668,7 @@ struct Msm {
     Carver cv;
     const unsigned forced = forced_c(cfg, dev);
     carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg), select_temp_bytes(n, dev),
-          sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev), cfg.bases2 != nullptr);
+          sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev), more_bases(cfg));
     return cv.used();
   }
 
@@ -708,7 +717,9 @@ struct Msm {
     // On the device: the bases; the scalars classify_kernel reads (scal_in) and writes (scal_out,
     // null: standard-form input read in place); scal, the standard-form scalars digits come from.
     const Aff* bases = nullptr;
-    const Aff* bases2 = nullptr;  // MsmConfig::bases2, or null
+    const Aff* more[2] = {nullptr, nullptr};  // MsmConfig::bases2, bases3, or nulls
+    int arrays = 1;                           // of bases, `bases` and `more`
+    const Aff* bases_of(int k) const { return k ? more[k - 1] : bases; }
     const Scalar4* scal_in = nullptr;
     Scalar4* scal_out = nullptr;
     const Scalar4* scal = nullptr;
@@ -724,7 +735,9 @@ struct Msm {
     void copy_in(const MsmConfig& cfg) {
       clock.mark(PhaseClock::copy_in);
       bases = static_cast<const Aff*>(cfg.bases);
-      bases2 = static_cast<const Aff*>(cfg.bases2);
+      more[0] = static_cast<const Aff*>(cfg.bases2);
+      more[1] = static_cast<const Aff*>(cfg.bases3);
+      arrays = 1 + more_bases(cfg);
       if (cfg.bases_at != Where::Device || cfg.scalars_at != Where::Device)
         check(cudaStreamSynchronize(s), dev, "msm (work queued before its copies)", nstr);
       if (cfg.bases_at != Where::Device) {
@@ -758,12 +771,12 @@ struct Msm {
                                   ones_listed, int64_t(n), IsOne{}, s),
             dev, "cub::DeviceSelect::If (msm scalars 1)", nstr);
       const uint32_t ones_threads = uint32_t(std::min<size_t>(kOnesThreads, n));
-      for (int k = 0; k < (bases2 ? 2 : 1); ++k) {
-        ones_kernel<F><<<blocks_for(ones_threads), kBlock, 0, s>>>(k ? bases2 : bases, b.gen_idx, ones_listed,
-                                                                   ones_threads, b.red[0]);
+      for (int k = 0; k < arrays; ++k) {
+        ones_kernel<F>
+            <<<blocks_for(ones_threads), kBlock, 0, s>>>(bases_of(k), b.gen_idx, ones_listed, ones_threads, b.red[0]);
         check_launch(dev, "msm ones_kernel", n);
         X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
-        check(cudaMemcpyAsync(k ? b.results2 : b.results, ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+        check(cudaMemcpyAsync(b.results_of(k), ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
               "cudaMemcpyAsync (msm ones sum)", nstr);
       }
       sel_bytes = b.select_bytes;  // the ones' list is summed (same stream): gen_idx is free again
@@ -901,32 +914,28 @@ struct Msm {
     }
 
     // The m general scalars through the buckets, group of windows by group (each group's sort
-    // serves both arrays of bases).
+    // serves every array of bases).
     void window_sums(const Plan& p, uint32_t m) {
-      X* const sets[2] = {b.buckets, bases2 ? b.buckets2 : nullptr};
-      for (X* bk : sets)
-        if (bk)
-          check(cudaMemsetAsync(bk, 0, size_t(p.sets) * p.nb * sizeof(X), s), dev, "cudaMemsetAsync (msm buckets)",
-                nstr);
+      for (int k = 0; k < arrays; ++k)
+        check(cudaMemsetAsync(b.buckets_of(k), 0, size_t(p.sets) * p.nb * sizeof(X), s), dev,
+              "cudaMemsetAsync (msm buckets)", nstr);
       for (const WindowGroup& g : p.groups) {
         uint32_t* cnt = b.counters + 1;
         WindowPtrs win{};
         sort_group(p, g, m, cnt, win);
-        accumulate_group(p, g, m, win, cnt, bases, b.buckets);
-        if (bases2) accumulate_group(p, g, m, win, cnt, bases2, b.buckets2);
+        for (int k = 0; k < arrays; ++k) accumulate_group(p, g, m, win, cnt, bases_of(k), b.buckets_of(k));
       }
-      reduce_windows(p, b.buckets, b.results);
-      if (bases2) reduce_windows(p, b.buckets2, b.results2);
+      for (int k = 0; k < arrays; ++k) reduce_windows(p, b.buckets_of(k), b.results_of(k));
     }
 
     // Waits for the set sums and the ones' sum; the total is the sets' by Horner in 2^shift
-    // (set 0 starts at window 0: shift 0), plus the ones. `second`: bases2's.
-    X finish(const Plan& p, bool second = false) {
+    // (set 0 starts at window 0: shift 0), plus the ones. Array k's (0: bases, 1: bases2, ...).
+    X finish(const Plan& p, int k = 0) {
       const size_t count = 1 + size_t(p.sets);
       std::vector<X> host(count);
-      check(cudaMemcpyAsync(host.data(), second ? b.results2 : b.results, count * sizeof(X), cudaMemcpyDeviceToHost, s),
-            dev, "cudaMemcpyAsync (msm results to host)", nstr);
-      if (!second) clock.mark(PhaseClock::count);
+      check(cudaMemcpyAsync(host.data(), b.results_of(k), count * sizeof(X), cudaMemcpyDeviceToHost, s), dev,
+            "cudaMemcpyAsync (msm results to host)", nstr);
+      if (k == 0) clock.mark(PhaseClock::count);
       check(cudaStreamSynchronize(s), dev, "msm kernels", nstr);
       X total = X::infinity();
       for (unsigned r = p.sets; r-- > 0;) {
@@ -998,13 +1007,15 @@ struct Msm {
     (void)cudaGetLastError();  // a failed call before this one (e.g. cudaSetDevice) is not this call's error
     ec::Jacobian<F> res = ec::Jacobian<F>::infinity();
     MsmTimings tm;
-    auto* out = static_cast<ec::Jacobian<F>*>(result);  // two with bases2
+    auto* out = static_cast<ec::Jacobian<F>*>(result);  // one per array of bases
     if (n == 0) {
-      for (int k = 0; k < (cfg.bases2 ? 2 : 1); ++k) std::memcpy(out + k, &res, sizeof(res));
+      for (int k = 0; k < 1 + more_bases(cfg); ++k) std::memcpy(out + k, &res, sizeof(res));
       if (timings) *timings = tm;
       return;
     }
-    if (bases_on_device && ((reinterpret_cast<uintptr_t>(cfg.bases) | reinterpret_cast<uintptr_t>(cfg.bases2)) & 15))
+    if (bases_on_device && ((reinterpret_cast<uintptr_t>(cfg.bases) | reinterpret_cast<uintptr_t>(cfg.bases2) |
+                             reinterpret_cast<uintptr_t>(cfg.bases3)) &
+                            15))
       throw GpuError(dev.name() + ": msm: device bases must be 16-byte aligned (" + nstr + ")");
 
     std::optional<Stream> own;
@@ -1012,9 +1023,8 @@ struct Msm {
     Arena arena(workspace);
     Carver& cv = arena;
     const unsigned forced = forced_c(cfg, dev);
-    Buffers b =
-        carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg), select_temp_bytes(n, dev),
-              sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev), cfg.bases2 != nullptr);
+    Buffers b = carve(cv, n, bases_on_device, scalars_on_device, forced, cfg.tables, entry_cap(cfg),
+                      select_temp_bytes(n, dev), sort_temp_bytes(cfg.tables, n, entry_cap(cfg), dev), more_bases(cfg));
     PhaseClock clock(timings != nullptr, s, dev);
     Call call(dev, s, n, nstr, b, clock);
 
@@ -1030,11 +1040,9 @@ struct Msm {
     } else {
       clock.mark(PhaseClock::reduce);
     }
-    res = ec::Jacobian<F>::from_affine(call.finish(p).to_affine());
-    std::memcpy(out, &res, sizeof(res));
-    if (cfg.bases2) {
-      res = ec::Jacobian<F>::from_affine(call.finish(p, true).to_affine());
-      std::memcpy(out + 1, &res, sizeof(res));
+    for (int k = 0; k < call.arrays; ++k) {
+      res = ec::Jacobian<F>::from_affine(call.finish(p, k).to_affine());
+      std::memcpy(out + k, &res, sizeof(res));
     }
     if (timings) {
       report_timings(clock, p, t_start, tm);

@@ -156,9 +156,9 @@ inline size_t msm_tables_bytes(CurveId curve, Group group, size_t n, unsigned ta
 void msm_make_tables(DeviceId dev, const MsmConfig& cfg, void* out, StreamHandle stream = {});
 
 // result: host memory for one ec::Jacobian<F> (the point in affine coordinates with Z = 1, or
-// the infinity (1, 1, 0)); two with cfg.bases2 (the sums over bases and over bases2, sharing the
-// scalars' classification and sorts). With a null stream the call makes its own; either way it
-// returns after the work is done (the result is on the host).
+// the infinity (1, 1, 0)); one per array of bases with cfg.bases2 and bases3 (the sums over
+// bases, bases2, bases3, sharing the scalars' classification and sorts). With a null stream the
+// call makes its own; either way it returns after the work is done (the result is on the host).
 void msm(DeviceId dev, const MsmConfig& cfg, DeviceMemory workspace, void* result, StreamHandle stream = {},
          MsmTimings* timings = nullptr);
 
