@@ -679,6 +679,35 @@ CUZK_TEST(engine_pins_a_streamed_key_once) {
   CHECK(seen == want);
 }
 
+// Memory that a device's allocator keeps for later allocations goes back to the system when a
+// key is evicted on request and when the engine stops, each time after the key's memory is freed.
+CUZK_TEST(engine_gives_idle_device_memory_back) {
+  auto& f = fixture<ec::Bn254>(9);
+  const auto sz = sizes(f);
+  std::vector<size_t> live_at_release;
+  std::shared_ptr<cpu::CpuDevice> dev;
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1;
+  o.idle_released = [&] { live_at_release.push_back(dev->allocated_bytes()); };
+  dev = std::make_shared<cpu::CpuDevice>(o);
+  {
+    Engine eng(config({sim(0, 0, 0, 1, sz.key + sz.ws)}, 1), {dev});
+    eng.register_circuit("c", f.circuit);
+    eng.preload("c", "sim:0");
+    CHECK(dev->allocated_bytes() > 0);
+    CHECK(live_at_release.empty());
+    CHECK(eng.evict("c", "sim:0"));
+    CHECK_EQ(live_at_release.size(), size_t(1));
+    CHECK(!eng.evict("c", "sim:0"));  // nothing resident: nothing asked of the device
+    CHECK_EQ(live_at_release.size(), size_t(1));
+    eng.preload("c", "sim:0");
+    auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(1)}), 30000.0);
+    check_proofs(f, r, 0, 1);
+  }
+  CHECK_EQ(live_at_release.size(), size_t(2));
+  for (size_t live : live_at_release) CHECK_EQ(live, size_t(0));
+}
+
 // The streamed MSMs' piece (EngineConfig::stream_chunk_points 0): the largest power of two up to
 // the key's largest section with which a working set per worker fits, else one working set.
 CUZK_TEST(engine_automatic_stream_chunk) {

@@ -3,7 +3,8 @@
 // for the same r, s; the streamed mode (key larger than the budget) gives them too; a budget too
 // small is refused naming the bytes; device memory beyond the card fails with a clear error; a
 // partition's memory is given back only after the kernels queued on it are done; the bytes the
-// engine charges are the bytes the device allocates; copies from page-locked host memory.
+// engine charges are the bytes the device allocates; copies from page-locked host memory; the
+// memory pool keeps freed memory and gives it up to an allocation that needs it.
 #include <cstring>
 #include <memory>
 #include <set>
@@ -152,6 +153,34 @@ CUZK_TEST(gpu_memory_beyond_the_card_is_a_clear_error) {
   // The device still works afterwards.
   gpu::PoolBuffer ok(gpu::DeviceId{devs[0].index}, size_t(1) << 20, "test");
   CHECK(ok.memory().ptr != nullptr);
+}
+
+// The pool keeps what its buffers free, mapped for the next one, and counts it as free memory;
+// an allocation that needs that memory (a plain cudaMalloc, or a larger pool buffer) gets it:
+// the pool's idle memory goes back to the driver and the allocation is tried again.
+CUZK_TEST(gpu_pool_keeps_freed_memory_and_gives_it_up) {
+  auto devs = all_gpus();
+  const gpu::DeviceId dev{devs[0].index};
+  const size_t gib = size_t(1) << 30;
+  gpu::trim_pool(dev);
+  size_t free0 = 0, total = 0, free1 = 0;
+  gpu::memory_info(dev, &free0, &total);
+  { gpu::PoolBuffer b(dev, 4 * gib, "test kept"); }
+  CHECK_MSG(gpu::pool_idle_bytes(dev) >= 4 * gib, "the pool kept " << gpu::pool_idle_bytes(dev) << " bytes");
+  gpu::memory_info(dev, &free1, &total);
+  CHECK_MSG(free1 + (size_t(64) << 20) >= free0, "free " << free0 << " before, " << free1 << " after");
+  {
+    gpu::DeviceBuffer big(dev, free1 - gib);  // more than the driver has beside the pool's 4 GiB
+    CHECK(big.memory().ptr != nullptr);
+  }
+  { gpu::PoolBuffer b(dev, 2 * gib, "test kept"); }
+  CHECK(gpu::pool_idle_bytes(dev) >= 2 * gib);
+  {
+    gpu::PoolBuffer all(dev, free1 - gib, "test most");
+    CHECK(all.memory().ptr != nullptr);
+  }
+  gpu::trim_pool(dev);
+  CHECK_EQ(gpu::pool_idle_bytes(dev), size_t(0));
 }
 
 // A streamed key's sections are page-locked once: a copy from within one locked range goes by

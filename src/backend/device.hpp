@@ -185,6 +185,10 @@ class Device {
     (void)p, (void)bytes;
     return nullptr;
   }
+  // Gives memory that the device's allocator keeps for later allocations, and no buffer uses,
+  // back to the system (other processes); nothing where it keeps none. The engine calls it when
+  // a key is evicted on request and when it stops.
+  virtual void release_idle_memory() {}
   // Waits for the work queued on `s`.
   virtual void synchronize(Stream& s) = 0;
   // A clock of the device's own for `s`'s work; null where there is none (the CPU, whose work

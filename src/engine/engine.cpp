@@ -659,6 +659,11 @@ Engine::~Engine() {
     impl_->cv.notify_all();
   }
   for (auto& t : impl_->threads) t.join();
+  // The resident keys go now, and with them what the devices' allocators keep.
+  for (auto& d : impl_->devices) {
+    d->keys.clear();
+    d->dev->release_idle_memory();
+  }
 }
 
 size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
@@ -883,6 +888,8 @@ bool Engine::evict(const std::string& circuit, const std::string& device) {
   Impl::Device* d = I.find_device(device);
   if (!d || !d->keys.count(circuit) || d->keys.at(circuit).users != 0) return false;
   I.evict(*d, circuit, lk);
+  lk.unlock();
+  d->dev->release_idle_memory();  // an eviction asked for: the memory back to the system
   return true;
 }
 

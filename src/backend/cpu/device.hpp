@@ -45,6 +45,8 @@ struct CpuDeviceOptions {
   std::function<void(const backend::MsmConfig&)> msm_seen;
   // Tests: shown every pin_host call, which then returns a handle (else null: nothing to gain).
   std::function<void(const void* p, size_t bytes)> pin_seen;
+  // Tests: called by release_idle_memory (this device keeps no idle memory).
+  std::function<void()> idle_released;
 };
 
 class CpuDevice final : public backend::Device {
@@ -75,6 +77,9 @@ class CpuDevice final : public backend::Device {
   void make_msm_tables(const backend::MsmConfig& cfg, void* out, backend::Stream& s) override;
   void fixed_base_mul(CurveId curve, backend::Group g, const void* base, const void* scalars, size_t n, void* out,
                       backend::Memory workspace, backend::Stream& s) override;
+  void release_idle_memory() override {
+    if (opt_.idle_released) opt_.idle_released();
+  }
   void synchronize(backend::Stream& s) override;
   std::unique_ptr<backend::DeviceClock> clock(backend::Stream&) override { return opt_.clock ? opt_.clock() : nullptr; }
 

@@ -2,7 +2,9 @@
 // Device memory for the engine's working sets and resident keys, from the device's
 // stream-ordered pool (cudaMallocAsync): taking and returning it does not synchronise the
 // device (cudaFree waits for every kernel on it), so one worker's buffers come and go while
-// another worker's kernels run. No CUDA types here.
+// another worker's kernels run. The pool keeps what is freed, mapped, for the next allocation;
+// an allocation that finds too little gives the pool's unused memory back to the driver and
+// tries once more. No CUDA types here.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -69,7 +71,13 @@ std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
 // Whether [p, p + bytes) lies within one range that pin_host page-locked (and still holds).
 bool is_pinned(const void* p, size_t bytes);
 
-// Free and total memory of the device now (cudaMemGetInfo).
+// Free and total memory of the device now: cudaMemGetInfo's free memory and what the pool keeps
+// unused (free to this process's allocations).
 void memory_info(DeviceId dev, size_t* free_bytes, size_t* total_bytes);
+
+// The pool's memory that no buffer uses, kept for the next allocation.
+size_t pool_idle_bytes(DeviceId dev);
+// Gives that memory back to the driver (for other processes, or a plain cudaMalloc).
+void trim_pool(DeviceId dev);
 
 }  // namespace cuzk::gpu

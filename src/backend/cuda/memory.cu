@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "backend/cuda/common.cuh"
+#include "backend/cuda/device_alloc.hpp"
 
 namespace cuzk::gpu {
 
@@ -21,6 +22,11 @@ void copy_to_host(DeviceId dev, void* dst, const void* src, size_t bytes, const 
 DeviceBuffer::DeviceBuffer(DeviceId dev, size_t bytes) : dev_(dev), bytes_(bytes) {
   DeviceScope s(dev);
   cudaError_t e = cudaMalloc(&ptr_, bytes);
+  if (e == cudaErrorMemoryAllocation) {  // the pool may keep, freed, what this needs
+    cudaGetLastError();
+    trim_pool(dev);
+    e = cudaMalloc(&ptr_, bytes);
+  }
   if (e != cudaSuccess) {
     ptr_ = nullptr;
     cudaGetLastError();  // not the next kernel's error
