@@ -97,7 +97,27 @@ void check_ntt_sizes(DeviceId dev, CurveId curve, int max_log, int extra_log) {
     d = first_difference(got, want);
     CHECK_MSG(d == SIZE_MAX,
               Fr::Params::name << " inverse NTT 2^" << log_n << " on " << dev.name() << ": first difference at " << d);
+    // twiddles made once, in memory cleared first (the calls above left their tables there):
+    // both directions, twice each, equal to the CPU's
+    upload(dev, ws, std::vector<uint8_t>(gpu::ntt_workspace_bytes(curve, log_n), 0));
+    const gpu::NttTwiddles tw = gpu::make_ntt_twiddles(dev, curve, log_n, ws.memory());
+    for (int round = 0; round < 2; ++round)
+      for (bool inverse : {false, true}) {
+        want = x;
+        cpu::ntt(want.data(), dom, inverse, pool());
+        upload(dev, data, x);
+        gpu::ntt(dev, data.memory().ptr, inverse, tw);
+        got = download<Fr>(dev, data, n);
+        d = first_difference(got, want);
+        CHECK_MSG(d == SIZE_MAX, Fr::Params::name << (inverse ? " inverse" : " forward") << " NTT 2^" << log_n
+                                                  << " over twiddles made once, on " << dev.name()
+                                                  << ": first difference at " << d);
+      }
   }
+  // Twiddles given less memory than the domain's tables are refused, naming both sizes.
+  DeviceBuffer small(dev, gpu::ntt_workspace_bytes(curve, 10) - 1);
+  CHECK_THROWS_WITH(gpu::make_ntt_twiddles(dev, curve, 10, small.memory()), InvalidArgument,
+                    std::to_string(gpu::ntt_workspace_bytes(curve, 10)));
 }
 
 template <class Fr>

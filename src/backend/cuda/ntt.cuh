@@ -3,10 +3,11 @@
 //
 // Design (bench/NTT-NOTES.md has the numbers):
 //  - Radix-2 Cooley-Tukey over the global index space, several stages per kernel ("pass"): a
-//    block loads a tile of 2^11 elements into shared memory, runs up to 11 stages on it, and
-//    writes it back. Pass 0 takes the low index bits (contiguous tiles, up to 11 stages); the
+//    block loads a tile of 2^10 elements into shared memory, runs up to 10 stages on it, and
+//    writes it back. Pass 0 takes the low index bits (contiguous tiles, up to 10 stages); the
 //    other passes take up to 9 higher bits each, a tile being 2^k elements 2^b0 apart times
-//    2^(11-k) neighbouring columns (runs of >= 4 elements = 128 bytes). 2^24: 3 passes. Stages
+//    2^(10-k) neighbouring columns (runs of >= 2 elements = 64 bytes). 2^24: 3 passes (10 +
+//    7 + 7 stages), 2^27: 3 (10 + 9 + 8). Stages
 //    go two at a time through shared memory (radix 4: a thread's four elements in registers).
 //  - Decimation in frequency (DIF) takes natural order to bit-reversed order; decimation in
 //    time (DIT) takes bit-reversed order back to natural. compute_h runs the inverse NTT as DIF
@@ -34,7 +35,8 @@
 
 namespace cuzk::gpu::ntt_impl {
 
-constexpr int kTileLog = 11;  // 2^11 elements = 64 KiB of shared memory per block
+constexpr int kTileLog = 10;   // 2^10 elements = 32 KiB of shared memory per block
+constexpr int kMinBlocks = 4;  // blocks an SM (four tiles' shared memory; 64 registers a thread)
 constexpr int kThreads = 256;
 constexpr int kMaxStridedBits = 9;  // butterfly bits of a strided pass (>= 2 column bits)
 constexpr int kMaxPasses = 4;
@@ -49,9 +51,9 @@ struct Plan {
   Pass pass[kMaxPasses];
 };
 
-inline Plan make_plan(int log_n) {
+inline Plan make_plan(int log_n, int tile_log = kTileLog) {
   Plan p;
-  const int k0 = log_n < kTileLog ? log_n : kTileLog;
+  const int k0 = log_n < tile_log ? log_n : tile_log;
   p.pass[p.count++] = {0, k0, 0};
   const int rest = log_n - k0;
   if (rest > 0) {
@@ -59,7 +61,7 @@ inline Plan make_plan(int log_n) {
     int b0 = k0;
     for (int i = 0; i < m; ++i) {
       const int k = rest / m + (i < rest % m ? 1 : 0);
-      p.pass[p.count++] = {b0, k, kTileLog - k};  // b0 >= 11 > c: the columns fit below b0
+      p.pass[p.count++] = {b0, k, tile_log - k};  // b0 >= tile_log > c: the columns fit below b0
       b0 += k;
     }
   }
@@ -137,15 +139,14 @@ __device__ __forceinline__ uint32_t bit_reverse(uint32_t x, int bits) { return _
 // The twiddle of a stage-q pair whose lower element is tile element e: global half-size
 // 2^(b0 + q), exponent t = (i mod 2^(b0+q)) * 2^(log_n - 1 - b0 - q); for the inverse, w^-t =
 // -w^(n/2 - t), the sign returned in `neg`.
-template <class F>
-__device__ __forceinline__ uint32_t twiddle_of(const PassArgs<F>& p, uint32_t col0, uint32_t e, int q, bool inverse,
-                                               bool& neg) {
+template <class F, bool kInverse>
+__device__ __forceinline__ uint32_t twiddle_of(const PassArgs<F>& p, uint32_t col0, uint32_t e, int q, bool& neg) {
   const int c = p.pass.c, b0 = p.pass.b0;
   const uint32_t mid = e >> c;
   const uint32_t j = ((mid & ((1u << q) - 1)) << b0) | col0 | (e & ((1u << c) - 1));
   uint32_t t = j << (p.log_n - 1 - b0 - q);
   neg = false;
-  if (inverse && t != 0) {
+  if (kInverse && t != 0) {
     t = (1u << (p.log_n - 1)) - t;
     neg = true;
   }
@@ -154,43 +155,53 @@ __device__ __forceinline__ uint32_t twiddle_of(const PassArgs<F>& p, uint32_t co
 
 // One radix-2 butterfly with twiddle t (t = 0: w = 1, no product). DIF: (x + y, (x - y) w);
 // DIT: (x + y w, x - y w). With `neg` (an inverse twiddle's sign) DIF subtracts the other way
-// and DIT swaps its outputs.
-template <class F, bool kDif>
+// and DIT swaps its outputs; a forward transform (kInverse false) has no sign to apply.
+template <class F, bool kDif, bool kInverse>
 __device__ __forceinline__ void butterfly(F& x, F& y, const F* __restrict__ tw, uint32_t t, bool neg) {
   if (kDif) {
     const F s = x + y;
-    F u, v;  // (u, v) = neg ? (y, x) : (x, y), limb by limb (a selected reference would live in memory)
-    for (int i = 0; i < F::N; ++i) {
-      u.l[i] = neg ? y.l[i] : x.l[i];
-      v.l[i] = neg ? x.l[i] : y.l[i];
+    F d;
+    if (kInverse) {
+      F u, v;  // (u, v) = neg ? (y, x) : (x, y), limb by limb (a selected reference would live in memory)
+      for (int i = 0; i < F::N; ++i) {
+        u.l[i] = neg ? y.l[i] : x.l[i];
+        v.l[i] = neg ? x.l[i] : y.l[i];
+      }
+      d = u - v;
+    } else {
+      d = x - y;
     }
-    F d = u - v;
     if (t != 0) d = d * load_global(tw + t);
     x = s;
     y = d;
   } else {
     if (t != 0) y = y * load_global(tw + t);
     const F s = x + y, d = x - y;
-    for (int i = 0; i < F::N; ++i) {
-      x.l[i] = neg ? d.l[i] : s.l[i];
-      y.l[i] = neg ? s.l[i] : d.l[i];
+    if (kInverse) {
+      for (int i = 0; i < F::N; ++i) {
+        x.l[i] = neg ? d.l[i] : s.l[i];
+        y.l[i] = neg ? s.l[i] : d.l[i];
+      }
+    } else {
+      x = s;
+      y = d;
     }
   }
 }
 
 // One radix-2 stage on the tile: pairs differ in tile bit (q + c).
-template <class F, bool kDif>
+template <class F, bool kDif, bool kInverse>
 __device__ __forceinline__ void stage(const Tile<F>& tile, const F* __restrict__ tw, const PassArgs<F>& p,
-                                      uint32_t col0, int q, bool inverse) {
+                                      uint32_t col0, int q) {
   const int sb = q + p.pass.c;
   const uint32_t half_pairs = 1u << (p.pass.k + p.pass.c - 1);
   for (uint32_t u = threadIdx.x; u < half_pairs; u += blockDim.x) {
     const uint32_t e0 = ((u >> sb) << (sb + 1)) | (u & ((1u << sb) - 1));
     const uint32_t e1 = e0 | (1u << sb);
     bool neg;
-    const uint32_t t = twiddle_of(p, col0, e0, q, inverse, neg);
+    const uint32_t t = twiddle_of<F, kInverse>(p, col0, e0, q, neg);
     F x = tile.get(e0), y = tile.get(e1);
-    butterfly<F, kDif>(x, y, tw, t, neg);
+    butterfly<F, kDif, kInverse>(x, y, tw, t, neg);
     tile.put(e0, x);
     tile.put(e1, y);
   }
@@ -200,9 +211,9 @@ __device__ __forceinline__ void stage(const Tile<F>& tile, const F* __restrict__
 // four elements that differ in tile bits q + c and q + c + 1, runs both stages on them in
 // registers (DIT: q first; DIF: q + 1 first) and writes them back: half the shared-memory traffic
 // and half the barriers of two radix-2 stages, the same products.
-template <class F, bool kDif>
+template <class F, bool kDif, bool kInverse>
 __device__ __forceinline__ void stage_pair(const Tile<F>& tile, const F* __restrict__ tw, const PassArgs<F>& p,
-                                           uint32_t col0, int q, bool inverse) {
+                                           uint32_t col0, int q) {
   const int sb = q + p.pass.c;
   const uint32_t quads = 1u << (p.pass.k + p.pass.c - 2);
   const uint32_t b_lo = 1u << sb, b_hi = 2u << sb;
@@ -211,19 +222,19 @@ __device__ __forceinline__ void stage_pair(const Tile<F>& tile, const F* __restr
     const uint32_t e01 = e00 | b_lo, e10 = e00 | b_hi, e11 = e00 | b_lo | b_hi;
     F x00 = tile.get(e00), x01 = tile.get(e01), x10 = tile.get(e10), x11 = tile.get(e11);
     bool n_q, n_a, n_b;
-    const uint32_t t_q = twiddle_of(p, col0, e00, q, inverse, n_q);  // both stage-q pairs
-    const uint32_t t_a = twiddle_of(p, col0, e00, q + 1, inverse, n_a);
-    const uint32_t t_b = twiddle_of(p, col0, e01, q + 1, inverse, n_b);
+    const uint32_t t_q = twiddle_of<F, kInverse>(p, col0, e00, q, n_q);  // both stage-q pairs
+    const uint32_t t_a = twiddle_of<F, kInverse>(p, col0, e00, q + 1, n_a);
+    const uint32_t t_b = twiddle_of<F, kInverse>(p, col0, e01, q + 1, n_b);
     if (kDif) {
-      butterfly<F, true>(x00, x10, tw, t_a, n_a);
-      butterfly<F, true>(x01, x11, tw, t_b, n_b);
-      butterfly<F, true>(x00, x01, tw, t_q, n_q);
-      butterfly<F, true>(x10, x11, tw, t_q, n_q);
+      butterfly<F, true, kInverse>(x00, x10, tw, t_a, n_a);
+      butterfly<F, true, kInverse>(x01, x11, tw, t_b, n_b);
+      butterfly<F, true, kInverse>(x00, x01, tw, t_q, n_q);
+      butterfly<F, true, kInverse>(x10, x11, tw, t_q, n_q);
     } else {
-      butterfly<F, false>(x00, x01, tw, t_q, n_q);
-      butterfly<F, false>(x10, x11, tw, t_q, n_q);
-      butterfly<F, false>(x00, x10, tw, t_a, n_a);
-      butterfly<F, false>(x01, x11, tw, t_b, n_b);
+      butterfly<F, false, kInverse>(x00, x01, tw, t_q, n_q);
+      butterfly<F, false, kInverse>(x10, x11, tw, t_q, n_q);
+      butterfly<F, false, kInverse>(x00, x10, tw, t_a, n_a);
+      butterfly<F, false, kInverse>(x01, x11, tw, t_b, n_b);
     }
     tile.put(e00, x00);
     tile.put(e01, x01);
@@ -232,13 +243,44 @@ __device__ __forceinline__ void stage_pair(const Tile<F>& tile, const F* __restr
   }
 }
 
+// A pass's DIF stages (high bit to low) and DIT stages (low bit to high) on the tile, two at a
+// time, a barrier after each round trip.
+template <class F, bool kInverse>
+__device__ __forceinline__ void dif_stages(const Tile<F>& tile, const F* __restrict__ tw, const PassArgs<F>& p,
+                                           uint32_t col0) {
+  int q = p.pass.k - 1;
+  for (; q >= 1; q -= 2) {
+    stage_pair<F, true, kInverse>(tile, tw, p, col0, q - 1);
+    __syncthreads();
+  }
+  if (q == 0) {
+    stage<F, true, kInverse>(tile, tw, p, col0, 0);
+    __syncthreads();
+  }
+}
+template <class F, bool kInverse>
+__device__ __forceinline__ void dit_stages(const Tile<F>& tile, const F* __restrict__ tw, const PassArgs<F>& p,
+                                           uint32_t col0) {
+  int q = 0;
+  for (; q + 1 < p.pass.k; q += 2) {
+    stage_pair<F, false, kInverse>(tile, tw, p, col0, q);
+    __syncthreads();
+  }
+  if (q < p.pass.k) {
+    stage<F, false, kInverse>(tile, tw, p, col0, q);
+    __syncthreads();
+  }
+}
+
 // ------------------------------------------------------------------ kernels
 
-// Three blocks an SM, as an H100/H200's shared memory allows (sm_90, 228 KiB): the stage pairs'
-// four elements a thread would take ~116 registers (two blocks); bounded, they take 80 and spill
-// 20-24 bytes, and run faster there.
+// Four blocks an SM (sm_90: 4 x 32 KiB tiles; 64 registers a thread). The stage pairs' four
+// elements a thread would take ~116 registers; the passes are bound by latency, not by a pipe
+// (issue slots ~40% busy), so more warps win over fewer spills: 2^11 tiles at three blocks (80
+// registers, 24 warps) took 4.62 ms for the 2^24 BN254 NTT, 2^10 tiles at four (32 warps) 4.56.
 template <class F>
-__global__ void __launch_bounds__(kThreads, 3) ntt_pass_kernel(F* data, const F* __restrict__ tw, PassArgs<F> p) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    ntt_pass_kernel(F* data, const F* __restrict__ tw, PassArgs<F> p) {
   extern __shared__ uint4 smem[];
   const int tile_log = p.pass.k + p.pass.c;
   const uint32_t T = 1u << tile_log;
@@ -259,15 +301,10 @@ __global__ void __launch_bounds__(kThreads, 3) ntt_pass_kernel(F* data, const F*
   __syncthreads();
 
   if (p.dif) {
-    int q = p.pass.k - 1;
-    for (; q >= 1; q -= 2) {
-      stage_pair<F, true>(tile, tw, p, col0, q - 1, p.dif_inverse);
-      __syncthreads();
-    }
-    if (q == 0) {
-      stage<F, true>(tile, tw, p, col0, 0, p.dif_inverse);
-      __syncthreads();
-    }
+    if (p.dif_inverse)
+      dif_stages<F, true>(tile, tw, p, col0);
+    else
+      dif_stages<F, false>(tile, tw, p, col0);
   }
   if (p.coset_lo) {
     const uint32_t mask = (1u << p.coset_bits) - 1;
@@ -279,15 +316,10 @@ __global__ void __launch_bounds__(kThreads, 3) ntt_pass_kernel(F* data, const F*
     __syncthreads();
   }
   if (p.dit) {
-    int q = 0;
-    for (; q + 1 < p.pass.k; q += 2) {
-      stage_pair<F, false>(tile, tw, p, col0, q, p.dit_inverse);
-      __syncthreads();
-    }
-    if (q < p.pass.k) {
-      stage<F, false>(tile, tw, p, col0, q, p.dit_inverse);
-      __syncthreads();
-    }
+    if (p.dit_inverse)
+      dit_stages<F, true>(tile, tw, p, col0);
+    else
+      dit_stages<F, false>(tile, tw, p, col0);
   }
 
   if (p.post == kPostH) {
@@ -533,7 +565,7 @@ void launch_powers(DeviceId dev, cudaStream_t s, F* out, size_t count, const F& 
 // instead of R^-1, and the inverse coset's tables are made too.
 template <class F>
 Tables<F> build_tables(DeviceId dev, cudaStream_t s, int log_n, bool coset, const DeviceMemory& ws,
-                       bool bellperson = false) {
+                       bool bellperson = false, bool fill = true) {
   const Layout l = make_layout(log_n, coset, bellperson);
   Arena arena(ws);
   static constexpr const char* names[Layout::kPieces] = {"NTT twiddles",
@@ -548,6 +580,7 @@ Tables<F> build_tables(DeviceId dev, cudaStream_t s, int log_n, bool coset, cons
   for (int i = 0; i < Layout::kPieces; ++i)
     if (l.count[i]) piece[i] = arena.take_n<F>(l.count[i], names[i]);
   Tables<F> t{piece[0], piece[1], piece[2], piece[3], piece[4], piece[5], piece[6], piece[7]};
+  if (!fill) return t;  // made before, in this memory (make_twiddles)
 
   const F one = F::one();
   const F w = cpu::root_of_unity<F>(log_n, bellperson ? F::Params::generator : F::Params::nqr);
@@ -609,8 +642,25 @@ struct CallStream {
   }
 };
 
+// The twiddle tables of ntt() made once in `ws` (see gpu::make_ntt_twiddles).
 template <class F>
-void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle sh, NttTimings* timings) {
+void make_twiddles(DeviceId dev, int log_n, DeviceMemory ws, StreamHandle sh) {
+  check_log_n<F>(log_n);
+  DeviceScope scope(dev);
+  (void)cudaGetLastError();
+  check_workspace(dev, ws);
+  if (ws.bytes < ntt_workspace_bytes<F>(log_n))
+    throw InvalidArgument(dev.name() + ": NTT twiddles of 2^" + std::to_string(log_n) + " need " +
+                          std::to_string(ntt_workspace_bytes<F>(log_n)) + " bytes, given " + std::to_string(ws.bytes));
+  CallStream cs(dev, sh);
+  build_tables<F>(dev, cs.s, log_n, false, ws);
+  cs.finish("ntt twiddles", log_n, false);
+}
+
+// With `made`, ws holds the tables already (make_twiddles for this log_n): none are built.
+template <class F>
+void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle sh, NttTimings* timings,
+         bool made = false) {
   check_log_n<F>(log_n);
   DeviceScope scope(dev);
   (void)cudaGetLastError();  // a stale error of an earlier failed call is not this call's
@@ -621,7 +671,7 @@ void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, S
   F* data = static_cast<F*>(d_data);
 
   const int m0 = timer.mark();
-  const Tables<F> t = build_tables<F>(dev, cs.s, log_n, false, ws);
+  const Tables<F> t = build_tables<F>(dev, cs.s, log_n, false, ws, false, !made);
   const int m1 = timer.mark();
   const uint32_t n = 1u << log_n;
   if (log_n >= 2 * kRevBits) {

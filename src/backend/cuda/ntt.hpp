@@ -44,6 +44,20 @@ size_t ntt_workspace_bytes(CurveId curve, int log_n);
 void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inverse, DeviceMemory workspace,
          StreamHandle stream = {}, NttTimings* timings = nullptr);
 
+// One domain's twiddle tables, made once by make_ntt_twiddles in memory the caller keeps
+// (ntt_workspace_bytes of it): ntt() calls given them make none of their own. The memory must
+// not be written while they are in use.
+struct NttTwiddles {
+  DeviceMemory memory;
+  CurveId curve = CurveId::bn254;
+  int log_n = 0;
+};
+// Makes them (on `stream`, or on a stream of its own that it waits for).
+NttTwiddles make_ntt_twiddles(DeviceId dev, CurveId curve, int log_n, DeviceMemory memory, StreamHandle stream = {});
+// ntt() over tables made before: the domain is theirs (tw.log_n).
+void ntt(DeviceId dev, void* d_data, bool inverse, const NttTwiddles& tw, StreamHandle stream = {},
+         NttTimings* timings = nullptr);
+
 using backend::HForm;
 
 // Workspace of compute_h(): the twiddle table and the small coset tables (no n-sized scratch).
@@ -64,11 +78,13 @@ namespace detail {
 // One set per curve, defined in ntt_<curve>.cu.
 size_t ntt_workspace_bytes_bn254(int log_n);
 size_t h_workspace_bytes_bn254(int log_n, bool coefficients);
-void ntt_bn254(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*);
+void ntt_bn254(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*, bool made);
+void make_ntt_twiddles_bn254(DeviceId, int, DeviceMemory, StreamHandle);
 void compute_h_bn254(DeviceId, int, bool, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
 size_t ntt_workspace_bytes_bls12_381(int log_n);
 size_t h_workspace_bytes_bls12_381(int log_n, bool coefficients);
-void ntt_bls12_381(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*);
+void ntt_bls12_381(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*, bool made);
+void make_ntt_twiddles_bls12_381(DeviceId, int, DeviceMemory, StreamHandle);
 void compute_h_bls12_381(DeviceId, int, bool, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
 }  // namespace detail
 
@@ -79,9 +95,25 @@ inline size_t ntt_workspace_bytes(CurveId curve, int log_n) {
 inline void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inverse, DeviceMemory workspace,
                 StreamHandle stream, NttTimings* timings) {
   if (curve == CurveId::bn254)
-    detail::ntt_bn254(dev, d_data, log_n, inverse, workspace, stream, timings);
+    detail::ntt_bn254(dev, d_data, log_n, inverse, workspace, stream, timings, false);
   else
-    detail::ntt_bls12_381(dev, d_data, log_n, inverse, workspace, stream, timings);
+    detail::ntt_bls12_381(dev, d_data, log_n, inverse, workspace, stream, timings, false);
+}
+inline NttTwiddles make_ntt_twiddles(DeviceId dev, CurveId curve, int log_n, DeviceMemory memory, StreamHandle stream) {
+  if (curve == CurveId::bn254)
+    detail::make_ntt_twiddles_bn254(dev, log_n, memory, stream);
+  else
+    detail::make_ntt_twiddles_bls12_381(dev, log_n, memory, stream);
+  return NttTwiddles{memory, curve, log_n};
+}
+inline void ntt(DeviceId dev, void* d_data, bool inverse, const NttTwiddles& tw, StreamHandle stream,
+                NttTimings* timings) {
+  if (!(tw.memory.device == dev))
+    throw InvalidArgument(dev.name() + ": NTT twiddles made on " + tw.memory.device.name());
+  if (tw.curve == CurveId::bn254)
+    detail::ntt_bn254(dev, d_data, tw.log_n, inverse, tw.memory, stream, timings, true);
+  else
+    detail::ntt_bls12_381(dev, d_data, tw.log_n, inverse, tw.memory, stream, timings, true);
 }
 inline size_t h_workspace_bytes(CurveId curve, int log_n, HForm form) {
   const bool k = form == HForm::Coefficients;
