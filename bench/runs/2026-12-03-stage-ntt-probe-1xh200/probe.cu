@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Where a proof's stage goes: host copy rates, pageable and page-locked transfers, the staged
 // copy with 1..16 filling threads, and the memory pool's allocation of a working set.
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <cuda_runtime.h>
 #include <thread>
 #include <vector>
 
@@ -14,13 +13,13 @@ using Clock = std::chrono::steady_clock;
 static double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_));                     \
-      return 1;                                                                \
-    }                                                                          \
+#define CK(x)                                              \
+  do {                                                     \
+    cudaError_t e_ = (x);                                  \
+    if (e_ != cudaSuccess) {                               \
+      std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); \
+      return 1;                                            \
+    }                                                      \
   } while (0)
 
 static void par_copy(char* dst, const char* src, size_t len, int threads) {
@@ -102,8 +101,8 @@ int main() {
           CK(cudaStreamSynchronize(s));
           best = std::min(best, ms_since(t0));
         }
-        std::printf("staged 512 MiB, chunk %zu MiB x %d, %2d threads: %.1f ms (%.1f GB/s)\n", chunk >> 20, nb, th,
-                    best, bytes / best / 1e6);
+        std::printf("staged 512 MiB, chunk %zu MiB x %d, %2d threads: %.1f ms (%.1f GB/s)\n", chunk >> 20, nb, th, best,
+                    bytes / best / 1e6);
         for (int k = 0; k < nb; ++k) cudaFreeHost(buf[k]), cudaEventDestroy(ev[k]);
       }
   // The pool: a 3 GiB working set allocated and freed per proof.
@@ -121,8 +120,8 @@ int main() {
       t0 = Clock::now();
       CK(cudaFreeAsync(p, s));
       CK(cudaStreamSynchronize(s));
-      std::printf("pool (release threshold %s): 3 GiB malloc+sync %.2f ms, free+sync %.2f ms\n",
-                  keep ? "max" : "0", a, ms_since(t0));
+      std::printf("pool (release threshold %s): 3 GiB malloc+sync %.2f ms, free+sync %.2f ms\n", keep ? "max" : "0", a,
+                  ms_since(t0));
     }
     CK(cudaMemPoolTrimTo(pool, 0));
   }
