@@ -90,31 +90,47 @@ CUZK_TEST(synthetic_spec_errors) {
   CHECK_THROWS_WITH(parse_shape("sha"), InvalidArgument, "unknown circuit shape");
 }
 
+// The table's width follows the count it is made for (`hint`): every width gives the points of
+// double-and-add, for scalars whose signed digits are all of one sign, of both, and the largest.
 template <class Curve, class Fr>
-void fixed_base_matches() {
+void fixed_base_matches(size_t hint, unsigned want_c) {
   ThreadPool pool(2);
-  RandomSource rs(test::seed());
+  RandomSource rs(test::seed() ^ hint);
   auto g = cpu::generator<Curve>();
-  cpu::FixedBaseTable<Curve> t(g, pool);
+  cpu::FixedBaseTable<Curve> t(g, hint, pool);
+  CHECK_EQ(t.window_bits(), want_c);
   std::vector<cpu::Scalar> k;
   k.push_back(cpu::Scalar{{0, 0, 0, 0}});
   k.push_back(cpu::Scalar{{1, 0, 0, 0}});
   k.push_back((-Fr::one()).to_std());
+  k.push_back((-Fr::from_u64(2)).to_std());
+  k.push_back(cpu::Scalar{{~0ull, ~0ull, ~0ull, 0}});  // every digit's top bit set
+  k.push_back(
+      cpu::Scalar{{0x5555555555555555ull, 0x5555555555555555ull, 0x5555555555555555ull, 0x1555555555555555ull}});
   for (int i = 0; i < 40; ++i) k.push_back(random_field<Fr>(rs).to_std());
   std::vector<typename Curve::Aff> out(k.size());
   t.mul(k.data(), k.size(), out.data(), pool);
   for (size_t i = 0; i < k.size(); ++i) {
     auto want = Curve::mul(Curve::Jac::from_affine(g), k[i].v).to_affine();
-    CHECK_MSG(out[i].x == want.x && out[i].y == want.y, "scalar " << i);
+    CHECK_MSG(out[i].x == want.x && out[i].y == want.y, "scalar " << i << ", " << want_c << "-bit windows");
   }
   CHECK(out[0].is_inf());
 }
 
 CUZK_TEST(fixed_base_table_matches_double_and_add) {
-  fixed_base_matches<ec::Bn254::G1, ff::Bn254Fr>();
-  fixed_base_matches<ec::Bn254::G2, ff::Bn254Fr>();
-  fixed_base_matches<ec::Bls12381::G1, ff::Bls12381Fr>();
-  fixed_base_matches<ec::Bls12381::G2, ff::Bls12381Fr>();
+  using T1 = cpu::FixedBaseTable<ec::Bn254::G1>;
+  CHECK_EQ(T1::window_bits(1), T1::kMinC);
+  CHECK_EQ(T1::window_bits(size_t(1) << 22), T1::kMaxC);
+  for (size_t n = 1; n < (size_t(1) << 26); n *= 2) CHECK(T1::window_bits(n) <= T1::window_bits(2 * n));
+  CHECK_EQ(T1::table_bytes(size_t(1) << 22), size_t(16) * 32768 * sizeof(T1::Aff));
+  for (size_t hint : {size_t(1), size_t(5000)}) {
+    const unsigned c = T1::window_bits(hint);
+    fixed_base_matches<ec::Bn254::G1, ff::Bn254Fr>(hint, c);
+    fixed_base_matches<ec::Bn254::G2, ff::Bn254Fr>(hint, c);
+    fixed_base_matches<ec::Bls12381::G1, ff::Bls12381Fr>(hint, c);
+    fixed_base_matches<ec::Bls12381::G2, ff::Bls12381Fr>(hint, c);
+  }
+  fixed_base_matches<ec::Bn254::G1, ff::Bn254Fr>(size_t(1) << 22, 16);  // the widest table
 }
 
 template <class E>

@@ -61,10 +61,10 @@ FixedBase cpu_fixed_base(ThreadPool& pool) {
   return [&pool](FixedGroup g, const cpu::Scalar* k, size_t n, void* out) {
     if (n == 0) return;
     if (g == FixedGroup::G1) {
-      cpu::FixedBaseTable<typename E::G1> t(cpu::generator<typename E::G1>(), pool);
+      cpu::FixedBaseTable<typename E::G1> t(cpu::generator<typename E::G1>(), n, pool);
       t.mul(k, n, static_cast<typename E::G1Affine*>(out), pool);
     } else {
-      cpu::FixedBaseTable<typename E::G2> t(cpu::generator<typename E::G2>(), pool);
+      cpu::FixedBaseTable<typename E::G2> t(cpu::generator<typename E::G2>(), n, pool);
       t.mul(k, n, static_cast<typename E::G2Affine*>(out), pool);
     }
   };

@@ -19,7 +19,7 @@ struct CurveOps {
   // Scalars standard form; writes one ec::Jacobian of the group to `result`.
   void (*msm)(backend::Group g, const void* bases, const void* scalars, size_t n, void* result, ThreadPool& pool);
   void (*to_standard)(const void* in, void* out, size_t n, ThreadPool& pool);  // Montgomery -> standard
-  size_t (*fixed_base_table_bytes)(backend::Group g);
+  size_t (*fixed_base_table_bytes)(backend::Group g, size_t n);                // for n scalars
   void (*fixed_base_mul)(backend::Group g, const void* base, const void* scalars, size_t n, void* out,
                          ThreadPool& pool);
 };

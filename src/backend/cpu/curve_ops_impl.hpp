@@ -49,18 +49,18 @@ CurveOps make_curve_ops() {
         },
         4096);
   };
-  o.fixed_base_table_bytes = [](backend::Group g) {
-    return g == backend::Group::G1 ? FixedBaseTable<typename E::G1>::table_bytes()
-                                   : FixedBaseTable<typename E::G2>::table_bytes();
+  o.fixed_base_table_bytes = [](backend::Group g, size_t n) {
+    return g == backend::Group::G1 ? FixedBaseTable<typename E::G1>::table_bytes(n)
+                                   : FixedBaseTable<typename E::G2>::table_bytes(n);
   };
   o.fixed_base_mul = [](backend::Group g, const void* base, const void* scalars, size_t n, void* out,
                         ThreadPool& pool) {
     const Scalar* k = static_cast<const Scalar*>(scalars);
     if (g == backend::Group::G1) {
-      FixedBaseTable<typename E::G1> t(*static_cast<const A1*>(base), pool);
+      FixedBaseTable<typename E::G1> t(*static_cast<const A1*>(base), n, pool);
       t.mul(k, n, static_cast<A1*>(out), pool);
     } else {
-      FixedBaseTable<typename E::G2> t(*static_cast<const A2*>(base), pool);
+      FixedBaseTable<typename E::G2> t(*static_cast<const A2*>(base), n, pool);
       t.mul(k, n, static_cast<A2*>(out), pool);
     }
   };

@@ -149,8 +149,8 @@ size_t CpuDevice::h_workspace_bytes(CurveId curve, int log_n, backend::HForm) co
   return curve_ops(curve).h_scratch_bytes(log_n);  // the twiddle tables, allocated by the transform
 }
 
-size_t CpuDevice::fixed_base_workspace_bytes(CurveId curve, backend::Group g, size_t) const {
-  return curve_ops(curve).fixed_base_table_bytes(g);  // the table, allocated by the multiplication
+size_t CpuDevice::fixed_base_workspace_bytes(CurveId curve, backend::Group g, size_t chunk) const {
+  return curve_ops(curve).fixed_base_table_bytes(g, chunk);  // the table, allocated by the multiplication
 }
 
 std::shared_ptr<backend::Stream> CpuDevice::make_stream() { return std::make_shared<Stream>(); }

@@ -12,33 +12,54 @@
 
 namespace cuzk::cpu {
 
-// Table T[w][d] = [d 2^(c w)] P (affine, d = 1 .. 2^c - 1); a scalar is then one mixed addition
-// per window; the results are normalised in blocks with one inversion each.
+// Table T[w][d - 1] = [d 2^(c w)] P (affine, d = 1 .. 2^(c - 1)); a scalar is then one mixed
+// addition per window of its signed digits (Booth recoding: a negative digit adds the entry
+// negated); the results are normalised in blocks with one inversion each. The width c follows
+// the count: building the table costs about 2^c additions for each of the W windows, the
+// products W mixed additions a scalar. (10-bit unsigned windows, as before: 26 additions a
+// scalar; 2^22 scalars take 16-bit signed ones: 16.)
 template <class Curve>
 class FixedBaseTable {
  public:
   using F = typename Curve::F;
   using Aff = ec::Affine<F>;
   using Jac = ec::Jacobian<F>;
-  static constexpr unsigned kC = 10, kWindows = (256 + kC - 1) / kC, kPer = (1u << kC) - 1;
+  static constexpr unsigned kMinC = 6, kMaxC = 16;
 
-  static size_t table_bytes() { return size_t(kWindows) * kPer * sizeof(Aff); }
+  // Windows of c bits: c W > 255, so the signed digits of a scalar below 2^255 add up to it.
+  static unsigned windows(unsigned c) { return 255 / c + 1; }
+  static unsigned window_bits(size_t n) {
+    unsigned best = kMinC;
+    double best_cost = 0;
+    for (unsigned c = kMinC; c <= kMaxC; ++c) {
+      const double cost = double(windows(c)) * (double(size_t(1) << c) + double(n));
+      if (c == kMinC || cost < best_cost) best = c, best_cost = cost;
+    }
+    return best;
+  }
+  static size_t table_bytes(size_t n) {
+    const unsigned c = window_bits(n);
+    return (size_t(windows(c)) << (c - 1)) * sizeof(Aff);
+  }
 
-  FixedBaseTable(const Aff& p, ThreadPool& pool) : t_(size_t(kWindows) * kPer) {
+  FixedBaseTable(const Aff& p, size_t n, ThreadPool& pool)
+      : c_(window_bits(n)), w_(windows(c_)), per_(size_t(1) << (c_ - 1)), t_(w_ * per_) {
     std::vector<Jac> j(t_.size());
-    pool.parallel_for(kWindows, [&](size_t wb, size_t we) {
+    pool.parallel_for(w_, [&](size_t wb, size_t we) {
       for (size_t w = wb; w < we; ++w) {
         Jac base = Jac::from_affine(p);
-        for (unsigned k = 0; k < kC * w; ++k) base = base.dbl();
+        for (unsigned k = 0; k < c_ * w; ++k) base = base.dbl();
         Jac acc = base;
-        for (unsigned d = 1; d <= kPer; ++d) {
-          j[w * kPer + d - 1] = acc;
+        for (size_t d = 1; d <= per_; ++d) {
+          j[w * per_ + d - 1] = acc;
           acc = acc + base;
         }
       }
     });
     normalize(j.data(), t_.data(), j.size(), pool);
   }
+
+  unsigned window_bits() const { return c_; }
 
   void mul(const cpu::Scalar* k, size_t n, Aff* out, ThreadPool& pool) const {
     constexpr size_t kBlock = 1024;
@@ -48,9 +69,10 @@ class FixedBaseTable {
         const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
         for (size_t i = lo; i < hi; ++i) {
           Jac r = Jac::infinity();
-          for (unsigned w = 0; w < kWindows; ++w) {
-            uint32_t d = cpu::scalar_bits(k[i], w * kC, kC);
-            if (d) r = r.add_affine(t_[size_t(w) * kPer + d - 1]);
+          for (unsigned w = 0; w < w_; ++w) {
+            const int32_t d = cpu::signed_digit(k[i], w, c_);
+            if (d > 0) r = r.add_affine(t_[w * per_ + size_t(d) - 1]);
+            if (d < 0) r = r.add_affine(t_[w * per_ + size_t(-d) - 1].neg());
           }
           acc[i - lo] = r;
         }
@@ -78,6 +100,8 @@ class FixedBaseTable {
   }
 
  private:
+  unsigned c_, w_;
+  size_t per_;
   std::vector<Aff> t_;
 };
 
