@@ -15,7 +15,16 @@ stage "install dependencies"
 bash scripts/install-deps.sh
 
 stage "configure"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
+# Device code: where no GPU is visible it is built as PTX only (every kernel still compiled, but
+# ptxas skipped: ~20% less compile time; a GPU that loads these binaries compiles them at load).
+# A GPU host builds machine code too. CUZK_CUDA_ARCHITECTURES in the environment decides instead.
+arch=()
+if [ -n "${CUZK_CUDA_ARCHITECTURES:-}" ]; then
+  arch=(-DCUZK_CUDA_ARCHITECTURES="$CUZK_CUDA_ARCHITECTURES")
+elif ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  arch=(-DCUZK_CUDA_ARCHITECTURES=90-virtual)
+fi
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${arch[@]}"
 
 stage "build"
 cmake --build "$BUILD_DIR" -j "$JOBS"
