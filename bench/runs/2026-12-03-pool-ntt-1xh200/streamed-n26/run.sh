@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# The tree of f8f0e6b (the pool keeps freed memory; 2^10 NTT tiles), binaries carried in
+# build-carry/: one PoRep-shaped 2^26 job on the same H200 with the key resident and with the key
+# streamed under a 20 GiB budget.
+set -u
+cd "$(dirname "$0")/../../../.."
+mkdir -p b
+(cd b && tar xJf ../build-carry/bins.tar.xz) || exit 1
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,memory.used --format=csv > $OUT/gpu.txt 2>&1
+mkdir -p $OUT/n26
+timeout 400 b/cuzk bench --job porep --log-n 26 --partitions 10 --jobs 1 --devices 'gpu:0;gpu:0@20GiB' \
+  --setup-device gpu:0 --out $OUT/n26 > $OUT/n26/porep26.log 2>&1
+echo "rc=$?" >> $OUT/n26/porep26.log
+echo finished
