@@ -51,9 +51,9 @@ struct Plan {
   Pass pass[kMaxPasses];
 };
 
-inline Plan make_plan(int log_n, int tile_log = kTileLog) {
+inline Plan make_plan(int log_n) {
   Plan p;
-  const int k0 = log_n < tile_log ? log_n : tile_log;
+  const int k0 = log_n < kTileLog ? log_n : kTileLog;
   p.pass[p.count++] = {0, k0, 0};
   const int rest = log_n - k0;
   if (rest > 0) {
@@ -61,7 +61,7 @@ inline Plan make_plan(int log_n, int tile_log = kTileLog) {
     int b0 = k0;
     for (int i = 0; i < m; ++i) {
       const int k = rest / m + (i < rest % m ? 1 : 0);
-      p.pass[p.count++] = {b0, k, tile_log - k};  // b0 >= tile_log > c: the columns fit below b0
+      p.pass[p.count++] = {b0, k, kTileLog - k};  // b0 >= kTileLog > c: the columns fit below b0
       b0 += k;
     }
   }
