@@ -113,6 +113,28 @@ void check_ntt_sizes(DeviceId dev, CurveId curve, int max_log, int extra_log) {
                                                   << " over twiddles made once, on " << dev.name()
                                                   << ": first difference at " << d);
       }
+    // Out of place (the bit reversal in pass 0's loads): equal to the CPU, the input untouched,
+    // the output's previous contents (a pattern) all overwritten.
+    DeviceBuffer out(dev, n * sizeof(Fr));
+    for (bool inverse : {false, true}) {
+      want = x;
+      cpu::ntt(want.data(), dom, inverse, pool());
+      upload(dev, data, x);
+      upload(dev, out, std::vector<uint8_t>(n * sizeof(Fr), 0xa5));
+      gpu::ntt(dev, data.memory().ptr, out.memory().ptr, inverse, tw);
+      got = download<Fr>(dev, out, n);
+      d = first_difference(got, want);
+      CHECK_MSG(d == SIZE_MAX, Fr::Params::name << (inverse ? " inverse" : " forward") << " NTT 2^" << log_n
+                                                << " out of place, on " << dev.name() << ": first difference at " << d);
+      d = first_difference(download<Fr>(dev, data, n), x);
+      CHECK_MSG(d == SIZE_MAX, Fr::Params::name << " NTT 2^" << log_n << " out of place wrote its input, on "
+                                                << dev.name() << ", at " << d);
+    }
+    if (n >= 2) {  // an output that overlaps the input without being it is refused
+      DeviceBuffer both(dev, 2 * n * sizeof(Fr));
+      void* shifted = static_cast<uint8_t*>(both.memory().ptr) + (n / 2) * sizeof(Fr);
+      CHECK_THROWS_WITH(gpu::ntt(dev, both.memory().ptr, shifted, false, tw), InvalidArgument, "overlap");
+    }
   }
   // Twiddles given less memory than the domain's tables are refused, naming both sizes.
   DeviceBuffer small(dev, gpu::ntt_workspace_bytes(curve, 10) - 1);

@@ -13,8 +13,9 @@
 //    time (DIT) takes bit-reversed order back to natural. compute_h runs the inverse NTT as DIF
 //    and the coset NTT as DIT, so no permutation is ever done there, and their two pass-0
 //    halves (same contiguous tiles) are one kernel with the coset scaling in between. The
-//    standalone ntt() bit-reverses in place (16 x 16 tiles transposed in shared memory, each
-//    tile swapped with its mirror), then runs DIT.
+//    standalone ntt() in place bit-reverses (16 x 16 tiles transposed in shared memory, each
+//    tile swapped with its mirror), then runs DIT; out of place, pass 0 loads its tiles from
+//    the input's bit-reversed positions (one memory pass fewer).
 //  - Twiddles: one table tw[t] = w_n^t, t < n/2, built per call in the workspace (one product
 //    of two small power tables per entry). The stage of half-size h uses tw[j * n/(2h)].
 //    Inverse twiddles are w^-t = -tw[n/2 - t]: the sign is folded into the butterfly.
@@ -85,6 +86,10 @@ struct PassArgs {
   const F* a = nullptr;  // kPostH: h = a * b - x, written to h instead of the tile
   const F* b = nullptr;
   F* h = nullptr;
+  // Pass 0 of an out-of-place DIT transform: the tile at bit-reversed positions is loaded from
+  // gather[bitrev(i)] (the input in natural order) instead of data[i]; block u takes the tile
+  // bitrev(u), so that blocks running together read neighbouring elements of the input.
+  const F* gather = nullptr;
 };
 
 // ------------------------------------------------------------------ device helpers
@@ -134,7 +139,7 @@ struct Tile {
 };
 constexpr size_t tile_smem_bytes(int tile_log) { return (2 * (size_t(1) << tile_log) + 4) * 16; }
 
-__device__ __forceinline__ uint32_t bit_reverse(uint32_t x, int bits) { return __brev(x) >> (32 - bits); }
+__device__ __forceinline__ uint32_t bit_reverse(uint32_t x, int bits) { return bits ? __brev(x) >> (32 - bits) : 0; }
 
 // The twiddle of a stage-q pair whose lower element is tile element e: global half-size
 // 2^(b0 + q), exponent t = (i mod 2^(b0+q)) * 2^(log_n - 1 - b0 - q); for the inverse, w^-t =
@@ -288,15 +293,26 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   // Block -> (column group, top bits); element e of the tile -> global index.
   const int group_bits = p.pass.b0 - p.pass.c;
   const uint32_t col0 = (blockIdx.x & ((1u << group_bits) - 1)) << p.pass.c;
-  const uint32_t top = (blockIdx.x >> group_bits) << (p.pass.b0 + p.pass.k);
+  const uint32_t top = (p.gather ? bit_reverse(blockIdx.x, p.log_n - tile_log) : blockIdx.x >> group_bits)
+                       << (p.pass.b0 + p.pass.k);
   const uint32_t col_mask = (1u << p.pass.c) - 1;
   auto global = [&](uint32_t e) { return top + ((e >> p.pass.c) << p.pass.b0) + col0 + (e & col_mask); };
 
-  // Load: consecutive threads take consecutive 16-byte halves (runs of 2^c elements).
-  for (uint32_t v = threadIdx.x; v < 2 * T; v += blockDim.x) {
-    const uint32_t e = v >> 1;
-    const uint4 x = __ldg(reinterpret_cast<const uint4*>(data + global(e)) + (v & 1));
-    ((v & 1) ? tile.hi : tile.lo)[e] = x;
+  // Load: consecutive threads take consecutive 16-byte halves (runs of 2^c elements; when
+  // gathering, single elements 2^(log_n - tile_log) apart, the neighbouring blocks taking the
+  // elements in between).
+  if (p.gather) {
+    for (uint32_t v = threadIdx.x; v < 2 * T; v += blockDim.x) {
+      const uint32_t e = v >> 1;
+      const uint4 x = __ldg(reinterpret_cast<const uint4*>(p.gather + bit_reverse(top + e, p.log_n)) + (v & 1));
+      ((v & 1) ? tile.hi : tile.lo)[e] = x;
+    }
+  } else {
+    for (uint32_t v = threadIdx.x; v < 2 * T; v += blockDim.x) {
+      const uint32_t e = v >> 1;
+      const uint4 x = __ldg(reinterpret_cast<const uint4*>(data + global(e)) + (v & 1));
+      ((v & 1) ? tile.hi : tile.lo)[e] = x;
+    }
   }
   __syncthreads();
 
@@ -657,24 +673,36 @@ void make_twiddles(DeviceId dev, int log_n, DeviceMemory ws, StreamHandle sh) {
   cs.finish("ntt twiddles", log_n, false);
 }
 
-// With `made`, ws holds the tables already (make_twiddles for this log_n): none are built.
+// d_out = NTT(d_in): in place when they are equal (a bit-reversal pass, then DIT), else the
+// bit reversal is pass 0's gather and d_in is only read. With `made`, ws holds the tables
+// already (make_twiddles for this log_n): none are built.
 template <class F>
-void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle sh, NttTimings* timings,
-         bool made = false) {
+void ntt(DeviceId dev, const void* d_in, void* d_out, int log_n, bool inverse, DeviceMemory ws, StreamHandle sh,
+         NttTimings* timings, bool made = false) {
   check_log_n<F>(log_n);
   DeviceScope scope(dev);
   (void)cudaGetLastError();  // a stale error of an earlier failed call is not this call's
-  check_pointer(dev, d_data, "data");
+  check_pointer(dev, d_in, "input");
+  check_pointer(dev, d_out, "output");
+  const uint32_t n = 1u << log_n;
+  const bool in_place = d_in == d_out;
+  {
+    const auto in = reinterpret_cast<uintptr_t>(d_in), out = reinterpret_cast<uintptr_t>(d_out);
+    const uintptr_t bytes = uintptr_t(n) * sizeof(F);
+    if (!in_place && in < out + bytes && out < in + bytes)
+      throw InvalidArgument(dev.name() + ": NTT: input and output overlap without being the same array");
+  }
   check_workspace(dev, ws);
   CallStream cs(dev, sh);
   Timer timer(dev, cs.s, timings != nullptr);
-  F* data = static_cast<F*>(d_data);
+  F* data = static_cast<F*>(d_out);
 
   const int m0 = timer.mark();
   const Tables<F> t = build_tables<F>(dev, cs.s, log_n, false, ws, false, !made);
   const int m1 = timer.mark();
-  const uint32_t n = 1u << log_n;
-  if (log_n >= 2 * kRevBits) {
+  if (!in_place) {
+    // no permutation pass: pass 0 gathers
+  } else if (log_n >= 2 * kRevBits) {
     bit_reverse_tiles_kernel<F><<<1u << (log_n - 2 * kRevBits), 256, 0, cs.s>>>(data, log_n);
     check_launch(dev, "ntt bit_reverse_tiles_kernel", n);
   } else {
@@ -689,6 +717,7 @@ void ntt(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, S
     a.pass = plan.pass[i];
     a.dit = true;
     a.dit_inverse = inverse;
+    if (i == 0 && !in_place) a.gather = static_cast<const F*>(d_in);
     if (inverse && i == plan.count - 1) {
       a.post = kPostScale;
       a.scale = F::from_u64(n).inv();

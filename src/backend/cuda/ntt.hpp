@@ -24,7 +24,7 @@ inline constexpr int kNttMaxLogN = 28;
 // then waits for its stream before returning).
 struct NttTimings {
   float twiddles_ms = 0;   // building the twiddle table in the workspace
-  float transform_ms = 0;  // the passes (and the bit reversal)
+  float transform_ms = 0;  // the passes (and the bit reversal in place)
   float total_ms = 0;
 };
 
@@ -57,6 +57,11 @@ NttTwiddles make_ntt_twiddles(DeviceId dev, CurveId curve, int log_n, DeviceMemo
 // ntt() over tables made before: the domain is theirs (tw.log_n).
 void ntt(DeviceId dev, void* d_data, bool inverse, const NttTwiddles& tw, StreamHandle stream = {},
          NttTimings* timings = nullptr);
+// Out of place: d_out = NTT(d_in), both 2^tw.log_n elements, d_in only read (d_in == d_out is
+// the in-place call above; a partial overlap is refused). The bit reversal is folded into the
+// first pass's loads: one pass over memory fewer than in place.
+void ntt(DeviceId dev, const void* d_in, void* d_out, bool inverse, const NttTwiddles& tw, StreamHandle stream = {},
+         NttTimings* timings = nullptr);
 
 using backend::HForm;
 
@@ -78,12 +83,12 @@ namespace detail {
 // One set per curve, defined in ntt_<curve>.cu.
 size_t ntt_workspace_bytes_bn254(int log_n);
 size_t h_workspace_bytes_bn254(int log_n, bool coefficients);
-void ntt_bn254(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*, bool made);
+void ntt_bn254(DeviceId, const void* in, void* out, int, bool, DeviceMemory, StreamHandle, NttTimings*, bool made);
 void make_ntt_twiddles_bn254(DeviceId, int, DeviceMemory, StreamHandle);
 void compute_h_bn254(DeviceId, int, bool, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
 size_t ntt_workspace_bytes_bls12_381(int log_n);
 size_t h_workspace_bytes_bls12_381(int log_n, bool coefficients);
-void ntt_bls12_381(DeviceId, void*, int, bool, DeviceMemory, StreamHandle, NttTimings*, bool made);
+void ntt_bls12_381(DeviceId, const void* in, void* out, int, bool, DeviceMemory, StreamHandle, NttTimings*, bool made);
 void make_ntt_twiddles_bls12_381(DeviceId, int, DeviceMemory, StreamHandle);
 void compute_h_bls12_381(DeviceId, int, bool, void*, void*, void*, void*, DeviceMemory, StreamHandle, HTimings*);
 }  // namespace detail
@@ -95,9 +100,9 @@ inline size_t ntt_workspace_bytes(CurveId curve, int log_n) {
 inline void ntt(DeviceId dev, CurveId curve, void* d_data, int log_n, bool inverse, DeviceMemory workspace,
                 StreamHandle stream, NttTimings* timings) {
   if (curve == CurveId::bn254)
-    detail::ntt_bn254(dev, d_data, log_n, inverse, workspace, stream, timings, false);
+    detail::ntt_bn254(dev, d_data, d_data, log_n, inverse, workspace, stream, timings, false);
   else
-    detail::ntt_bls12_381(dev, d_data, log_n, inverse, workspace, stream, timings, false);
+    detail::ntt_bls12_381(dev, d_data, d_data, log_n, inverse, workspace, stream, timings, false);
 }
 inline NttTwiddles make_ntt_twiddles(DeviceId dev, CurveId curve, int log_n, DeviceMemory memory, StreamHandle stream) {
   if (curve == CurveId::bn254)
@@ -106,14 +111,18 @@ inline NttTwiddles make_ntt_twiddles(DeviceId dev, CurveId curve, int log_n, Dev
     detail::make_ntt_twiddles_bls12_381(dev, log_n, memory, stream);
   return NttTwiddles{memory, curve, log_n};
 }
-inline void ntt(DeviceId dev, void* d_data, bool inverse, const NttTwiddles& tw, StreamHandle stream,
+inline void ntt(DeviceId dev, const void* d_in, void* d_out, bool inverse, const NttTwiddles& tw, StreamHandle stream,
                 NttTimings* timings) {
   if (!(tw.memory.device == dev))
     throw InvalidArgument(dev.name() + ": NTT twiddles made on " + tw.memory.device.name());
   if (tw.curve == CurveId::bn254)
-    detail::ntt_bn254(dev, d_data, tw.log_n, inverse, tw.memory, stream, timings, true);
+    detail::ntt_bn254(dev, d_in, d_out, tw.log_n, inverse, tw.memory, stream, timings, true);
   else
-    detail::ntt_bls12_381(dev, d_data, tw.log_n, inverse, tw.memory, stream, timings, true);
+    detail::ntt_bls12_381(dev, d_in, d_out, tw.log_n, inverse, tw.memory, stream, timings, true);
+}
+inline void ntt(DeviceId dev, void* d_data, bool inverse, const NttTwiddles& tw, StreamHandle stream,
+                NttTimings* timings) {
+  ntt(dev, d_data, d_data, inverse, tw, stream, timings);
 }
 inline size_t h_workspace_bytes(CurveId curve, int log_n, HForm form) {
   const bool k = form == HForm::Coefficients;

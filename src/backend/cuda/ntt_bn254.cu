@@ -11,9 +11,9 @@ size_t ntt_workspace_bytes_bn254(int log_n) { return ntt_impl::ntt_workspace_byt
 size_t h_workspace_bytes_bn254(int log_n, bool coefficients) {
   return ntt_impl::h_workspace_bytes<Fr>(log_n, coefficients);
 }
-void ntt_bn254(DeviceId dev, void* d_data, int log_n, bool inverse, DeviceMemory ws, StreamHandle s, NttTimings* t,
-               bool made) {
-  ntt_impl::ntt<Fr>(dev, d_data, log_n, inverse, ws, s, t, made);
+void ntt_bn254(DeviceId dev, const void* d_in, void* d_out, int log_n, bool inverse, DeviceMemory ws, StreamHandle s,
+               NttTimings* t, bool made) {
+  ntt_impl::ntt<Fr>(dev, d_in, d_out, log_n, inverse, ws, s, t, made);
 }
 void make_ntt_twiddles_bn254(DeviceId dev, int log_n, DeviceMemory ws, StreamHandle s) {
   ntt_impl::make_twiddles<Fr>(dev, log_n, ws, s);
