@@ -17,13 +17,14 @@
 //  3. accumulation, load-balanced: the group's non-zero pairs, all windows concatenated, are
 //     cut into equal runs, one per thread, each summed in XYZZ with mixed additions. A bucket
 //     whose pairs lie inside one run is stored there; the partial sums at run edges go to a
-//     list of (key, partial), sorted by construction, which is reduced the same way, 16 entries a
+//     list of (key, partial), sorted by construction, which is reduced the same way, 8 entries a
 //     thread, until one run is left (see accumulate_* below);
-//  4. bucket reduction: sum_d d * B_d per bucket set from running sums over segments of 16
+//  4. bucket reduction: sum_d d * B_d per bucket set from running sums over segments of L
 //     buckets (each segment's own weighted sum), plus the same weighted sum over the segments'
-//     totals times 16, which is the next level (bucket_level_kernel), until at most 4096 points
+//     totals times L, which is the next level (bucket_level_kernel), until at most 4096 points
 //     are left; each of those is multiplied by its weight (bucket_tail_kernel); one tree sums
-//     all a set's shares;
+//     all a set's shares. L is 16 where the level's segments fill a wave, else 4 (a level of
+//     fewer threads takes the time of one thread's 2 L additions);
 //  5. the host combines the set sums by Horner (c doublings a window) and adds the ones.
 #pragma once
 #include <algorithm>
@@ -62,8 +63,9 @@ using msm_model::windows_for;
 constexpr unsigned kMaxWindows = 128;               // windows at c = 2 (255 / 2 + 1)
 constexpr size_t kEntryCap = msm_model::kMaxPairs;  // (key, value) pairs held at once: 1 GiB
 constexpr uint32_t kRunsCap = 1u << 17;             // level-0 accumulation threads at most
-constexpr unsigned kRunLen = 16;                    // entries per thread at levels >= 1
-constexpr unsigned kSegLen = 16;                    // buckets per thread in the bucket reduction
+constexpr unsigned kRunLen = 8;                     // entries per thread at levels >= 1
+constexpr unsigned kSegLen = 16;                    // buckets per thread in the bucket reduction ...
+constexpr unsigned kSegLenNarrow = 4;               // ... at a level of fewer segments than a wave
 constexpr unsigned kFan = 8;                        // points per thread in tree reductions over many points
 constexpr uint32_t kWaveThreads = 1u << 15;         // about one wave of the point kernels (H200, G1)
 constexpr uint32_t kTailLen = 4096;                 // bucket reduction: points a set left to the tail
@@ -359,8 +361,9 @@ __global__ void __launch_bounds__(kBlock)
 
 // ------------------------------------------------------------------ kernels: bucket reduction
 
-// One level of the bucket reduction. A set's `len` points at level k lie at stride L^k in its nb
-// slots (level 0: the buckets themselves, point j weighing j + 1; above: point j weighing j).
+// One level of the bucket reduction. A set's `len` points at level k lie at stride L_0 ... L_(k-1)
+// (the segment lengths of the levels below) in its nb slots (level 0: the buckets themselves,
+// point j weighing j + 1; above: point j weighing j).
 // Thread (r, s) takes segment s of set r, points s L .. s L + L - 1 (fewer in the last segment),
 // and writes its share of the weighted sum, A_s = sum_i (i + one) P_(sL+i), to a[r T + s], and
 // [L] S_s, S_s = sum_i P_(sL+i), over its first point: the next level's point s. Since
@@ -535,13 +538,20 @@ struct Msm {
     unsigned levels = 0;
     uint32_t values = 0;
   };
-  static Reduction reduction_for(uint32_t nb) {
-    const uint32_t L = kSegLen;
+  // Buckets a thread sums at a level of `len` points a set: kSegLen while that keeps a wave of
+  // threads busy (the level is bound by its additions), else kSegLenNarrow (bound by one
+  // thread's chain of 2 L additions, G2's ~30-60 us each).
+  static uint32_t seg_len(size_t sets, uint32_t len) {
+    return sets * ((len + kSegLen - 1) / kSegLen) >= kWaveThreads ? kSegLen : kSegLenNarrow;
+  }
+  static Reduction reduction_for(uint32_t nb, size_t sets) {
     Reduction r;
     uint32_t len = nb;
-    for (; len > kTailLen; len = (len + L - 1) / L) {
+    while (len > kTailLen) {
+      const uint32_t L = seg_len(sets, len);
+      len = (len + L - 1) / L;
       ++r.levels;
-      r.values += (len + L - 1) / L;
+      r.values += len;
     }
     r.values += len;
     return r;
@@ -613,7 +623,8 @@ struct Msm {
       const size_t nb = size_t(1) << (c - 1);
       const size_t sets = bucket_sets_bound(windows_for(c, kScalarBits), K, std::max<size_t>(1, b.entries / n));
       nbk = std::max(nbk, sets * nb);
-      segs = std::max(segs, sets * reduction_for(uint32_t(nb)).values);
+      for (size_t k = 1; k <= sets; ++k)  // a plan may fill fewer sets, each reduced by narrower levels
+        segs = std::max(segs, k * reduction_for(uint32_t(nb), k).values);
     }
     b.buckets = cv.take<X>(nbk, "msm buckets");
     for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(nbk, "msm buckets (further bases)");
@@ -892,12 +903,12 @@ struct Msm {
     // sums into results[1 .. 1 + sets).
     void reduce_windows(const Plan& p, X* buckets, X* results) {
       clock.mark(PhaseClock::reduce);
-      const Reduction red = reduction_for(p.nb);
-      const uint32_t L = kSegLen, T = red.values;
+      const Reduction red = reduction_for(p.nb, p.sets);
+      const uint32_t T = red.values;
       uint32_t len = p.nb, off = 0;
       size_t stride = 1;
       for (unsigned level = 0; level < red.levels; ++level) {
-        const uint32_t segs = (len + L - 1) / L;
+        const uint32_t L = seg_len(p.sets, len), segs = (len + L - 1) / L;
         bucket_level_kernel<F><<<blocks_for(size_t(p.sets) * segs), kBlock, 0, s>>>(
             buckets, p.sets, p.nb, len, uint32_t(stride), L, level == 0, b.red[0] + off, T);
         check_launch(dev, "msm bucket_level_kernel", n);
