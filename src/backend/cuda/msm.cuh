@@ -777,20 +777,15 @@ struct Msm {
       classify_kernel<Fr>
           <<<blocks_for(n), kBlock, 0, s>>>(scal_in, scal_out, b.cand, n, montgomery, ones_count, max_bits);
       check_launch(dev, "msm classify_kernel", n);
+      // The ones' list goes to the keys buffer (at least n entries, unused until the digits), the
+      // general scalars' to gen_idx; the ones are summed only when there are any (random scalars
+      // have none: a kernel and a dozen tree launches saved).
+      uint32_t* ones_idx = b.keys;
       size_t sel_bytes = b.select_bytes;
-      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx,
-                                  ones_listed, int64_t(n), IsOne{}, s),
+      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), ones_idx, ones_listed,
+                                  int64_t(n), IsOne{}, s),
             dev, "cub::DeviceSelect::If (msm scalars 1)", nstr);
-      const uint32_t ones_threads = uint32_t(std::min<size_t>(kOnesThreads, n));
-      for (int k = 0; k < arrays; ++k) {
-        ones_kernel<F>
-            <<<blocks_for(ones_threads), kBlock, 0, s>>>(bases_of(k), b.gen_idx, ones_listed, ones_threads, b.red[0]);
-        check_launch(dev, "msm ones_kernel", n);
-        X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
-        check(cudaMemcpyAsync(b.results_of(k), ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
-              "cudaMemcpyAsync (msm ones sum)", nstr);
-      }
-      sel_bytes = b.select_bytes;  // the ones' list is summed (same stream): gen_idx is free again
+      sel_bytes = b.select_bytes;
       check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters,
                                   int64_t(n), IsCandidate{}, s),
             dev, "cub::DeviceSelect::If (msm general scalars)", nstr);
@@ -800,7 +795,20 @@ struct Msm {
             "cudaMemcpyAsync (msm ones count)", nstr);
       check(cudaMemcpyAsync(&bits, max_bits, sizeof(bits), cudaMemcpyDeviceToHost, s), dev,
             "cudaMemcpyAsync (msm scalar bits)", nstr);
-      check(cudaStreamSynchronize(s), dev, "msm prepare (classify, select, ones)", nstr);
+      check(cudaStreamSynchronize(s), dev, "msm prepare (classify, select)", nstr);
+      const uint32_t ones_threads = uint32_t(std::min<size_t>(kOnesThreads, n));
+      for (int k = 0; k < arrays; ++k) {
+        if (ones == 0) {  // the sum of no points: infinity (all-zero XYZZ)
+          check(cudaMemsetAsync(b.results_of(k), 0, sizeof(X), s), dev, "cudaMemsetAsync (msm ones sum)", nstr);
+          continue;
+        }
+        ones_kernel<F>
+            <<<blocks_for(ones_threads), kBlock, 0, s>>>(bases_of(k), ones_idx, ones_listed, ones_threads, b.red[0]);
+        check_launch(dev, "msm ones_kernel", n);
+        X* ones_sum = reduce_groups(b, 1, ones_threads, s, dev, n);
+        check(cudaMemcpyAsync(b.results_of(k), ones_sum, sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+              "cudaMemcpyAsync (msm ones sum)", nstr);
+      }
     }
 
     // Windows cover the longest general scalar's bits only: a witness of small values (a
