@@ -130,10 +130,11 @@ void check_ntt_sizes(DeviceId dev, CurveId curve, int max_log, int extra_log) {
       CHECK_MSG(d == SIZE_MAX, Fr::Params::name << " NTT 2^" << log_n << " out of place wrote its input, on "
                                                 << dev.name() << ", at " << d);
     }
-    if (n >= 2) {  // an output that overlaps the input without being it is refused
+    {  // an output that overlaps the input without being it is refused, on either side
       DeviceBuffer both(dev, 2 * n * sizeof(Fr));
       void* shifted = static_cast<uint8_t*>(both.memory().ptr) + (n / 2) * sizeof(Fr);
       CHECK_THROWS_WITH(gpu::ntt(dev, both.memory().ptr, shifted, false, tw), InvalidArgument, "overlap");
+      CHECK_THROWS_WITH(gpu::ntt(dev, shifted, both.memory().ptr, false, tw), InvalidArgument, "overlap");
     }
   }
   // Twiddles given less memory than the domain's tables are refused, naming both sizes.

@@ -4,9 +4,9 @@
 // and the cost reasoning. In short:
 //
 //  1. prepare: scalars to standard form; each classified 0 (skipped), 1 (compacted into an
-//     index list, cub::DeviceSelect, whose bases are summed apart by a parallel reduction) or
-//     general (compacted into the same list afterwards); the windows stop at the longest
-//     general scalar's bits;
+//     index list, cub::DeviceSelect, whose bases are summed apart by a parallel reduction when
+//     there are any) or general (compacted into a list of their own); the windows stop at the
+//     longest general scalar's bits;
 //  2. per group of windows: Booth signed c-bit digits (the CPU's cpu::signed_digit), one
 //     (bucket, index | sign) pair per general scalar and window, sorted per window by bucket
 //     (cub::DeviceRadixSort on c bits, 32-bit keys, c up to 24; digit 0 gets a key above every
@@ -765,9 +765,9 @@ struct Msm {
       scal = scal_out ? scal_out : scal_in;
     }
 
-    // Classify; compact the ones into gen_idx and sum their bases into results[0];
-    // then compact the general scalars into gen_idx; then waits for the counts (m general
-    // scalars, `ones` ones, the longest general scalar's `bits`).
+    // Classify; compact the ones (into the keys buffer) and the general scalars (into gen_idx);
+    // wait for the counts (m general scalars, `ones` ones, the longest general scalar's `bits`);
+    // then sum the ones' bases into results[0] (infinity when there are none).
     void prepare(bool montgomery, uint32_t& m, uint32_t& ones, uint32_t& bits) {
       clock.mark(PhaseClock::prepare);
       uint32_t* ones_count = b.counters + 1 + kMaxWindows;
