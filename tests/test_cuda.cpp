@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
-// The shared field templates compiled for the GPU agree with the CPU on random inputs.
+// The shared field templates compiled for the GPU agree with the CPU on random and edge inputs:
+// base and scalar fields, and Fp2 (whose product and a*b - c*d take the double-width path on the
+// GPU).
 // Skips where cuzk has no CUDA backend or no GPU is visible.
 #include <cstring>
 
 #include "backend/cuda/probe.hpp"
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
+#include "ff/fp2.hpp"
 #include "gpu_testing.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
@@ -14,20 +17,9 @@ using namespace cuzk;
 
 namespace {
 
+// Edge values: 0, 1, 2, p-1, p-2, raw 1 (R^-1), raw p-1, words at 2^32-1.
 template <class F>
-void check_field_on_gpu(int ordinal, const char* name) {
-  RandomSource rs(test::seed() ^ 0x7777);
-  const size_t n = 100003;  // not a multiple of the block size
-  std::vector<F> a(n), b(n), out(n);
-  for (size_t i = 0; i < n; ++i) {
-    a[i] = random_field<F>(rs);
-    b[i] = random_field<F>(rs);
-  }
-  a[0] = F::zero();
-  b[1] = F::zero();
-  a[2] = -F::one();
-  b[2] = -F::one();
-  // Edge values in every pairing: 0, 1, 2, p-1, p-2, raw 1 (R^-1), raw p-1, words at 2^32-1.
+std::vector<F> edges() {
   std::vector<F> edge = {F::zero(), F::one(), F::one() + F::one(), -F::one(), -(F::one() + F::one())};
   F raw{};
   raw.l[0] = 1;
@@ -37,17 +29,49 @@ void check_field_on_gpu(int ordinal, const char* name) {
   edge.push_back(raw);
   for (int i = 0; i < F::N; ++i) raw.l[i] = i + 1 < F::N ? ~0ull : 0;
   edge.push_back(raw);
-  size_t at = 3;
-  for (const F& x : edge)
-    for (const F& y : edge) {
+  return edge;
+}
+
+// E is a field (Fp) or its extension (Fp2 over B); `edge` holds E's edge values.
+template <class E>
+void check_on_gpu(int ordinal, const char* name, const std::vector<E>& edge, E (*random)(RandomSource&)) {
+  RandomSource rs(test::seed() ^ 0x7777);
+  const size_t n = 100003;  // not a multiple of the block size
+  std::vector<E> a(n), b(n), out(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = random(rs);
+    b[i] = random(rs);
+  }
+  size_t at = 0;
+  for (const E& x : edge)
+    for (const E& y : edge) {  // every pairing
       a[at] = x;
       b[at] = y;
       ++at;
     }
-  for (size_t i = at; i < n; i += 7) b[i] = a[i];  // squares
-  std::string err = cuda::field_check(ordinal, name, a[0].l, b[0].l, out[0].l, n);
+  for (size_t i = at; i < n; i += 7) b[i] = a[i];  // squares, and a*a - b*b = 0
+  static_assert(sizeof(E) % sizeof(uint64_t) == 0);
+  std::string err =
+      cuda::field_check(ordinal, name, reinterpret_cast<const uint64_t*>(a.data()),
+                        reinterpret_cast<const uint64_t*>(b.data()), reinterpret_cast<uint64_t*>(out.data()), n);
   CHECK_MSG(err.empty(), err);
-  for (size_t i = 0; i < n; ++i) CHECK_MSG(out[i] == a[i] * b[i] + a[i] - b[i], name << " element " << i);
+  for (size_t i = 0; i < n; ++i)
+    CHECK_MSG(out[i] == a[i] * b[i] + a[i] - b[i] - (a[i] * a[i] - b[i] * b[i]), name << " element " << i);
+}
+
+template <class F>
+void check_field_on_gpu(int ordinal, const char* name) {
+  check_on_gpu<F>(ordinal, name, edges<F>(), [](RandomSource& rs) { return random_field<F>(rs); });
+}
+
+// Fp2: every pairing of (edge, edge) coordinates is too many; each edge in c0 with each in c1.
+template <class F>
+void check_fp2_on_gpu(int ordinal, const char* name) {
+  using E = ff::Fp2<F>;
+  std::vector<E> edge;
+  for (const F& x : edges<F>())
+    for (const F& y : edges<F>()) edge.push_back({x, y});
+  check_on_gpu<E>(ordinal, name, edge, [](RandomSource& rs) { return E{random_field<F>(rs), random_field<F>(rs)}; });
 }
 
 std::vector<cuda::DeviceInfo> gpus() { return test::gpus_or_skip(); }
@@ -61,6 +85,8 @@ CUZK_TEST(gpu_field_arithmetic_matches_cpu_on_every_device) {
     check_field_on_gpu<ff::Bn254Fr>(d.ordinal, "bn254.fr");
     check_field_on_gpu<ff::Bls12381Fq>(d.ordinal, "bls12-381.fq");
     check_field_on_gpu<ff::Bls12381Fr>(d.ordinal, "bls12-381.fr");
+    check_fp2_on_gpu<ff::Bn254Fq>(d.ordinal, "bn254.fq2");
+    check_fp2_on_gpu<ff::Bls12381Fq>(d.ordinal, "bls12-381.fq2");
   }
 }
 

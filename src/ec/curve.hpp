@@ -92,6 +92,8 @@ struct Jacobian {
   }
 };
 
+// Y3 = a b - c d in every formula below goes through ff::mul_sub (over Fp on the GPU, one
+// reduction for both products).
 template <class F>
 struct XYZZ {
   F X, Y, ZZ, ZZZ;
@@ -109,7 +111,7 @@ struct XYZZ {
     F X2 = X.sqr(), M = X2.dbl() + X2;
     XYZZ r;
     r.X = M.sqr() - S.dbl();
-    r.Y = M * (S - r.X) - W * Y;
+    r.Y = mul_sub(M, S - r.X, W, Y);
     r.ZZ = V * ZZ;
     r.ZZZ = W * ZZZ;
     return r;
@@ -120,7 +122,7 @@ struct XYZZ {
     F X2 = p.x.sqr(), M = X2.dbl() + X2;
     XYZZ r;
     r.X = M.sqr() - S.dbl();
-    r.Y = M * (S - r.X) - W * p.y;
+    r.Y = mul_sub(M, S - r.X, W, p.y);
     r.ZZ = V;
     r.ZZZ = W;
     return r;
@@ -135,7 +137,7 @@ struct XYZZ {
     F PP = P.sqr(), PPP = P * PP, Q = X * PP;
     XYZZ r;
     r.X = R.sqr() - PPP - Q.dbl();
-    r.Y = R * (Q - r.X) - Y * PPP;
+    r.Y = mul_sub(R, Q - r.X, Y, PPP);
     r.ZZ = ZZ * PP;
     r.ZZZ = ZZZ * PPP;
     return r;
@@ -151,7 +153,7 @@ struct XYZZ {
     F PP = P.sqr(), PPP = P * PP, Q = U1 * PP;
     XYZZ r;
     r.X = R.sqr() - PPP - Q.dbl();
-    r.Y = R * (Q - r.X) - S1 * PPP;
+    r.Y = mul_sub(R, Q - r.X, S1, PPP);
     r.ZZ = p.ZZ * q.ZZ * PP;
     r.ZZZ = p.ZZZ * q.ZZZ * PPP;
     return r;

@@ -245,6 +245,12 @@ CUZK_PTX void madc_lo_cc(uint32_t& acc, uint32_t a, uint32_t b) {
 CUZK_PTX void madc_hi_cc(uint32_t& acc, uint32_t a, uint32_t b) {
   asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(acc) : "r"(a), "r"(b));
 }
+// d = lo(a * b) + c, carry out.
+CUZK_PTX uint32_t mad_lo_cc3(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
 // d = lo/hi(a * b) + c + carry (carry out with .cc).
 CUZK_PTX uint32_t madc_lo_cc3(uint32_t a, uint32_t b, uint32_t c) {
   uint32_t r;
@@ -306,6 +312,7 @@ inline uint32_t mul_hi(uint32_t a, uint32_t b) { return hi(a, b); }
 inline void mad_lo_cc(uint32_t& acc, uint32_t a, uint32_t b) { acc = put(uint64_t(acc) + lo(a, b)); }
 inline void madc_lo_cc(uint32_t& acc, uint32_t a, uint32_t b) { acc = put(uint64_t(acc) + lo(a, b) + cf); }
 inline void madc_hi_cc(uint32_t& acc, uint32_t a, uint32_t b) { acc = put(uint64_t(acc) + hi(a, b) + cf); }
+inline uint32_t mad_lo_cc3(uint32_t a, uint32_t b, uint32_t c) { return put(uint64_t(lo(a, b)) + c); }
 inline uint32_t madc_lo_cc3(uint32_t a, uint32_t b, uint32_t c) { return put(uint64_t(lo(a, b)) + c + cf); }
 inline uint32_t madc_hi_cc3(uint32_t a, uint32_t b, uint32_t c) { return put(uint64_t(hi(a, b)) + c + cf); }
 inline uint32_t madc_hi3(uint32_t a, uint32_t b, uint32_t c) { return uint32_t(uint64_t(hi(a, b)) + c + cf); }
@@ -443,6 +450,128 @@ CUZK_DEV void sub_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, con
   CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(r[i], mod_word<N>(k, i) & mask);
   r[n - 1] = ptx::addc(r[n - 1], mod_word<N>(k, n - 1) & mask);
 }
+// ------------------------------------------------------------- lazy reduction
+//
+// A product kept at double width (2n words, no reduction) lets a difference of products share
+// one Montgomery reduction: a*b - c*d is two products and one reduction instead of two full
+// products (the Y coordinate of every XYZZ addition). The reduction below takes any
+// T < p 2^(32n) (the Montgomery R) to T / R mod p, fully reduced, so every result is
+// bit-identical to the one of full products.
+
+// acc[s, s + n) += x[off], x[off + 2], ... times y, each 64-bit product on a word pair. Words at
+// index >= top have not been written yet and count as 0. A chain whose top word was not written
+// before cannot carry out of it (hi(x y) + 1 < 2^32); otherwise the carry goes to acc[s + n]
+// (where s + n < lim), a word not written yet in the row orders below. Returns the new top.
+// All indices fold to constants once the caller's loops are unrolled.
+template <int n>
+CUZK_DEV int wide_row(uint32_t* acc, int s, int top, const uint32_t* x, int off, uint32_t y, int lim) {
+  acc[s] = ptx::mad_lo_cc3(x[off], y, s < top ? acc[s] : 0);
+  acc[s + 1] = ptx::madc_hi_cc3(x[off], y, s + 1 < top ? acc[s + 1] : 0);
+  CUZK_UNROLL for (int j = 2; j < n; j += 2) {
+    acc[s + j] = ptx::madc_lo_cc3(x[off + j], y, s + j < top ? acc[s + j] : 0);
+    acc[s + j + 1] = ptx::madc_hi_cc3(x[off + j], y, s + j + 1 < top ? acc[s + j + 1] : 0);
+  }
+  if (s + n - 1 >= top) return s + n;
+  if (s + n < lim) {
+    acc[s + n] = ptx::addc(s + n < top ? acc[s + n] : 0, 0);
+    return top > s + n + 1 ? top : s + n + 1;
+  }
+  return top;
+}
+
+// t[0, 2n) = a * b, no reduction. Two accumulators, as in mont_mul_dev: rows whose products
+// start at an even word go to `ev`, the others to `od` (od[j] is word j + 1), so no chain ever
+// writes a word pair another chain of the same round writes; one add chain joins them.
+template <int N>
+CUZK_DEV void mul_wide_dev(uint32_t* t, const uint32_t* a, const uint32_t* b) {
+  constexpr int n = 2 * N;
+  uint32_t ev[2 * n], od[2 * n];
+  int top_e = 0, top_o = 0;
+  CUZK_UNROLL for (int i = 0; i < n; ++i) {
+    const uint32_t bi = b[i];
+    if ((i & 1) == 0) {
+      top_e = wide_row<n>(ev, i, top_e, a, 0, bi, 2 * n);
+      top_o = wide_row<n>(od, i, top_o, a, 1, bi, 2 * n - 1);
+    } else {
+      top_o = wide_row<n>(od, i - 1, top_o, a, 0, bi, 2 * n - 1);
+      top_e = wide_row<n>(ev, i + 1, top_e, a, 1, bi, 2 * n);
+    }
+  }
+  t[0] = ev[0];
+  t[1] = ptx::add_cc(ev[1], od[0]);
+  CUZK_UNROLL for (int j = 2; j < 2 * n - 1; ++j) t[j] = ptx::addc_cc(ev[j], od[j - 1]);
+  t[2 * n - 1] = ptx::addc(ev[2 * n - 1], od[2 * n - 2]);
+}
+
+// r = t / R mod p for t < p R (R = 2^(32n)), fully reduced. The low half is reduced as in
+// mont_mul_dev's rounds with the product rows left out (the shift by one word joins the odd
+// reduction row's chain, m taken from the sum's low word first): (t_lo + m p) / R <= p; the
+// high half (< p) is then added and one subtraction of p finishes.
+template <int N>
+CUZK_DEV void redc_dev(uint32_t* r, const uint32_t* t, const MontConsts<N>& k) {
+  constexpr int n = 2 * N;
+  uint32_t p[n];
+  CUZK_UNROLL for (int i = 0; i < n; ++i) p[i] = mod_word<N>(k, i);
+  const uint32_t m0 = uint32_t(k.inv);
+  uint32_t acc0[n], acc1[n];
+  CUZK_UNROLL for (int i = 0; i < n; ++i) {
+    uint32_t* E = (i & 1) ? acc1 : acc0;  // offset 0
+    uint32_t* O = (i & 1) ? acc0 : acc1;  // offset 1
+    uint32_t m;
+    if (i == 0) {
+      CUZK_UNROLL for (int j = 0; j < n; ++j) E[j] = t[j];
+      m = ptx::mul_lo(E[0], m0);
+      CUZK_UNROLL for (int j = 0; j < n; j += 2) {
+        O[j] = ptx::mul_lo(p[j + 1], m);
+        O[j + 1] = ptx::mul_hi(p[j + 1], m);
+      }
+    } else {
+      m = ptx::mul_lo(E[0] + O[1], m0);
+      E[0] = ptx::add_cc(E[0], O[1]);
+      CUZK_UNROLL for (int j = 0; j < n - 2; j += 2) {
+        O[j] = ptx::madc_lo_cc3(p[j + 1], m, O[j + 2]);
+        O[j + 1] = ptx::madc_hi_cc3(p[j + 1], m, O[j + 3]);
+      }
+      O[n - 2] = ptx::madc_lo_cc3(p[n - 1], m, 0);
+      O[n - 1] = ptx::madc_hi3(p[n - 1], m, 0);
+    }
+    mad_row<n>(E, p, 0, m);
+    O[n - 1] = ptx::addc(O[n - 1], 0);
+  }
+  r[0] = ptx::add_cc(acc0[0], acc1[1]);
+  CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(acc0[i], acc1[i + 1]);
+  r[n - 1] = ptx::addc(acc0[n - 1], 0);
+  r[0] = ptx::add_cc(r[0], t[n]);
+  CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[i] = ptx::addc_cc(r[i], t[n + i]);
+  r[n - 1] = ptx::addc(r[n - 1], t[2 * n - 1]);
+  final_sub<N>(r, k);
+}
+
+// r = x - y over 2n words, plus p R when that went below 0: for |x - y| < p R the result is in
+// [0, p R) and congruent to x - y, as redc_dev needs.
+template <int N>
+CUZK_DEV void sub_wide_dev(uint32_t* r, const uint32_t* x, const uint32_t* y, const MontConsts<N>& k) {
+  constexpr int n = 2 * N;
+  r[0] = ptx::sub_cc(x[0], y[0]);
+  CUZK_UNROLL for (int i = 1; i < 2 * n; ++i) r[i] = ptx::subc_cc(x[i], y[i]);
+  const uint32_t mask = ptx::borrow_mask();
+  r[n] = ptx::add_cc(r[n], mod_word<N>(k, 0) & mask);
+  CUZK_UNROLL for (int i = 1; i < n - 1; ++i) r[n + i] = ptx::addc_cc(r[n + i], mod_word<N>(k, i) & mask);
+  r[2 * n - 1] = ptx::addc(r[2 * n - 1], mod_word<N>(k, n - 1) & mask);
+}
+
+// r = a * b - c * d (Montgomery form), one reduction: |ab - cd| < p^2 < p R.
+template <int N>
+CUZK_DEV void mul_sub_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const uint32_t* c, const uint32_t* d,
+                          const MontConsts<N>& k) {
+  constexpr int n = 2 * N;
+  uint32_t x[2 * n], y[2 * n];
+  mul_wide_dev<N>(x, a, b);
+  mul_wide_dev<N>(y, c, d);
+  sub_wide_dev<N>(x, x, y, k);
+  redc_dev<N>(r, x, k);
+}
+
 #undef CUZK_DEV
 #endif  // __CUDA_ARCH__ || CUZK_PTX_EMULATE
 
@@ -668,6 +797,23 @@ struct Fp {
     return true;
   }
 };
+
+// a * b - c * d. On the GPU both products stay at double width and share one reduction (the
+// value is the same, fully reduced, as that of two full products).
+template <class P>
+CUZK_HD_HOT Fp<P> mul_sub(const Fp<P>& a, const Fp<P>& b, const Fp<P>& c, const Fp<P>& d) {
+#if defined(__CUDA_ARCH__)
+  constexpr int N = Fp<P>::N;
+  constexpr MontConsts<N> k = Fp<P>::K;
+  DevWords<N> x(a.l), y(b.l), z(c.l), u(d.l);
+  mul_sub_dev<N>(x.w, x.w, y.w, z.w, u.w, k);
+  Fp<P> r;
+  x.store(r.l);
+  return r;
+#else
+  return a * b - c * d;
+#endif
+}
 
 // Inverts every non-zero element of v in place with one field inversion (Montgomery's trick);
 // zeros stay zero. scratch must hold n elements. The running products go in four interleaved

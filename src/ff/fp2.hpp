@@ -84,4 +84,12 @@ struct Fp2 {
   CUZK_HD static Fp2 one_plus(const Fp2& a) { return one() + a; }
 };
 
+// a * b - c * d over Fp2, for the curve formulas (ff::mul_sub over Fp shares one reduction on
+// the GPU). Here both products are full: double-width Fp2 products (three products, two
+// reductions) held more registers than G2's kernels have, and were slower (bench/MSM-NOTES.md).
+template <class F>
+CUZK_HD Fp2<F> mul_sub(const Fp2<F>& a, const Fp2<F>& b, const Fp2<F>& c, const Fp2<F>& d) {
+  return a * b - c * d;
+}
+
 }  // namespace cuzk::ff

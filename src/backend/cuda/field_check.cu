@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // Self-check of the shared field templates compiled for the device: the same expression is
-// computed by the CPU in tests and compared limb for limb.
+// computed by the CPU in tests and compared limb for limb, over the base and scalar fields and
+// the quadratic extensions (Fp2) of both curves.
 #include <cuda_runtime.h>
 #include <string>
 
 #include "backend/cuda/probe.hpp"
 #include "ff/bls12_381.hpp"
 #include "ff/bn254.hpp"
+#include "ff/fp2.hpp"
 
 namespace cuzk::cuda {
 namespace {
@@ -14,7 +16,7 @@ namespace {
 template <class F>
 __global__ void field_check_kernel(const F* a, const F* b, F* out, size_t n) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = a[i] * b[i] + a[i] - b[i];
+  if (i < n) out[i] = a[i] * b[i] + a[i] - b[i] - mul_sub(a[i], a[i], b[i], b[i]);
 }
 
 std::string cuda_err(int ordinal, const char* what, size_t n, cudaError_t e) {
@@ -75,6 +77,8 @@ std::string field_check(int ordinal, const std::string& field, const uint64_t* a
   if (field == "bn254.fr") return run<ff::Bn254Fr>(ordinal, a, b, out, n);
   if (field == "bls12-381.fq") return run<ff::Bls12381Fq>(ordinal, a, b, out, n);
   if (field == "bls12-381.fr") return run<ff::Bls12381Fr>(ordinal, a, b, out, n);
+  if (field == "bn254.fq2") return run<ff::Fp2<ff::Bn254Fq>>(ordinal, a, b, out, n);
+  if (field == "bls12-381.fq2") return run<ff::Fp2<ff::Bls12381Fq>>(ordinal, a, b, out, n);
   return "unknown field '" + field + "'";
 }
 

@@ -34,10 +34,11 @@ std::vector<DeviceInfo> list_devices();
 // visible or cuzk was built without CUDA.
 std::unique_ptr<backend::Device> open_gpu(int ordinal);
 
-// Field self-check kernels (one per field): out[i] = a[i] * b[i] + a[i] - b[i] computed on
-// GPU `ordinal` for `n` elements of `limbs` 64-bit words each. `field` is one of
-// "bn254.fq", "bn254.fr", "bls12-381.fq", "bls12-381.fr". Returns "" on success, or an error
-// naming the device, the kernel and the size.
+// Field self-check kernels (one per field): out[i] = a[i] * b[i] + a[i] - b[i] -
+// mul_sub(a[i], a[i], b[i], b[i]) computed on GPU `ordinal` for `n` elements (N 64-bit words
+// each, 2N for an Fp2 element: c0 then c1). `field` is one of "bn254.fq", "bn254.fr",
+// "bls12-381.fq", "bls12-381.fr", "bn254.fq2", "bls12-381.fq2". Returns "" on success, or an
+// error naming the device, the kernel and the size.
 std::string field_check(int ordinal, const std::string& field, const uint64_t* a, const uint64_t* b, uint64_t* out,
                         size_t n);
 
