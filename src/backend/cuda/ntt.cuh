@@ -700,15 +700,15 @@ void ntt(DeviceId dev, const void* d_in, void* d_out, int log_n, bool inverse, D
   const int m0 = timer.mark();
   const Tables<F> t = build_tables<F>(dev, cs.s, log_n, false, ws, false, !made);
   const int m1 = timer.mark();
-  if (!in_place) {
-    // no permutation pass: pass 0 gathers
-  } else if (log_n >= 2 * kRevBits) {
-    bit_reverse_tiles_kernel<F><<<1u << (log_n - 2 * kRevBits), 256, 0, cs.s>>>(data, log_n);
-    check_launch(dev, "ntt bit_reverse_tiles_kernel", n);
-  } else {
-    const unsigned blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
-    bit_reverse_kernel<F><<<blocks, 256, 0, cs.s>>>(data, log_n);
-    check_launch(dev, "ntt bit_reverse_kernel", n);
+  if (in_place) {  // out of place, pass 0 gathers instead
+    if (log_n >= 2 * kRevBits) {
+      bit_reverse_tiles_kernel<F><<<1u << (log_n - 2 * kRevBits), 256, 0, cs.s>>>(data, log_n);
+      check_launch(dev, "ntt bit_reverse_tiles_kernel", n);
+    } else {
+      const unsigned blocks = (n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536;
+      bit_reverse_kernel<F><<<blocks, 256, 0, cs.s>>>(data, log_n);
+      check_launch(dev, "ntt bit_reverse_kernel", n);
+    }
   }
   const Plan plan = make_plan(log_n);
   for (int i = 0; i < plan.count; ++i) {
