@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // The shared field templates compiled for the GPU agree with the CPU on random and edge inputs:
-// base and scalar fields, and Fp2 (whose product and a*b - c*d take the double-width path on the
-// GPU).
+// base and scalar fields (whose a*b - c*d takes the double-width path on the GPU) and Fp2.
 // Skips where cuzk has no CUDA backend or no GPU is visible.
 #include <cstring>
 
@@ -49,14 +48,15 @@ void check_on_gpu(int ordinal, const char* name, const std::vector<E>& edge, E (
       b[at] = y;
       ++at;
     }
-  for (size_t i = at; i < n; i += 7) b[i] = a[i];  // squares, and a*a - b*b = 0
+  for (size_t i = at; i < n; i += 7) b[i] = a[i];  // squares
   static_assert(sizeof(E) % sizeof(uint64_t) == 0);
   std::string err =
       cuda::field_check(ordinal, name, reinterpret_cast<const uint64_t*>(a.data()),
                         reinterpret_cast<const uint64_t*>(b.data()), reinterpret_cast<uint64_t*>(out.data()), n);
   CHECK_MSG(err.empty(), err);
   for (size_t i = 0; i < n; ++i)
-    CHECK_MSG(out[i] == a[i] * b[i] + a[i] - b[i] - (a[i] * a[i] - b[i] * b[i]), name << " element " << i);
+    CHECK_MSG(out[i] == a[i] * b[i] + a[i] - b[i] - (a[i] * b[i] - (a[i] + b[i]) * (a[i] - b[i])),
+              name << " element " << i);
 }
 
 template <class F>

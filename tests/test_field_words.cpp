@@ -90,7 +90,6 @@ void product_limbs(uint64_t* out, const uint64_t* a, const uint64_t* b) {
   }
 }
 
-template <int N>
 void to_words(uint32_t* w, const uint64_t* l, int limbs) {
   for (int i = 0; i < limbs; ++i) {
     w[2 * i] = uint32_t(l[i]);
@@ -110,7 +109,7 @@ F redc_reference(const uint64_t* t) {
 template <class F>
 F redc_words(const uint64_t* t) {
   uint32_t w[4 * F::N];
-  to_words<F::N>(w, t, 2 * F::N);
+  to_words(w, t, 2 * F::N);
   DevWords<F::N> r(t);
   redc_dev<F::N>(r.w, w, F::K);
   return from_words<F>(r);
@@ -168,6 +167,20 @@ void lazy_matches_host(const char* name, int random_count) {
   for (int w = 0; w < 2 * N; ++w)  // p^2 - 1
     if (t[w]-- != 0) break;
   CHECK_MSG(redc_words<F>(t) == redc_reference<F>(t), name << " redc(p^2 - 1)");
+  // t_lo = k p (the only low halves whose reduction reaches p itself), with t_hi = 0 and p - 1
+  for (uint64_t kp = 1; kp < 64; kp = kp * 3 + 1) {
+    for (int w = 0; w < 2 * N; ++w) t[w] = 0;
+    unsigned __int128 carry = 0;
+    for (int w = 0; w < N; ++w) {
+      carry += (unsigned __int128)k.p.v[w] * kp;
+      t[w] = uint64_t(carry);
+      carry >>= 64;
+    }
+    if (carry != 0) continue;  // k p >= R
+    CHECK_MSG(redc_words<F>(t) == redc_reference<F>(t), name << " redc(" << kp << " p)");
+    for (int w = 0; w < N; ++w) t[N + w] = pm.v[w];
+    CHECK_MSG(redc_words<F>(t) == redc_reference<F>(t), name << " redc((p - 1) R + " << kp << " p)");
+  }
   for (int rep = 0; rep < 200; ++rep) {
     for (int w = 0; w < N; ++w) t[w] = rs.next();
     const F hi = random_field<F>(rs);

@@ -460,11 +460,12 @@ CUZK_DEV void sub_mod_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, con
 
 // acc[s, s + n) += x[off], x[off + 2], ... times y, each 64-bit product on a word pair. Words at
 // index >= top have not been written yet and count as 0. A chain whose top word was not written
-// before cannot carry out of it (hi(x y) + 1 < 2^32); otherwise the carry goes to acc[s + n]
-// (where s + n < lim), a word not written yet in the row orders below. Returns the new top.
-// All indices fold to constants once the caller's loops are unrolled.
+// before cannot carry out of it (hi(x y) + 1 < 2^32); otherwise its carry goes to acc[s + n],
+// which the row order of mul_wide_dev has not written yet (there the rows come in pairs with
+// the same start: the first meets a fresh top word, the second carries one word above it).
+// Returns the new top. All indices fold to constants once the caller's loops are unrolled.
 template <int n>
-CUZK_DEV int wide_row(uint32_t* acc, int s, int top, const uint32_t* x, int off, uint32_t y, int lim) {
+CUZK_DEV int wide_row(uint32_t* acc, int s, int top, const uint32_t* x, int off, uint32_t y) {
   acc[s] = ptx::mad_lo_cc3(x[off], y, s < top ? acc[s] : 0);
   acc[s + 1] = ptx::madc_hi_cc3(x[off], y, s + 1 < top ? acc[s + 1] : 0);
   CUZK_UNROLL for (int j = 2; j < n; j += 2) {
@@ -472,11 +473,8 @@ CUZK_DEV int wide_row(uint32_t* acc, int s, int top, const uint32_t* x, int off,
     acc[s + j + 1] = ptx::madc_hi_cc3(x[off + j], y, s + j + 1 < top ? acc[s + j + 1] : 0);
   }
   if (s + n - 1 >= top) return s + n;
-  if (s + n < lim) {
-    acc[s + n] = ptx::addc(s + n < top ? acc[s + n] : 0, 0);
-    return top > s + n + 1 ? top : s + n + 1;
-  }
-  return top;
+  acc[s + n] = ptx::addc(0, 0);
+  return s + n + 1;
 }
 
 // t[0, 2n) = a * b, no reduction. Two accumulators, as in mont_mul_dev: rows whose products
@@ -490,11 +488,11 @@ CUZK_DEV void mul_wide_dev(uint32_t* t, const uint32_t* a, const uint32_t* b) {
   CUZK_UNROLL for (int i = 0; i < n; ++i) {
     const uint32_t bi = b[i];
     if ((i & 1) == 0) {
-      top_e = wide_row<n>(ev, i, top_e, a, 0, bi, 2 * n);
-      top_o = wide_row<n>(od, i, top_o, a, 1, bi, 2 * n - 1);
+      top_e = wide_row<n>(ev, i, top_e, a, 0, bi);
+      top_o = wide_row<n>(od, i, top_o, a, 1, bi);
     } else {
-      top_o = wide_row<n>(od, i - 1, top_o, a, 0, bi, 2 * n - 1);
-      top_e = wide_row<n>(ev, i + 1, top_e, a, 1, bi, 2 * n);
+      top_o = wide_row<n>(od, i - 1, top_o, a, 0, bi);
+      top_e = wide_row<n>(ev, i + 1, top_e, a, 1, bi);
     }
   }
   t[0] = ev[0];
@@ -560,7 +558,8 @@ CUZK_DEV void sub_wide_dev(uint32_t* r, const uint32_t* x, const uint32_t* y, co
   r[2 * n - 1] = ptx::addc(r[2 * n - 1], mod_word<N>(k, n - 1) & mask);
 }
 
-// r = a * b - c * d (Montgomery form), one reduction: |ab - cd| < p^2 < p R.
+// r = a * b - c * d (Montgomery form), one reduction: |ab - cd| < p^2 < p R. (Each product
+// below p R is enough: one factor of each may be any value below R.)
 template <int N>
 CUZK_DEV void mul_sub_dev(uint32_t* r, const uint32_t* a, const uint32_t* b, const uint32_t* c, const uint32_t* d,
                           const MontConsts<N>& k) {

@@ -16,7 +16,7 @@ namespace {
 template <class F>
 __global__ void field_check_kernel(const F* a, const F* b, F* out, size_t n) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = a[i] * b[i] + a[i] - b[i] - mul_sub(a[i], a[i], b[i], b[i]);
+  if (i < n) out[i] = a[i] * b[i] + a[i] - b[i] - mul_sub(a[i], b[i], a[i] + b[i], a[i] - b[i]);
 }
 
 std::string cuda_err(int ordinal, const char* what, size_t n, cudaError_t e) {

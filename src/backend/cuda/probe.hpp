@@ -35,7 +35,7 @@ std::vector<DeviceInfo> list_devices();
 std::unique_ptr<backend::Device> open_gpu(int ordinal);
 
 // Field self-check kernels (one per field): out[i] = a[i] * b[i] + a[i] - b[i] -
-// mul_sub(a[i], a[i], b[i], b[i]) computed on GPU `ordinal` for `n` elements (N 64-bit words
+// mul_sub(a[i], b[i], a[i] + b[i], a[i] - b[i]) computed on GPU `ordinal` for `n` elements (N 64-bit words
 // each, 2N for an Fp2 element: c0 then c1). `field` is one of "bn254.fq", "bn254.fr",
 // "bls12-381.fq", "bls12-381.fr", "bn254.fq2", "bls12-381.fq2". Returns "" on success, or an
 // error naming the device, the kernel and the size.
