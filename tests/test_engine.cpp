@@ -18,6 +18,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -429,6 +430,108 @@ void chunked_kernels_match() {
   key.reset();
   CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }
+// The order of a streamed key's MSM pieces: the last MSM's (H's) spread evenly among the
+// others', which keep their own order; every point in exactly one piece, the last one short.
+CUZK_TEST(engine_streamed_order_spreads_the_last_msm) {
+  using groth16::streamed_order;
+  // A, B1: 3 pieces each, B2 (G2, half the points a piece): 5, C: 3, H: 6. The 14 others go
+  // 2, 2, 3, 2, 2, 3 after each of H's.
+  const auto order = streamed_order({250, 250, 250, 241, 512}, {100, 100, 50, 100, 100});
+  std::vector<size_t> msm;
+  for (auto& p : order) msm.push_back(p.msm);
+  CHECK(msm == (std::vector<size_t>{4, 0, 0, 4, 0, 1, 4, 1, 1, 2, 4, 2, 2, 4, 2, 2, 4, 3, 3, 3}));
+  const std::vector<size_t> counts = {250, 250, 250, 241, 512};
+  for (size_t i = 0; i < counts.size(); ++i) {
+    size_t next = 0;
+    for (auto& p : order)
+      if (p.msm == i) {
+        CHECK_EQ(p.lo, next);
+        CHECK(p.count > 0 && p.count <= (i == 2 ? 50u : 100u));
+        next += p.count;
+      }
+    CHECK_EQ(next, counts[i]);
+  }
+  // No H (or no other): the others (H's pieces) alone, in order; nothing for no points.
+  CHECK(streamed_order({3, 0}, {2, 2}) == (std::vector<groth16::StreamedPiece>{{0, 0, 2}, {0, 2, 1}}));
+  CHECK(streamed_order({0, 5}, {1, 2}) == (std::vector<groth16::StreamedPiece>{{1, 0, 2}, {1, 2, 2}, {1, 4, 1}}));
+  CHECK(streamed_order({0, 0}, {1, 1}).empty());
+}
+
+// A streamed key's MSMs on a simulated device whose sums are slow: piece j's points are copied
+// into slot j mod 4 and summed from there; a slot is written again only once the piece in it
+// is summed (never more than four pieces copied ahead of the sums), and the copies do run
+// ahead. A failing copy or sum fails the kernels with its own error, and nothing hangs or
+// touches freed memory.
+template <class E>
+void streamed_pipeline() {
+  auto& f = fixture<E>(9);
+  ThreadPool pool(1);
+  struct Event {
+    bool copy;
+    const void* at;
+    size_t bytes;
+  };
+  std::mutex mu;
+  std::vector<Event> ev;
+  int copies = 0, sums = 0, fail_copy = -1, fail_sum = -1;  // the copy / sum (counted from 0) that throws
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1;
+  o.kernel_ms = 7 * 4;  // each MSM call takes 4 ms at least; a copy takes no time
+  o.copy_seen = [&](const char* what, const void* dst, size_t bytes) {
+    if (std::string_view(what) != "key points (a piece)") return;
+    std::lock_guard lk(mu);
+    if (copies++ == fail_copy) throw Error("copy refused");
+    ev.push_back({true, dst, bytes});
+  };
+  o.msm_seen = [&](const backend::MsmConfig& c) {
+    std::lock_guard lk(mu);
+    if (sums++ == fail_sum) throw Error("sum refused");
+    ev.push_back(
+        {false, c.bases,
+         c.count * (c.group == backend::Group::G1 ? sizeof(typename E::G1Affine) : sizeof(typename E::G2Affine))});
+  };
+  cpu::CpuDevice dev(o);
+  constexpr size_t kChunk = 100;
+  auto run = [&] {
+    auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
+    f.circuit->stage(dev, *w, kChunk, f.circuit->working_set_bytes(dev, kChunk));
+    try {
+      f.circuit->kernels(dev, *w, nullptr, kChunk, PhaseTimer{}, nullptr);
+    } catch (...) {
+      f.circuit->release_staged(*w);
+      throw;
+    }
+    f.circuit->release_staged(*w);
+  };
+  run();
+  std::vector<Event> copy, sum;
+  std::vector<size_t> copied_before;  // copies done when each sum began
+  for (auto& e : ev) {
+    if (!e.copy) copied_before.push_back(copy.size());
+    (e.copy ? copy : sum).push_back(e);
+  }
+  CHECK_MSG(sum.size() > 8 && copy.size() == sum.size(), copy.size() << " copies, " << sum.size() << " sums");
+  std::set<const void*> slots;
+  size_t ahead = 0;
+  for (size_t j = 0; j < sum.size(); ++j) {
+    CHECK_MSG(sum[j].at == copy[j].at && sum[j].bytes == copy[j].bytes, "piece " << j);
+    CHECK_MSG(copied_before[j] >= j + 1 && copied_before[j] <= j + 4, "piece " << j << ": " << copied_before[j]);
+    if (j >= 4) CHECK_MSG(copy[j].at == copy[j - 4].at, "piece " << j << " in slot j mod 4");
+    ahead = std::max(ahead, copied_before[j] - (j + 1));
+    slots.insert(copy[j].at);
+  }
+  CHECK_EQ(slots.size(), size_t(4));
+  CHECK_MSG(ahead >= 2, "the copies never ran ahead of the sums: " << ahead);
+  fail_copy = copies + 5, fail_sum = -1;
+  CHECK_THROWS_WITH(run(), Error, "copy refused");
+  fail_copy = -1, fail_sum = sums + 3;
+  CHECK_THROWS_WITH(run(), Error, "sum refused");
+  CHECK_EQ(dev.hazards(), size_t(0));
+  CHECK_EQ(dev.allocated_bytes(), size_t(0));
+}
+CUZK_TEST(engine_streamed_pipeline_bn254) { streamed_pipeline<ec::Bn254>(); }
+CUZK_TEST(engine_streamed_pipeline_bls12_381) { streamed_pipeline<ec::Bls12381>(); }
+
 // The kernel phases on a device's own clock: each phase's stream work between a start and a
 // stop, summed into device_ms; a clock that fails leaves the results alone and device_ms -1.
 struct FakeClock final : backend::DeviceClock {

@@ -100,9 +100,9 @@ struct EngineConfig {
 // largest power of two, from kMinStreamChunk up to the first that holds `largest` points (the
 // key's largest section) in one piece, with which `workers` working sets (`working_set(chunk)`
 // bytes each) fit `budget`; else the largest with which one does; else kMinStreamChunk (the
-// partition then fits nowhere). Larger pieces cost nothing while the MSM's workspace (two
-// pieces of points, then the MSM's own) stays within the working set's b, c and the scratch
-// after them, and make fewer, larger copies and MSMs.
+// partition then fits nowhere). Larger pieces cost nothing while the MSM's workspace (four
+// slots of a piece's points, then the MSM's own) stays within the working set's b, c and the
+// scratch after them, and make fewer, larger copies and MSMs.
 size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
                               const std::function<size_t(size_t)>& working_set);
 

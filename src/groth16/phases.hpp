@@ -5,6 +5,10 @@
 //
 //   queue -> synthesis -> stage [budget_wait inside] -> lock_wait -> kernels [abc, ntt_h, msm_*]
 //         -> finish [verify inside]
+//
+// With a streamed key the five MSMs run as one pipeline of pieces (groth16::streamed_msms): each
+// msm_* phase spans its first piece to its last, so those phases overlap (msm_h's holds the
+// others').
 #pragma once
 #include <array>
 #include <cstddef>

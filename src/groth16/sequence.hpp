@@ -14,10 +14,13 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <functional>
-#include <future>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -192,16 +195,36 @@ class DeviceKey {
   std::unique_ptr<backend::Buffer> mem_;
 };
 
+// A streamed key's points go to the device a piece at a time, into kSlots slots of the working
+// set: a piece is `chunk` G1 points (or the largest section's count, when smaller), or as many
+// G2 points as fit in the same bytes (half as many: a G2 point is twice a G1 point's size).
+// While the device sums one piece, the next ones are copied into the free slots.
+template <class E>
+struct StreamSlots {
+  static constexpr size_t kSlots = 4;
+  size_t g1 = 0, g2 = 0, bytes = 0, count = 0;  // points of a piece, bytes of a slot, slots
+  StreamSlots(const ProvingKey<E>& pk, size_t chunk) {
+    if (chunk == 0) return;
+    using A1 = typename E::G1Affine;
+    using A2 = typename E::G2Affine;
+    g1 = std::min(chunk, std::max<size_t>({pk.domain_size, pk.n_vars, 1}));
+    g2 = std::max<size_t>(1, g1 * sizeof(A1) / sizeof(A2));
+    bytes = Carver::round(std::max(g1 * sizeof(A1), g2 * sizeof(A2)));
+    count = kSlots;
+  }
+  size_t points(backend::Group g) const { return g == backend::Group::G1 ? g1 : g2; }
+};
+
 // The MSMs of one proof, over device bases: the resident key's (with its tables) or, with a
-// streamed key, a piece of its points at a time (chunk points at most) copied into the working
-// set.
+// streamed key, a piece of its points at a time (StreamSlots) copied into the working set.
 template <class E>
 std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
   const size_t n = pk.domain_size, m = pk.n_vars;
+  const StreamSlots<E> slots(pk, chunk);
   auto cfg = [&](backend::Group g, size_t count, backend::TablePlan plan = {}) {
     backend::MsmConfig c;
     c.curve = E::id, c.group = g;
-    c.count = chunk ? std::min(count, chunk) : count;
+    c.count = chunk ? std::min(count, slots.points(g)) : count;
     c.bases_at = backend::Where::Device;
     if (!chunk && plan.tables > 1) c.window_bits = plan.window_bits, c.tables = plan.tables;
     return c;
@@ -281,8 +304,7 @@ size_t rows_space_bytes(const Csr<Fr>& A, const Csr<Fr>& B) {
 // and c are dead by then. The scratch after c is therefore the larger of H's workspace and what
 // the largest MSM needs beyond those two; with a streamed key it also holds, before H, the
 // pieces of A's and B's rows that a, b, c are evaluated from (rows_space_bytes at the least),
-// and the MSMs' workspace starts with two pieces of the key's points (one summed while the
-// next is copied).
+// and the MSMs' workspace starts with the slots for pieces of the key's points (StreamSlots).
 template <class E>
 struct WorkingSet {
   using Fr = typename E::Fr;
@@ -291,17 +313,15 @@ struct WorkingSet {
   uint32_t *a_wires = nullptr, *b_wires = nullptr;  // streamed compacted key only
   Fr *a = nullptr, *b = nullptr, *c = nullptr;
   backend::Memory h_scratch, msm_scratch, rows_scratch;
-  void* pieces[2] = {nullptr, nullptr};  // streamed key: two pieces of its points, chunk each
+  std::vector<void*> slots;  // streamed key: StreamSlots::count slots for pieces of its points
 
   void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
     const size_t n = pk.domain_size, m = pk.n_vars;
     size_t msm = 0;
     for (auto& cfg : msm_configs(pk, chunk, t)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
-    const size_t piece = chunk ? Carver::round(std::max(std::min(chunk, std::max(n, m)) * sizeof(typename E::G1Affine),
-                                                        std::min(chunk, m) * sizeof(typename E::G2Affine)))
-                               : 0;
-    const size_t second = chunk < std::max(n, m) ? piece : 0;  // none when every MSM is one piece
-    msm += piece + second;
+    const StreamSlots<E> ss(pk, chunk);
+    const size_t pieces = ss.count * ss.bytes;
+    msm += pieces;
     const size_t h = d.h_workspace_bytes(E::id, pk.log_n, pk.h_form), bc = 2 * Carver::round(n * sizeof(Fr));
     w = cv.take<Scalar>(m, "witness scalars");
     if (pk.compact) {
@@ -318,8 +338,10 @@ struct WorkingSet {
     if (chunk) after_c = std::max(after_c, rows_space_bytes(pk.A, pk.B));
     char* scratch = cv.take<char>(after_c, "scratch after c");
     h_scratch = {scratch, h};
-    if (b && chunk) pieces[0] = b, pieces[1] = second ? reinterpret_cast<char*>(b) + piece : nullptr;
-    msm_scratch = {b ? reinterpret_cast<char*>(b) + piece + second : nullptr, bc + after_c - piece - second};
+    slots.clear();
+    if (b)
+      for (size_t i = 0; i < ss.count; ++i) slots.push_back(reinterpret_cast<char*>(b) + i * ss.bytes);
+    msm_scratch = {b ? reinterpret_cast<char*>(b) + pieces : nullptr, bc + after_c - pieces};
     rows_scratch = {scratch, after_c};
   }
   static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
@@ -415,14 +437,134 @@ void abc_from_host_rows(Device& d, const ProvingKey<E>& pk, const WorkingSet<E>&
   }
 }
 
+// One MSM of a streamed key: its phase, its points on the host, its sum (`sum` adds the sum of
+// one piece, with the piece's device bases and scalars, to the result) and its scalars
+// (`scalars` runs before its first piece: a density-compacted key's are gathered then).
+struct StreamedMsm {
+  Phase phase;
+  backend::Group group;
+  const char* points = nullptr;
+  size_t point_bytes = 0, count = 0;
+  std::function<const Scalar*()> scalars;
+  std::function<void(const Scalar* k, size_t count, const void* bases)> sum;
+};
+
+// A piece of a streamed MSM: points [lo, lo + count) of MSM `msm`.
+struct StreamedPiece {
+  size_t msm, lo, count;
+  bool operator==(const StreamedPiece&) const = default;
+};
+
+// The order in which a streamed key's MSMs run their pieces: MSM i has counts[i] points, in
+// pieces of steps[i]. The last MSM's pieces are spread evenly among the others' (one of its
+// pieces, then the others' next share in their own order, and so on); the others keep theirs.
+inline std::vector<StreamedPiece> streamed_order(const std::vector<size_t>& counts, const std::vector<size_t>& steps) {
+  std::vector<StreamedPiece> others, spread, order;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const size_t step = std::max<size_t>(1, steps[i]);
+    for (size_t lo = 0; lo < counts[i]; lo += step)
+      (i + 1 == counts.size() ? spread : others).push_back({i, lo, std::min(step, counts[i] - lo)});
+  }
+  if (spread.empty()) return others;
+  for (size_t h = 0; h < spread.size(); ++h) {
+    order.push_back(spread[h]);
+    for (size_t o = h * others.size() / spread.size(); o < (h + 1) * others.size() / spread.size(); ++o)
+      order.push_back(others[o]);
+  }
+  return order;
+}
+
+// A streamed key's MSMs as one pipeline of pieces (StreamSlots): this thread copies each
+// piece's points into a free slot, as far ahead as slots are free, while another sums the
+// pieces in the same order (streamed_order). The last MSM's pieces (H: dense scalars, the
+// longest sums) are spread among the others' (whose copies take longer than their sums where
+// the witness is mostly zeros, ones and bits), so that the copies of those run while H's
+// pieces are summed. Each MSM's phase spans its first piece to its last (so the phases overlap
+// H's); `before(p)` runs before an MSM's first piece (and first of all for an MSM with no points).
+template <class E>
+void streamed_msms(Device& d, backend::Stream& s, const StreamSlots<E>& slots, const std::vector<void*>& slot_at,
+                   std::vector<StreamedMsm>& msms, const PhaseTimer& timer, const std::function<void(Phase)>& before) {
+  std::vector<size_t> counts, steps;
+  for (auto& x : msms) counts.push_back(x.count), steps.push_back(slots.points(x.group));
+  const std::vector<StreamedPiece> order = streamed_order(counts, steps);
+  std::vector<size_t> last(msms.size(), SIZE_MAX);
+  for (size_t j = 0; j < order.size(); ++j) last[order[j].msm] = j;
+  for (auto& x : msms)
+    if (x.count == 0) {  // the sum of nothing (a compacted query with no wire)
+      before(x.phase);
+      timer.time(x.phase, [] {});
+    }
+  const size_t slot_count = slot_at.size();
+  if (order.empty()) return;
+  if (slot_count == 0) throw InvalidArgument("a streamed key's MSMs need slots in the working set");
+
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t copied = 0, summed = 0;  // pieces [0, copied) are in their slots; [0, summed) are summed
+  bool failed = false;
+  std::exception_ptr error;
+  auto fail = [&](std::exception_ptr e) {
+    std::lock_guard lk(mu);
+    if (!error) error = e;
+    failed = true;
+    cv.notify_all();
+  };
+  std::thread summer([&] {
+    try {
+      std::vector<const Scalar*> k(msms.size(), nullptr);
+      std::vector<bool> started(msms.size(), false);
+      for (size_t j = 0; j < order.size(); ++j) {
+        const StreamedPiece& pc = order[j];
+        StreamedMsm& x = msms[pc.msm];
+        if (!started[pc.msm]) {
+          started[pc.msm] = true;
+          before(x.phase);
+          timer.begin(x.phase);
+          k[pc.msm] = x.scalars();
+        }
+        {
+          std::unique_lock lk(mu);
+          cv.wait(lk, [&] { return copied > j || failed; });
+          if (failed) return;
+        }
+        x.sum(k[pc.msm] + pc.lo, pc.count, slot_at[j % slot_count]);  // returns with the sum on the host
+        if (last[pc.msm] == j) timer.end(x.phase);
+        std::lock_guard lk(mu);
+        summed = j + 1;
+        cv.notify_all();
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  });
+  try {
+    for (size_t j = 0; j < order.size(); ++j) {
+      {
+        std::unique_lock lk(mu);
+        cv.wait(lk, [&] { return j < summed + slot_count || failed; });  // the slot's last piece is summed
+        if (failed) break;
+      }
+      const StreamedMsm& x = msms[order[j].msm];
+      d.copy_to_device(slot_at[j % slot_count], x.points + order[j].lo * x.point_bytes, order[j].count * x.point_bytes,
+                       s, "key points (a piece)");
+      std::lock_guard lk(mu);
+      copied = j + 1;
+      cv.notify_all();
+    }
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  summer.join();
+  if (error) std::rethrow_exception(error);
+}
+
 // Between phases the caller may stop the partition (cancellation: it throws).
 using Checkpoint = std::function<void(Phase next)>;
 
 // The kernels: a, b, c from the key's rows (unless staged), H, the five MSMs. With `key` null
-// (streamed: `chunk` > 0) the rows come from the host a piece at a time, and each MSM runs in
-// pieces of at most `chunk` points, each piece's points copied into one of two buffers while
-// the other's are summed. Each phase is timed on `timer` (and on the device's clock, into device_ms);
-// `checkpoint` runs before each.
+// (streamed: `chunk` > 0) the rows come from the host a piece at a time, and the MSMs run as one
+// pipeline of pieces (streamed_msms). Each phase is timed on `timer` (and on the device's clock,
+// into device_ms); `checkpoint` runs before each.
 template <class E>
 MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& pk, Staged<E>& st, size_t chunk,
                       const PhaseTimer& timer, const Checkpoint& checkpoint) {
@@ -487,40 +629,6 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     if (plan.tables > 1) cfg.window_bits = plan.window_bits, cfg.tables = plan.tables;
     return cfg;
   };
-  auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const void* host_bases, size_t point_bytes,
-                 const Scalar* k, size_t count, backend::TablePlan plan, auto& out) {
-    at(p);
-    phase(p, [&] {
-      if (count == 0) return;  // the sum of nothing (a compacted query with no wire)
-      if (key) {
-        d.msm(device_cfg(g, k, count, dev_bases, plan), ws.msm_scratch, &out, s);
-        return;
-      }
-      // Streamed: piece i's sum runs on another thread while this one copies piece i + 1 into
-      // the other buffer (the sum before it, which read that buffer, has returned).
-      const size_t step = std::max<size_t>(1, chunk);
-      auto size = [&](size_t lo) { return std::min(step, count - lo); };
-      auto put = [&](int i, size_t lo) {
-        d.copy_to_device(ws.pieces[i], static_cast<const char*>(host_bases) + lo * point_bytes, size(lo) * point_bytes,
-                         s, "key points (a piece)");
-      };
-      put(0, 0);
-      int i = 0;
-      for (size_t lo = 0; lo < count; lo += step, i ^= 1) {
-        const backend::MsmConfig cfg = device_cfg(g, k + lo, size(lo), ws.pieces[i], {});
-        std::decay_t<decltype(out)> part;
-        auto sum = std::async(std::launch::async, [&, cfg] { d.msm(cfg, ws.msm_scratch, &part, s); });
-        try {
-          if (lo + step < count) put(i ^ 1, lo + step);
-        } catch (...) {
-          sum.wait();
-          throw;
-        }
-        sum.get();
-        out = out + part;
-      }
-    });
-  };
   const uint32_t skip = pk.n_public + 1;
   const Scalar* h = reinterpret_cast<const Scalar*>(ws.a);
   // The scalars of a density-compacted MSM: the witness values of its wires, gathered on the
@@ -530,9 +638,48 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     if (!wires.empty()) d.gather(ws.w, dev_wires, wires.size(), ws.gathered, s);
     return ws.gathered;
   };
-  const KeyTables t = key ? key->tables : KeyTables{};
-  const Scalar* wa = scalars_of(key ? key->a_wires : ws.a_wires, pk.a_wires);
-  const bool shared = key && one_call(pk, t);
+
+  if (!key) {
+    // Streamed: the five MSMs as one pipeline of pieces, H's spread among the others' (A's
+    // pieces all come before B1's, so that B's scalars are gathered over A's once A is summed).
+    const StreamSlots<E> slots(pk, chunk);
+    const Scalar* wb = nullptr;
+    auto sum_into = [&](backend::Group g, auto& out) {
+      return [&, g](const Scalar* k, size_t count, const void* bases) {
+        std::decay_t<decltype(out)> part;
+        d.msm(device_cfg(g, k, count, bases, {}), ws.msm_scratch, &part, s);
+        out = out + part;
+      };
+    };
+    auto host = [](const auto& v) { return reinterpret_cast<const char*>(v.data()); };
+    std::vector<StreamedMsm> msms = {
+        {Phase::MsmA, backend::Group::G1, host(pk.a), sizeof(A1), pk.a.size(),
+         [&] { return scalars_of(ws.a_wires, pk.a_wires); }, sum_into(backend::Group::G1, r.a)},
+        {Phase::MsmB1, backend::Group::G1, host(pk.b1), sizeof(A1), pk.b1.size(),
+         [&] { return wb = scalars_of(ws.b_wires, pk.b_wires); }, sum_into(backend::Group::G1, r.b1)},
+        {Phase::MsmB2, backend::Group::G2, host(pk.b2), sizeof(A2), pk.b2.size(),
+         [&] { return wb ? wb : wb = scalars_of(ws.b_wires, pk.b_wires); }, sum_into(backend::Group::G2, r.b2)},
+        {Phase::MsmC, backend::Group::G1, host(pk.c), sizeof(A1), m - skip, [&] { return ws.w + skip; },
+         sum_into(backend::Group::G1, r.c)},
+        {Phase::MsmH, backend::Group::G1, host(pk.h), sizeof(A1), pk.h.size(), [&] { return h; },
+         sum_into(backend::Group::G1, r.h)}};
+    clocked([&] { clock->start(); });
+    streamed_msms<E>(d, s, slots, ws.slots, msms, timer, at);
+    clocked([&] { r.device_ms += clock->stop_ms(); });
+    return r;
+  }
+
+  auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const Scalar* k, size_t count,
+                 backend::TablePlan plan, auto& out) {
+    at(p);
+    phase(p, [&] {
+      if (count == 0) return;  // the sum of nothing (a compacted query with no wire)
+      d.msm(device_cfg(g, k, count, dev_bases, plan), ws.msm_scratch, &out, s);
+    });
+  };
+  const KeyTables t = key->tables;
+  const Scalar* wa = scalars_of(key->a_wires, pk.a_wires);
+  const bool shared = one_call(pk, t);
   if (shared) {
     // One call for A, B1 and C over the whole witness (one classification and sort of it; C's
     // section starts with points at infinity for the inputs), timed as msm_a; msm_b1 and msm_c
@@ -550,22 +697,18 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     at(Phase::MsmB1);
     phase(Phase::MsmB1, [] {});
   } else {
-    msm(Phase::MsmA, backend::Group::G1, key ? key->a : nullptr, pk.a.data(), sizeof(A1), wa, pk.a.size(), t.a, r.a);
+    msm(Phase::MsmA, backend::Group::G1, key->a, wa, pk.a.size(), t.a, r.a);
   }
-  const Scalar* wb = scalars_of(key ? key->b_wires : ws.b_wires, pk.b_wires);
-  if (!shared)
-    msm(Phase::MsmB1, backend::Group::G1, key ? key->b1 : nullptr, pk.b1.data(), sizeof(A1), wb, pk.b1.size(), t.b1,
-        r.b1);
-  msm(Phase::MsmB2, backend::Group::G2, key ? key->b2 : nullptr, pk.b2.data(), sizeof(A2), wb, pk.b2.size(), t.b2,
-      r.b2);
+  const Scalar* wb = scalars_of(key->b_wires, pk.b_wires);
+  if (!shared) msm(Phase::MsmB1, backend::Group::G1, key->b1, wb, pk.b1.size(), t.b1, r.b1);
+  msm(Phase::MsmB2, backend::Group::G2, key->b2, wb, pk.b2.size(), t.b2, r.b2);
   if (shared) {
     at(Phase::MsmC);
     phase(Phase::MsmC, [] {});
   } else {
-    msm(Phase::MsmC, backend::Group::G1, key ? key->c : nullptr, pk.c.data(), sizeof(A1), ws.w + skip, m - skip, t.c,
-        r.c);
+    msm(Phase::MsmC, backend::Group::G1, key->c, ws.w + skip, m - skip, t.c, r.c);
   }
-  msm(Phase::MsmH, backend::Group::G1, key ? key->h : nullptr, pk.h.data(), sizeof(A1), h, pk.h.size(), t.h, r.h);
+  msm(Phase::MsmH, backend::Group::G1, key->h, h, pk.h.size(), t.h, r.h);
   return r;
 }
 

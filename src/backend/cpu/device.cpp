@@ -203,6 +203,7 @@ void CpuDevice::kernel_floor(double share, std::chrono::steady_clock::time_point
 
 void CpuDevice::copy_to_device(void* dst, const void* src, size_t bytes, backend::Stream& s, const char* what) {
   // The source may be reused once this returns: the copy is done here.
+  if (opt_.copy_seen) opt_.copy_seen(what, dst, bytes);
   require_live(dst, bytes, what);
   std::memcpy(dst, src, bytes);
   (void)s;
