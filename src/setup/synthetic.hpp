@@ -172,7 +172,9 @@ class SyntheticCircuit {
       }
     }
     const size_t lanes = (n_internal_ + kLane - 1) / kLane;
+    const uint64_t mixed_seed = synth_detail::mix(spec_.seed);
     pool.parallel_for(lanes, [&](size_t lb, size_t le) {
+      Kind kinds[kLane];
       for (size_t lane = lb; lane < le; ++lane) {
         const size_t t0 = lane * kLane, t1 = std::min(n_internal_, t0 + kLane);
         for (size_t t = t0; t < t1; ++t) {
@@ -184,9 +186,22 @@ class SyntheticCircuit {
             w[self] = v[self].to_std();
             continue;
           }
-          auto bit = [&](int k) { return w[operand(t, k)].v[0]; };
+          // kind(t) and operand(t, k) as row() has them, with the hashes' common prefix
+          // h3(seed, t, .) = mix(mix(mix(seed) ^ t) ^ .) made once a row and the lane's kinds
+          // kept (an operand d rows back is a bit unless that row packs).
+          const size_t pos = t - t0;
+          const uint64_t pre = synth_detail::mix(mixed_seed ^ t);
+          const Kind kt = kinds[pos] = porep_kind(synth_detail::mix(pre ^ 0xc0de));
+          auto bit = [&](int k) {
+            const uint64_t h = synth_detail::mix(pre ^ (0x0be0 + uint64_t(k)));
+            const size_t d = 1 + h % kWindow;
+            const uint32_t wire = d <= pos && kinds[pos - d] != Pack
+                                      ? first_internal_ + uint32_t(t - d)
+                                      : first_input_ + uint32_t((h >> 16) % spec_.n_inputs);
+            return w[wire].v[0];
+          };
           uint64_t val = 0;
-          switch (kind(t)) {
+          switch (kt) {
             case Xor:
               val = bit(0) ^ bit(1);
               break;
@@ -212,7 +227,10 @@ class SyntheticCircuit {
  private:
   Kind kind(size_t t) const {
     if (spec_.shape == Shape::Dense) return Dense;
-    const uint64_t u = synth_detail::h3(spec_.seed, t, 0xc0de) % 100;
+    return porep_kind(synth_detail::h3(spec_.seed, t, 0xc0de));
+  }
+  static Kind porep_kind(uint64_t h) {
+    const uint64_t u = h % 100;
     return u < 35 ? Xor : u < 55 ? And : u < 80 ? Choose : Pack;
   }
   // The k-th operand of internal row t: a wire up to kWindow back in the same lane (a bit, for
