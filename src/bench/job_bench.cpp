@@ -81,8 +81,10 @@ std::vector<uint64_t> submit_jobs(engine::Engine& eng, const JobBenchOptions& o,
     req.circuit = name;
     for (uint32_t p = 0; p < o.partitions; ++p) {
       const uint64_t wid = uint64_t(j) * o.partitions + p;
-      req.partitions.push_back(
-          engine::Witness{"partition " + std::to_string(wid), [&circ, &pool, wid] { return circ.witness(wid, pool); }});
+      req.partitions.push_back(engine::Witness{"partition " + std::to_string(wid), [&circ, &pool, wid] {
+                                                 return engine::WitnessValues(
+                                                     circ.template witness<FillVector<cpu::Scalar>>(wid, pool));
+                                               }});
     }
     ids.push_back(eng.submit(std::move(req)));
   }

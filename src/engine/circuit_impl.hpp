@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 
 #include "backend/cpu/h.hpp"
 #include "engine/engine.hpp"
@@ -77,7 +78,7 @@ class CircuitT final : public CircuitOps {
   using Fr = typename E::Fr;
 
   struct Work : PartitionWork {
-    std::vector<cpu::Scalar> w;
+    WitnessValues w;
     std::vector<Fr> a, b, c;  // empty unless evaluated on the host (no PCE, the key streamed, or given)
     std::optional<std::array<cpu::Scalar, 2>> blinding;  // r, s as given, else drawn at finish
     std::optional<groth16::Staged<E>> staged;
@@ -163,13 +164,13 @@ class CircuitT final : public CircuitOps {
     } else if (pce) {
       if (rows_.row && check_witnesses_) {  // with the r1cs at hand, every constraint is checked
         std::vector<Fr> a, b, c;
-        evaluate_rows(work->w, a, b, c, pool);
+        evaluate_rows(work->w.span(), a, b, c, pool);
         check_rows(wit, a, b, c, pool);
       }
     } else {
       if (!rows_.row)
         throw InvalidArgument("constraint evaluation without the PCE needs the circuit's r1cs (" + name_ + ")");
-      evaluate_rows(work->w, work->a, work->b, work->c, pool);
+      evaluate_rows(work->w.span(), work->a, work->b, work->c, pool);
       check_rows(wit, work->a, work->b, work->c, pool);
     }
     work->host_bytes = (work->w.size() + work->a.size() * 3) * 32;
@@ -196,7 +197,7 @@ class CircuitT final : public CircuitOps {
     auto& wk = static_cast<Work&>(pw);
     groth16::HostAbc<E> abc{};
     if (!wk.a.empty()) abc = {&wk.a, &wk.b, &wk.c};
-    wk.staged.emplace(groth16::stage<E>(d, pk_, wk.w, abc, chunk, bytes, chunk ? groth16::KeyTables{} : t));
+    wk.staged.emplace(groth16::stage<E>(d, pk_, wk.w.span(), abc, chunk, bytes, chunk ? groth16::KeyTables{} : t));
     std::vector<Fr>().swap(wk.a), std::vector<Fr>().swap(wk.b), std::vector<Fr>().swap(wk.c);
   }
 
@@ -222,19 +223,19 @@ class CircuitT final : public CircuitOps {
     auto proof = groth16::finish_proof<E>(pk_, m.a, m.b1, m.b2, m.c, m.h, r, s);
     if (verify) {
       bool ok = false;
-      timer.time(Phase::Verify, [&] { ok = groth16::self_verify<E>(vk_, wk.w, proof); });
+      timer.time(Phase::Verify, [&] { ok = groth16::self_verify<E>(vk_, wk.w.span(), proof); });
       if (!ok) throw DeviceFault("the proof does not verify against the key of " + name_ + "; not returned");
     }
     ProofData out;
     out.proof_json = groth16::proof_json(proof);
-    out.public_json = groth16::public_json(wk.w, pk_.n_public);
+    out.public_json = groth16::public_json(wk.w.span(), pk_.n_public);
     out.compressed = groth16::proof_compressed(proof);
     return out;
   }
 
   // a_i = A_i.w, b_i = B_i.w, c_i = C_i.w for each constraint row of the r1cs; then the public
   // rows a = w_j. (Equal to the PCE's a, b, a.b exactly when the witness satisfies the r1cs.)
-  void evaluate_rows(const std::vector<cpu::Scalar>& w, std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c,
+  void evaluate_rows(std::span<const cpu::Scalar> w, std::vector<Fr>& a, std::vector<Fr>& b, std::vector<Fr>& c,
                      ThreadPool& pool) const {
     const size_t n = pk_.domain_size;
     a.assign(n, Fr::zero());

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@
 #include "groth16/key.hpp"
 #include "groth16/phases.hpp"
 #include "util/error.hpp"
+#include "util/fill_vector.hpp"
 
 namespace cuzk {
 class ThreadPool;
@@ -106,10 +108,28 @@ struct EngineConfig {
 size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
                               const std::function<size_t(size_t)>& working_set);
 
+// A partition's witness values (standard form, in wire order) as a loader made them: a
+// std::vector, or a FillVector, which a loader that writes every value itself (in parallel)
+// sizes without the vector's zeroing first (one thread's pass over GBs at 2^27).
+class WitnessValues {
+ public:
+  WitnessValues() = default;
+  WitnessValues(std::vector<cpu::Scalar> v) : v_(std::move(v)) {}
+  WitnessValues(FillVector<cpu::Scalar> f) : f_(std::move(f)), filled_(true) {}
+  std::span<const cpu::Scalar> span() const { return filled_ ? std::span<const cpu::Scalar>(f_) : v_; }
+  size_t size() const { return span().size(); }
+  const cpu::Scalar& operator[](size_t i) const { return span()[i]; }
+
+ private:
+  std::vector<cpu::Scalar> v_;
+  FillVector<cpu::Scalar> f_;
+  bool filled_ = false;
+};
+
 // A witness: loaded when its partition is synthesized.
 struct Witness {
   std::string name;  // for errors: a path, or "partition 3"
-  std::function<std::vector<cpu::Scalar>()> load;
+  std::function<WitnessValues()> load;
   // For a caller that evaluated the constraint rows itself (a synthesis outside cuzk): fills the
   // domain's n values of a, b and c (Fr in Montgomery form, the rows after the last one zero),
   // which are then proved as given instead of being evaluated from the key's rows (a key with

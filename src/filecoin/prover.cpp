@@ -71,9 +71,10 @@ void fill_matrix(const circuit::CsrRows<Fr>& m, uint64_t n_inputs, io::SparseMat
   }
 }
 
-std::vector<cpu::Scalar> witness_scalars(const circuit::WitnessCs<Fr>& cs, ThreadPool* pool) {
+// Sized without zeroing (every value is written below, the aux ones by the pool's threads).
+FillVector<cpu::Scalar> witness_scalars(const circuit::WitnessCs<Fr>& cs, ThreadPool* pool) {
   const size_t ni = cs.inputs.size(), na = cs.aux.size();
-  std::vector<cpu::Scalar> w(ni + na);
+  FillVector<cpu::Scalar> w(ni + na);
   for (size_t i = 0; i < ni; ++i) w[i] = cs.inputs[i].to_std();
   auto conv = [&](size_t lo, size_t hi) {
     for (size_t j = lo; j < hi; ++j) w[ni + j] = cs.aux[j].to_std();

@@ -72,7 +72,7 @@ struct ProofRequest {
 struct PreparedProof {
   FilecoinCircuit circuit;
   std::vector<std::vector<PoseidonFr>> public_inputs;
-  std::vector<std::function<std::vector<cpu::Scalar>()>> witnesses;
+  std::vector<std::function<engine::WitnessValues()>> witnesses;
   size_t partitions() const { return public_inputs.size(); }
 };
 // Throws InvalidArgument (bad request: a field, a size, a count) or FormatError (a malformed

@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -94,7 +95,7 @@ std::string proof_json(const Proof<E>& p) {
 }
 
 // public.json: w[1..n_public] as decimal strings.
-inline std::string public_json(const std::vector<cpu::Scalar>& w, uint32_t n_public) {
+inline std::string public_json(std::span<const cpu::Scalar> w, uint32_t n_public) {
   auto arr = io::JsonValue::array();
   for (uint32_t i = 1; i <= n_public; ++i) arr.items.push_back(io::JsonValue::string(io::to_decimal(w[i].v, 4)));
   return io::to_json(arr);

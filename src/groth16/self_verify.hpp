@@ -2,6 +2,7 @@
 // A proof checked against the key that made it, before anyone sees it: the key's verifying part
 // (alpha, beta, gamma, delta, IC) and the witness's public inputs.
 #pragma once
+#include <span>
 #include <vector>
 
 #include "groth16/key.hpp"
@@ -50,7 +51,7 @@ VerifyingKey<E> verifying_key_of_zkey(const io::ZkeyGroth16& z, ThreadPool& pool
 
 // w: the full witness (standard form); its public inputs are w[1 .. n_public].
 template <class E>
-bool self_verify(const VerifyingKey<E>& vk, const std::vector<Scalar>& w, const Proof<E>& proof) {
+bool self_verify(const VerifyingKey<E>& vk, std::span<const Scalar> w, const Proof<E>& proof) {
   PublicInputs pub(w.begin() + 1, w.begin() + 1 + vk.n_public);
   VerifyProof<E> vp{proof.a, proof.b, proof.c};
   return verify_proof<E>(vk, pub, vp);

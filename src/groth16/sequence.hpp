@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -377,8 +378,8 @@ template <class E>
 using HostAbc = std::array<const std::vector<typename E::Fr>*, 3>;  // a, b, c evaluated on the host, or nulls
 
 template <class E>
-Staged<E> stage(Device& d, const ProvingKey<E>& pk, const std::vector<Scalar>& w, const HostAbc<E>& abc_host,
-                size_t chunk, size_t bytes, const KeyTables& tables = {}) {
+Staged<E> stage(Device& d, const ProvingKey<E>& pk, std::span<const Scalar> w, const HostAbc<E>& abc_host, size_t chunk,
+                size_t bytes, const KeyTables& tables = {}) {
   using Fr = typename E::Fr;
   if (w.size() != pk.n_vars)
     throw InvalidArgument("witness has " + std::to_string(w.size()) + " values, the key expects " +

@@ -147,9 +147,11 @@ class SyntheticCircuit {
   }
 
   // A satisfying witness (standard form, n_wires values) for partition `p`: its inputs are
-  // drawn from (spec seed, p), so every partition differs.
-  std::vector<cpu::Scalar> witness(uint64_t p, ThreadPool& pool) const {
-    std::vector<cpu::Scalar> w(n_wires_);
+  // drawn from (spec seed, p), so every partition differs. Every value is written, so V may be
+  // a FillVector (no zeroing before the lanes fill it in parallel).
+  template <class V = std::vector<cpu::Scalar>>
+  V witness(uint64_t p, ThreadPool& pool) const {
+    V w(n_wires_);
     std::vector<Fr> v;  // field values (dense shape only)
     const bool dense = spec_.shape == Shape::Dense;
     auto field_of = [&](uint64_t a, uint64_t b) {
