@@ -430,6 +430,28 @@ void chunked_kernels_match() {
   key.reset();
   CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }
+// A loader may return its witness as a std::vector or as a FillVector (sized without zeroing,
+// filled by the loader): both prove the same statement.
+CUZK_TEST(engine_witness_values_either_vector) {
+  auto& f = fixture<ec::Bn254>(9);
+  Engine eng(config({sim(0)}, 1));
+  eng.register_circuit("c", f.circuit);
+  std::vector<Witness> parts;
+  for (uint64_t i = 0; i < 4; ++i) {
+    if (i % 2 == 0) {
+      parts.push_back(Witness::values("partition " + std::to_string(i), f.witness(i)));
+      continue;
+    }
+    parts.push_back(Witness{"partition " + std::to_string(i), [&f, i] {
+                              const auto w = f.witness(i);
+                              FillVector<cpu::Scalar> v(w.size());
+                              std::copy(w.begin(), w.end(), v.begin());
+                              return WitnessValues(std::move(v));
+                            }});
+  }
+  check_proofs(f, eng.await(eng.submit({"c", Priority::Normal, std::move(parts)}), 30000.0), 0, 4);
+}
+
 // The order of a streamed key's MSM pieces: the last MSM's (H's) spread evenly among the
 // others', which keep their own order; every point in exactly one piece, the last one short.
 CUZK_TEST(engine_streamed_order_spreads_the_last_msm) {
