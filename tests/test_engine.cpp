@@ -480,21 +480,29 @@ CUZK_TEST(engine_streamed_order_spreads_the_last_msm) {
 }
 
 // A streamed key's MSMs on a simulated device whose sums are slow: piece j's points are copied
-// into slot j mod 4 and summed from there; a slot is written again only once the piece in it
-// is summed (never more than four pieces copied ahead of the sums), and the copies do run
-// ahead. A failing copy or sum fails the kernels with its own error, and nothing hangs or
-// touches freed memory.
+// into slot j mod 4 and summed from there; a slot is written again only once the sum of the
+// piece in it has returned (never more than four pieces copied ahead of the sums), the copies
+// do run ahead, and the sums are the resident key's. A failing copy or sum fails the kernels
+// with its own error, and nothing hangs or touches freed memory.
 template <class E>
 void streamed_pipeline() {
   auto& f = fixture<E>(9);
+  using Work = typename CircuitT<E>::Work;
   ThreadPool pool(1);
-  struct Event {
-    bool copy;
+  struct Copy {
     const void* at;
     size_t bytes;
+    long sums_done;  // sums returned before this copy began
+  };
+  struct Sum {
+    const void* at;
+    size_t bytes;
+    long copies_done;  // copies done before this sum began
   };
   std::mutex mu;
-  std::vector<Event> ev;
+  std::vector<Copy> copy;
+  std::vector<Sum> sum;
+  long sums_done = 0;
   int copies = 0, sums = 0, fail_copy = -1, fail_sum = -1;  // the copy / sum (counted from 0) that throws
   cpu::CpuDeviceOptions o;
   o.name = "sim:0", o.simulated = true, o.threads = 1;
@@ -503,51 +511,64 @@ void streamed_pipeline() {
     if (std::string_view(what) != "key points (a piece)") return;
     std::lock_guard lk(mu);
     if (copies++ == fail_copy) throw Error("copy refused");
-    ev.push_back({true, dst, bytes});
+    copy.push_back({dst, bytes, sums_done});
+  };
+  auto point_bytes = [](const backend::MsmConfig& c) {
+    return c.group == backend::Group::G1 ? sizeof(typename E::G1Affine) : sizeof(typename E::G2Affine);
   };
   o.msm_seen = [&](const backend::MsmConfig& c) {
     std::lock_guard lk(mu);
     if (sums++ == fail_sum) throw Error("sum refused");
-    ev.push_back(
-        {false, c.bases,
-         c.count * (c.group == backend::Group::G1 ? sizeof(typename E::G1Affine) : sizeof(typename E::G2Affine))});
+    sum.push_back({c.bases, c.count * point_bytes(c), long(copy.size())});
+  };
+  o.msm_done = [&](const backend::MsmConfig&) {
+    std::lock_guard lk(mu);
+    ++sums_done;
   };
   cpu::CpuDevice dev(o);
   constexpr size_t kChunk = 100;
-  auto run = [&] {
+  auto run = [&](const void* key, size_t chunk) {
     auto w = f.circuit->synthesize(Witness::values("w", f.witness(9)), true, pool);
-    f.circuit->stage(dev, *w, kChunk, f.circuit->working_set_bytes(dev, kChunk));
+    f.circuit->stage(dev, *w, chunk, f.circuit->working_set_bytes(dev, chunk));
     try {
-      f.circuit->kernels(dev, *w, nullptr, kChunk, PhaseTimer{}, nullptr);
+      f.circuit->kernels(dev, *w, key, chunk, PhaseTimer{}, nullptr);
     } catch (...) {
       f.circuit->release_staged(*w);
       throw;
     }
     f.circuit->release_staged(*w);
+    return w;
   };
-  run();
-  std::vector<Event> copy, sum;
-  std::vector<size_t> copied_before;  // copies done when each sum began
-  for (auto& e : ev) {
-    if (!e.copy) copied_before.push_back(copy.size());
-    (e.copy ? copy : sum).push_back(e);
-  }
+  auto streamed = run(nullptr, kChunk);
   CHECK_MSG(sum.size() > 8 && copy.size() == sum.size(), copy.size() << " copies, " << sum.size() << " sums");
   std::set<const void*> slots;
-  size_t ahead = 0;
+  long ahead = 0;
   for (size_t j = 0; j < sum.size(); ++j) {
+    const long i = long(j);
     CHECK_MSG(sum[j].at == copy[j].at && sum[j].bytes == copy[j].bytes, "piece " << j);
-    CHECK_MSG(copied_before[j] >= j + 1 && copied_before[j] <= j + 4, "piece " << j << ": " << copied_before[j]);
-    if (j >= 4) CHECK_MSG(copy[j].at == copy[j - 4].at, "piece " << j << " in slot j mod 4");
-    ahead = std::max(ahead, copied_before[j] - (j + 1));
+    CHECK_MSG(sum[j].copies_done >= i + 1, "piece " << j << " summed before it was copied");
+    if (j >= 4) {
+      CHECK_MSG(copy[j].at == copy[j - 4].at, "piece " << j << " in slot j mod 4");
+      CHECK_MSG(copy[j].sums_done >= i - 3,
+                "piece " << j << " copied over piece " << j - 4 << " before its sum returned");
+    }
+    ahead = std::max(ahead, sum[j].copies_done - (i + 1));
     slots.insert(copy[j].at);
   }
   CHECK_EQ(slots.size(), size_t(4));
   CHECK_MSG(ahead >= 2, "the copies never ran ahead of the sums: " << ahead);
+  {
+    auto key = f.circuit->upload_key(dev);
+    auto resident = run(key.get(), 0);
+    auto &x = static_cast<Work&>(*resident).msm, &y = static_cast<Work&>(*streamed).msm;
+    CHECK(x.a.to_affine() == y.a.to_affine() && x.b1.to_affine() == y.b1.to_affine());
+    CHECK(x.b2.to_affine() == y.b2.to_affine() && x.c.to_affine() == y.c.to_affine());
+    CHECK(x.h.to_affine() == y.h.to_affine());
+  }
   fail_copy = copies + 5, fail_sum = -1;
-  CHECK_THROWS_WITH(run(), Error, "copy refused");
+  CHECK_THROWS_WITH(run(nullptr, kChunk), Error, "copy refused");
   fail_copy = -1, fail_sum = sums + 3;
-  CHECK_THROWS_WITH(run(), Error, "sum refused");
+  CHECK_THROWS_WITH(run(nullptr, kChunk), Error, "sum refused");
   CHECK_EQ(dev.hazards(), size_t(0));
   CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }

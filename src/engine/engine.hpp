@@ -116,7 +116,8 @@ class WitnessValues {
   WitnessValues() = default;
   WitnessValues(std::vector<cpu::Scalar> v) : v_(std::move(v)) {}
   WitnessValues(FillVector<cpu::Scalar> f) : f_(std::move(f)), filled_(true) {}
-  std::span<const cpu::Scalar> span() const { return filled_ ? std::span<const cpu::Scalar>(f_) : v_; }
+  std::span<const cpu::Scalar> span() const& { return filled_ ? std::span<const cpu::Scalar>(f_) : v_; }
+  std::span<const cpu::Scalar> span() const&& = delete;  // a view of a temporary would dangle
   size_t size() const { return span().size(); }
   const cpu::Scalar& operator[](size_t i) const { return span()[i]; }
 

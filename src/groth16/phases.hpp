@@ -7,8 +7,8 @@
 //         -> finish [verify inside]
 //
 // With a streamed key the five MSMs run as one pipeline of pieces (groth16::streamed_msms): each
-// msm_* phase spans its first piece to its last, so those phases overlap (msm_h's holds the
-// others').
+// msm_* phase spans its first piece to its last, so those phases overlap (H's pieces are spread
+// among the others': msm_h's span holds most of theirs).
 #pragma once
 #include <array>
 #include <cstddef>

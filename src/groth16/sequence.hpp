@@ -204,6 +204,7 @@ template <class E>
 struct StreamSlots {
   static constexpr size_t kSlots = 4;
   size_t g1 = 0, g2 = 0, bytes = 0, count = 0;  // points of a piece, bytes of a slot, slots
+  StreamSlots() = default;
   StreamSlots(const ProvingKey<E>& pk, size_t chunk) {
     if (chunk == 0) return;
     using A1 = typename E::G1Affine;
@@ -314,13 +315,15 @@ struct WorkingSet {
   uint32_t *a_wires = nullptr, *b_wires = nullptr;  // streamed compacted key only
   Fr *a = nullptr, *b = nullptr, *c = nullptr;
   backend::Memory h_scratch, msm_scratch, rows_scratch;
-  std::vector<void*> slots;  // streamed key: StreamSlots::count slots for pieces of its points
+  std::vector<void*> slots;  // streamed key: `layout.count` slots for pieces of its points
+  StreamSlots<E> layout;     // as carved (none for a resident key)
 
   void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
     const size_t n = pk.domain_size, m = pk.n_vars;
     size_t msm = 0;
     for (auto& cfg : msm_configs(pk, chunk, t)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
     const StreamSlots<E> ss(pk, chunk);
+    layout = ss;
     const size_t pieces = ss.count * ss.bytes;
     msm += pieces;
     const size_t h = d.h_workspace_bytes(E::id, pk.log_n, pk.h_form), bc = 2 * Carver::round(n * sizeof(Fr));
@@ -643,7 +646,10 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   if (!key) {
     // Streamed: the five MSMs as one pipeline of pieces, H's spread among the others' (A's
     // pieces all come before B1's, so that B's scalars are gathered over A's once A is summed).
-    const StreamSlots<E> slots(pk, chunk);
+    const StreamSlots<E>& slots = ws.layout;
+    if (slots.count == 0 || slots.bytes != StreamSlots<E>(pk, chunk).bytes)
+      throw InvalidArgument("a streamed key's kernels need a working set carved for pieces of " +
+                            std::to_string(chunk) + " points");
     const Scalar* wb = nullptr;
     auto sum_into = [&](backend::Group g, auto& out) {
       return [&, g](const Scalar* k, size_t count, const void* bases) {

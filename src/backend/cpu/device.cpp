@@ -328,6 +328,7 @@ void CpuDevice::msm(const backend::MsmConfig& cfg, backend::Memory ws, void* res
   });
   if (opt_.after_enqueue) opt_.after_enqueue("msm");
   st(s).sync();
+  if (opt_.msm_done) opt_.msm_done(cfg);
 }
 
 void CpuDevice::fixed_base_mul(CurveId curve, backend::Group g, const void* base, const void* scalars, size_t n,

@@ -43,6 +43,8 @@ struct CpuDeviceOptions {
   // every MSM's configuration to `msm_seen`.
   std::function<backend::TablePlan(CurveId, backend::Group, size_t n, size_t max_bytes)> table_plan;
   std::function<void(const backend::MsmConfig&)> msm_seen;
+  // Tests: called once an MSM's sums are done, as its call returns.
+  std::function<void(const backend::MsmConfig&)> msm_done;
   // Tests: shown every copy_to_device before it copies (what it names, where to, how many
   // bytes); if it throws, so does the copy, having copied nothing.
   std::function<void(const char* what, const void* dst, size_t bytes)> copy_seen;
