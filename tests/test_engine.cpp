@@ -430,6 +430,20 @@ void chunked_kernels_match() {
   key.reset();
   CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }
+// The engine's circuit computes the rows' scratch once: its working sets, streamed or resident,
+// are those of a carve that scans the key's rows each time.
+CUZK_TEST(engine_working_set_with_rows_space_computed_once) {
+  auto& f = fixture<ec::Bls12381>(9);
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1;
+  cpu::CpuDevice dev(o);
+  for (size_t chunk : {size_t(0), size_t(7), size_t(100), size_t(1) << 20})
+    CHECK_MSG(f.circuit->working_set_bytes(dev, chunk) ==
+                  groth16::WorkingSet<ec::Bls12381>::bytes_on(dev, f.circuit->key(), chunk),
+              "chunk " << chunk);
+  CHECK(groth16::WorkingSet<ec::Bls12381>::bytes_on(dev, f.circuit->key(), 7, {}, 0) <
+        groth16::WorkingSet<ec::Bls12381>::bytes_on(dev, f.circuit->key(), 7));
+}
 // A loader may return its witness as a std::vector or as a FillVector (sized without zeroing,
 // filled by the loader): both prove the same statement.
 CUZK_TEST(engine_witness_values_either_vector) {

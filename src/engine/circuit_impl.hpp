@@ -88,12 +88,14 @@ class CircuitT final : public CircuitOps {
   CircuitT(std::string name, groth16::ProvingKey<E> pk, std::optional<io::R1cs> r1cs)
       : name_(std::move(name)), pk_(std::move(pk)), r1cs_(std::move(r1cs)) {
     vk_ = groth16::verifying_key_of<E>(pk_);
+    rows_space_ = groth16::rows_space_bytes(pk_.A, pk_.B);
     if (r1cs_) rows_ = r1cs::rows_of<Fr>(*r1cs_);
   }
   // For in-memory circuits (benchmarks): rows from a generator instead of a file.
   CircuitT(std::string name, groth16::ProvingKey<E> pk, r1cs::RowSource<Fr> rows)
       : name_(std::move(name)), pk_(std::move(pk)), rows_(std::move(rows)) {
     vk_ = groth16::verifying_key_of<E>(pk_);
+    rows_space_ = groth16::rows_space_bytes(pk_.A, pk_.B);
   }
 
   const groth16::ProvingKey<E>& key() const { return pk_; }
@@ -140,7 +142,7 @@ class CircuitT final : public CircuitOps {
     return groth16::DeviceKey<E>::bytes_on(d, pk_, t);
   }
   size_t working_set_bytes(const backend::Device& d, size_t chunk, const groth16::KeyTables& t) const override {
-    return groth16::WorkingSet<E>::bytes_on(d, pk_, chunk, chunk ? groth16::KeyTables{} : t);
+    return groth16::WorkingSet<E>::bytes_on(d, pk_, chunk, chunk ? groth16::KeyTables{} : t, rows_space_);
   }
 
   std::unique_ptr<PartitionWork> synthesize(const Witness& wit, bool pce, ThreadPool& pool) const override {
@@ -197,7 +199,8 @@ class CircuitT final : public CircuitOps {
     auto& wk = static_cast<Work&>(pw);
     groth16::HostAbc<E> abc{};
     if (!wk.a.empty()) abc = {&wk.a, &wk.b, &wk.c};
-    wk.staged.emplace(groth16::stage<E>(d, pk_, wk.w.span(), abc, chunk, bytes, chunk ? groth16::KeyTables{} : t));
+    wk.staged.emplace(
+        groth16::stage<E>(d, pk_, wk.w.span(), abc, chunk, bytes, chunk ? groth16::KeyTables{} : t, rows_space_));
     std::vector<Fr>().swap(wk.a), std::vector<Fr>().swap(wk.b), std::vector<Fr>().swap(wk.c);
   }
 
@@ -333,6 +336,7 @@ class CircuitT final : public CircuitOps {
 
   std::string name_;
   groth16::ProvingKey<E> pk_;
+  size_t rows_space_ = 0;  // groth16::rows_space_bytes of pk_'s rows, computed once (the key never changes)
   std::optional<io::R1cs> r1cs_;
   r1cs::RowSource<Fr> rows_;
   bool check_witnesses_ = true;

@@ -299,6 +299,10 @@ size_t rows_space_bytes(const Csr<Fr>& A, const Csr<Fr>& B) {
   return std::max(kPiece, one);
 }
 
+// rows_space_bytes not yet known: carve() scans the key's rows for it (a pass over both row_ptr
+// arrays: ~0.2 s at 2^27). A caller that holds the key unchanged computes it once and passes it.
+constexpr size_t kRowsSpaceUnknown = SIZE_MAX;
+
 // One proof's device memory, in this order: witness scalars, (for a density-compacted key) the
 // gathered scalars of the A or B MSM and, with a streamed key, the density lists; a, b, c, then
 // scratch. H runs first with a, b, c live and its scratch after c, and leaves h in a. The MSMs
@@ -318,7 +322,8 @@ struct WorkingSet {
   std::vector<void*> slots;  // streamed key: `layout.count` slots for pieces of its points
   StreamSlots<E> layout;     // as carved (none for a resident key)
 
-  void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
+  void carve(Carver& cv, const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {},
+             size_t rows_space = kRowsSpaceUnknown) {
     const size_t n = pk.domain_size, m = pk.n_vars;
     size_t msm = 0;
     for (auto& cfg : msm_configs(pk, chunk, t)) msm = std::max(msm, d.msm_workspace_bytes(cfg));
@@ -339,7 +344,7 @@ struct WorkingSet {
     b = cv.take<Fr>(n, "b");
     c = cv.take<Fr>(n, "c");
     size_t after_c = std::max(h, msm > bc ? msm - bc : 0);
-    if (chunk) after_c = std::max(after_c, rows_space_bytes(pk.A, pk.B));
+    if (chunk) after_c = std::max(after_c, rows_space != kRowsSpaceUnknown ? rows_space : rows_space_bytes(pk.A, pk.B));
     char* scratch = cv.take<char>(after_c, "scratch after c");
     h_scratch = {scratch, h};
     slots.clear();
@@ -348,9 +353,10 @@ struct WorkingSet {
     msm_scratch = {b ? reinterpret_cast<char*>(b) + pieces : nullptr, bc + after_c - pieces};
     rows_scratch = {scratch, after_c};
   }
-  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {}) {
+  static size_t bytes_on(const Device& d, const ProvingKey<E>& pk, size_t chunk, const KeyTables& t = {},
+                         size_t rows_space = kRowsSpaceUnknown) {
     Carver cv;
-    WorkingSet().carve(cv, d, pk, chunk, t);
+    WorkingSet().carve(cv, d, pk, chunk, t, rows_space);
     return cv.used();
   }
 };
@@ -382,7 +388,7 @@ using HostAbc = std::array<const std::vector<typename E::Fr>*, 3>;  // a, b, c e
 
 template <class E>
 Staged<E> stage(Device& d, const ProvingKey<E>& pk, std::span<const Scalar> w, const HostAbc<E>& abc_host, size_t chunk,
-                size_t bytes, const KeyTables& tables = {}) {
+                size_t bytes, const KeyTables& tables = {}, size_t rows_space = kRowsSpaceUnknown) {
   using Fr = typename E::Fr;
   if (w.size() != pk.n_vars)
     throw InvalidArgument("witness has " + std::to_string(w.size()) + " values, the key expects " +
@@ -392,7 +398,7 @@ Staged<E> stage(Device& d, const ProvingKey<E>& pk, std::span<const Scalar> w, c
   st.stream = d.make_stream();
   st.mem = d.allocate(bytes, st.stream, "partition working set");
   Carver cv(st.mem->data(), bytes, d.name());
-  st.ws.carve(cv, d, pk, chunk, tables);
+  st.ws.carve(cv, d, pk, chunk, tables, rows_space);
   const size_t n = pk.domain_size;
   d.copy_to_device(st.ws.w, w.data(), w.size() * sizeof(Scalar), *st.stream, "witness scalars");
   for (auto [dst, list, what] :
