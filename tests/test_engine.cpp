@@ -839,6 +839,41 @@ CUZK_TEST(engine_pins_a_streamed_key_once) {
   CHECK(seen == want);
 }
 
+// A partition that must wait for device memory has its witness page-locked meanwhile (its stage
+// then copies it by DMA); one that finds the memory free at once does not: a streamed budget of
+// one working set, two workers and slow kernels make every partition after the first wait.
+CUZK_TEST(engine_pins_a_waiting_partitions_witness) {
+  auto& f = fixture<ec::Bn254>(10);
+  const auto sz = sizes(f);
+  const size_t witness_bytes = size_t(f.circuit->key().n_vars) * 32;
+  for (int workers : {1, 2}) {
+    std::mutex mu;
+    std::vector<size_t> pinned;  // bytes of each pin other than the key's sections
+    std::set<const void*> key_sections;
+    const auto& pk = f.circuit->key();
+    for (const void* p : {(const void*)pk.a.data(), (const void*)pk.b1.data(), (const void*)pk.b2.data(),
+                          (const void*)pk.c.data(), (const void*)pk.h.data()})
+      key_sections.insert(p);
+    for (auto* m : {&pk.A, &pk.B})
+      key_sections.insert(m->row_ptr.data()), key_sections.insert(m->col.data()), key_sections.insert(m->val.data());
+    cpu::CpuDeviceOptions o;
+    o.name = "sim:0", o.simulated = true, o.threads = 1, o.kernel_ms = 70;
+    o.pin_seen = [&](const void* p, size_t bytes) {
+      std::lock_guard lk(mu);
+      if (!key_sections.count(p)) pinned.push_back(bytes);
+    };
+    std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
+    Engine eng(config({sim(0, 70, 0, 1, sz.ws_s)}, workers), devs);
+    eng.register_circuit("c", f.circuit);
+    auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(3)}), 30000.0);
+    check_proofs(f, r, 0, 3);
+    std::lock_guard lk(mu);
+    for (size_t b : pinned) CHECK_EQ(b, witness_bytes);
+    if (workers == 1) CHECK_MSG(pinned.empty(), pinned.size() << " witnesses pinned without a wait");
+    if (workers == 2) CHECK_MSG(!pinned.empty(), "no waiting partition's witness was pinned");
+  }
+}
+
 // Memory that a device's allocator keeps for later allocations goes back to the system when a
 // key is evicted on request and when the engine stops, each time after the key's memory is freed.
 CUZK_TEST(engine_gives_idle_device_memory_back) {

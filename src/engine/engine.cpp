@@ -347,8 +347,9 @@ struct Engine::Impl {
   // resident), evicting idle keys of any circuit when that makes room, waiting while other
   // partitions hold the rest. Resident mode when key and working set fit the budget together,
   // else streamed; InvalidArgument when neither can ever fit. `must_be_resident`: a preload.
+  // `before_waiting` runs once (with `lk` released), the first time the reservation must wait.
   Reservation reserve(Device& d, const std::string& cid, std::unique_lock<std::mutex>& lk, const Job* job,
-                      bool must_be_resident = false) {
+                      bool must_be_resident = false, const std::function<void()>& before_waiting = {}) {
     const Footprint f = d.footprints.at(cid);
     if (!f.fits() || (must_be_resident && !f.resident()))
       throw InvalidArgument("does not fit on " + d.name + ": the partition needs " +
@@ -356,6 +357,7 @@ struct Engine::Impl {
                             bytes_text(f.key + f.working_set) + " with the key resident), the device's budget is " +
                             bytes_text(d.budget));
     const bool resident_mode = f.resident();
+    bool asked = !before_waiting;
     for (;;) {
       if (stopping) throw Cancelled("the engine is stopping");
       if (job && job->stop) throw Cancelled("cancelled");
@@ -377,6 +379,13 @@ struct Engine::Impl {
       }
       if (std::string victim = idle_key(d, cid); !victim.empty()) {
         evict(d, victim, lk);
+        continue;
+      }
+      if (!asked) {  // then look again: the memory may have come back meanwhile
+        asked = true;
+        lk.unlock();
+        before_waiting();
+        lk.lock();
         continue;
       }
       d.budget_cv.wait(lk);
@@ -487,6 +496,7 @@ struct Engine::Impl {
     PhaseTimer timer;
     std::optional<Reservation> res;
     std::shared_ptr<void> key;
+    std::shared_ptr<void> witness_pin;  // the witness page-locked while it waited for the budget
     size_t chunk = 0;
 
     PartitionRun(Impl& impl, Device& dev, int worker, Part& part)
@@ -513,7 +523,14 @@ struct Engine::Impl {
       timer.begin(Phase::BudgetWait);
       {
         std::unique_lock lk(I.mu);
-        res = I.reserve(d, j.circuit_id, lk, &j);
+        // While it waits for device memory, its witness is page-locked (no time of the device's),
+        // and its stage copies it by DMA instead of through the staging buffers.
+        res = I.reserve(d, j.circuit_id, lk, &j, false, [&] {
+          try {
+            witness_pin = c.pin_witness(*d.dev, *p.work);
+          } catch (const std::exception&) {  // a copy through the staging buffers then
+          }
+        });
       }
       timer.end(Phase::BudgetWait);
       rec.reserved_bytes = res->bytes;
@@ -543,6 +560,7 @@ struct Engine::Impl {
     void give_back() {
       if (p.work) c.release_staged(*p.work);
       key.reset();
+      witness_pin.reset();
       if (res) {
         std::lock_guard lk(I.mu);
         I.release(d, *res);
