@@ -38,6 +38,7 @@
 #include "testing.hpp"
 #include "util/carver.hpp"
 #include "util/error.hpp"
+#include "util/ranges.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
 #include "util/time.hpp"
@@ -857,16 +858,16 @@ CUZK_TEST(engine_pins_a_waiting_partitions_witness) {
     for (auto* m : {&pk.A, &pk.B})
       key_sections.insert(m->row_ptr.data()), key_sections.insert(m->col.data()), key_sections.insert(m->val.data());
     cpu::CpuDeviceOptions o;
-    o.name = "sim:0", o.simulated = true, o.threads = 1, o.kernel_ms = 70;
+    o.name = "sim:0", o.simulated = true, o.threads = 1, o.kernel_ms = 200;
     o.pin_seen = [&](const void* p, size_t bytes) {
       std::lock_guard lk(mu);
       if (!key_sections.count(p)) pinned.push_back(bytes);
     };
     std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
-    Engine eng(config({sim(0, 70, 0, 1, sz.ws_s)}, workers), devs);
+    Engine eng(config({sim(0, 200, 0, 1, sz.ws_s)}, workers), devs);
     eng.register_circuit("c", f.circuit);
-    auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(3)}), 30000.0);
-    check_proofs(f, r, 0, 3);
+    auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4)}), 30000.0);
+    check_proofs(f, r, 0, 4);
     std::lock_guard lk(mu);
     for (size_t b : pinned) CHECK_EQ(b, witness_bytes);
     if (workers == 1) CHECK_MSG(pinned.empty(), pinned.size() << " witnesses pinned without a wait");
@@ -1648,4 +1649,58 @@ CUZK_TEST(engine_cancel_stops_running_kernels) {
   Engine fast(config({sim(0, 0, 0, 1, sz.key + sz.ws)}, 2));
   fast.register_circuit("c", f.circuit);
   check_proofs(f, fast.await(fast.submit({"c", Priority::Normal, f.witnesses(2, 3)}), 30000.0), 3, 2);
+}
+
+// The page-locked ranges a staged copy splits its source by (util/ranges.hpp), against a map of
+// bytes: ranges added (refused where they meet one there) and removed at random; every span's
+// runs alternate, each as long as it can be (adjacent ranges are one run), and together cover
+// the span; pieces cut at multiples never cross one.
+CUZK_TEST(range_set_runs_match_a_map_of_bytes) {
+  RandomSource rs(test::seed());
+  constexpr size_t kSpace = 600;
+  std::vector<int> owner(kSpace, -1);  // the range covering each byte (its begin), -1 none
+  std::vector<std::pair<size_t, size_t>> live;
+  RangeSet set;
+  for (int step = 0; step < 3000; ++step) {
+    if (live.empty() || rs.next() % 3 != 0) {
+      const size_t b = rs.next() % kSpace, e = std::min(kSpace, b + rs.next() % 40);
+      bool free = b < e;
+      for (size_t x = b; x < e && free; ++x) free = owner[x] < 0;
+      CHECK_EQ(set.add(b, e), free);
+      if (free) {
+        for (size_t x = b; x < e; ++x) owner[x] = int(b);
+        live.emplace_back(b, e);
+      }
+    } else {
+      const size_t k = rs.next() % live.size();
+      set.erase(live[k].first);
+      for (size_t x = live[k].first; x < live[k].second; ++x) owner[x] = -1;
+      live.erase(live.begin() + ptrdiff_t(k));
+    }
+    for (int q = 0; q < 4; ++q) {
+      const size_t b = rs.next() % kSpace, len = rs.next() % (kSpace - b + 1);
+      bool all = len > 0;
+      for (size_t x = b; x < b + len; ++x) all = all && owner[x] >= 0;
+      CHECK_EQ(set.covers(b, len), all);
+      CHECK_EQ(set.first_run(b, 0).bytes, size_t(0));
+      for (size_t at = b; at < b + len;) {
+        const RangeSet::Run r = set.first_run(at, b + len - at);
+        CHECK(r.bytes > 0 && at + r.bytes <= b + len);
+        for (size_t x = at; x < at + r.bytes; ++x) CHECK_EQ(owner[x] >= 0, r.covered);
+        at += r.bytes;
+        if (at < b + len) CHECK_EQ(owner[at] >= 0, !r.covered);  // the run went as far as it could
+      }
+    }
+  }
+  for (int q = 0; q < 200; ++q) {
+    const size_t piece = 1 + rs.next() % 50, b = rs.next() % 1000, e = b + rs.next() % 300;
+    size_t at = b;
+    split_at_multiples(b, e, piece, [&](uintptr_t from, uintptr_t to) {
+      CHECK(from == at && to > from && to <= e);
+      CHECK(to == e || to % piece == 0);
+      CHECK_EQ((to - 1) / piece, from / piece);  // within one multiple's span
+      at = to;
+    });
+    CHECK_EQ(at, e);
+  }
 }

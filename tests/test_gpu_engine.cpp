@@ -183,9 +183,10 @@ CUZK_TEST(gpu_pool_keeps_freed_memory_and_gives_it_up) {
   CHECK_EQ(gpu::pool_idle_bytes(dev), size_t(0));
 }
 
-// A streamed key's sections are page-locked once: a copy from within one locked range goes by
-// one DMA from where it is; a range only partly locked, or one after the lock is gone, goes
-// through the staging buffers. Every copy arrives whole.
+// A streamed key's sections are page-locked once: a copy's locked runs go by DMA from where they
+// are; the rest of a range only partly locked, or one after the lock is gone, goes through the
+// staging buffers. Ranges locked in pieces, or by two calls side by side, count as one. Every
+// copy arrives whole.
 CUZK_TEST(gpu_copies_from_page_locked_memory) {
   auto devs = all_gpus();
   const gpu::DeviceId dev{devs[0].index};
@@ -213,6 +214,26 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
   }
   CHECK(!gpu::is_pinned(host.data(), 8));
   CHECK(copied(0, all));
+  {
+    // Two calls side by side at a page boundary, the first in 1 MiB pieces: locked from `lo` to
+    // `hi`, staged before and after, the two runs copied by DMA.
+    const uintptr_t base = reinterpret_cast<uintptr_t>(host.data());
+    const size_t lo = ((base + all / 4 + 4095) & ~uintptr_t(4095)) - base, mid = lo + (size_t(5) << 20) + 4096,
+                 hi = mid + (size_t(3) << 20) + 512;
+    const char* h = reinterpret_cast<const char*>(host.data());
+    auto first = gpu::pin_host(dev, h + lo, mid - lo, size_t(1) << 20);
+    auto second = gpu::pin_host(dev, h + mid, hi - mid);
+    CHECK(first != nullptr && second != nullptr);
+    CHECK(gpu::is_pinned(h + lo, hi - lo) && gpu::is_pinned(h + lo + 100, mid - lo));
+    CHECK(!gpu::is_pinned(h + lo - 8, 16) && !gpu::is_pinned(h + lo, hi - lo + 1));
+    CHECK(copied(0, all));
+    CHECK(copied(lo, hi - lo));
+    CHECK(copied(lo + 8, all - lo - 8));
+    first.reset();
+    CHECK(!gpu::is_pinned(h + lo, 8) && gpu::is_pinned(h + mid, hi - mid));
+    CHECK(copied(0, all));
+  }
+  CHECK(!gpu::is_pinned(host.data(), all));
 }
 
 // Memory given back while kernels queued on it still run would be taken by the next allocation

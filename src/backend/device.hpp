@@ -179,8 +179,9 @@ class Device {
                               Memory workspace, Stream& s) = 0;
   // Host memory [p, p + bytes) page-locked for copies to this device (and to its kind's other
   // devices): copy_to_device then moves it by DMA straight from there, without the host copying
-  // it first. For memory read again and again (a streamed key). The handle unlocks it; null where
-  // the device gains nothing (the CPU) or the host refused (the copies then go as before).
+  // it first. For memory read again and again (a streamed key), or locked while nothing waits for
+  // it (a witness waiting for device memory). The handle unlocks it; null where the device gains
+  // nothing (the CPU) or the host refused (the copies then go as before).
   virtual std::shared_ptr<void> pin_host(const void* p, size_t bytes) const {
     (void)p, (void)bytes;
     return nullptr;

@@ -556,16 +556,17 @@ struct Engine::Impl {
       ++d.partitions;
       add_device_ms(d.device_ms, rec.device_ms);
     }
-    // Device memory first, then the budget; idempotent.
+    // Device memory first, then the budget, then the witness's page lock (its stage copy is done:
+    // the next partition need not wait for the unlocking); idempotent.
     void give_back() {
       if (p.work) c.release_staged(*p.work);
       key.reset();
-      witness_pin.reset();
       if (res) {
         std::lock_guard lk(I.mu);
         I.release(d, *res);
         res.reset();
       }
+      witness_pin.reset();
     }
     ProofData finish() {
       checkpoint(Phase::Finish);

@@ -682,6 +682,8 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     return r;
   }
 
+  if (ws.layout.count != 0)
+    throw InvalidArgument("a resident key's kernels need a working set carved for it, not for a streamed key's pieces");
   auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const Scalar* k, size_t count,
                  backend::TablePlan plan, auto& out) {
     at(p);

@@ -9,6 +9,7 @@
 
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/device_alloc.hpp"
+#include "util/ranges.hpp"
 #include "util/thread_pool.hpp"
 
 namespace cuzk::gpu {
@@ -163,41 +164,57 @@ void fill(void* dst, const void* src, size_t len) {
   });
 }
 
-// The ranges pin_host page-locked: begin -> end.
+// The ranges pin_host page-locked (each registration's pieces).
 std::mutex g_pinned_mu;
-std::map<uintptr_t, uintptr_t> g_pinned;
-}  // namespace
+RangeSet g_pinned;
 
-bool is_pinned(const void* p, size_t bytes) {
-  const uintptr_t b = reinterpret_cast<uintptr_t>(p);
+RangeSet::Run pinned_run(const void* p, size_t bytes) {
   std::lock_guard lk(g_pinned_mu);
-  auto it = g_pinned.upper_bound(b);
-  if (it == g_pinned.begin()) return false;
-  --it;
-  return b >= it->first && bytes <= it->second - b;
+  return g_pinned.first_run(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
-std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes) {
-  if (!p || bytes == 0) return nullptr;
-  DeviceScope s(dev);
-  void* q = const_cast<void*>(p);
-  if (cudaHostRegister(q, bytes, cudaHostRegisterPortable) != cudaSuccess) {
-    cudaGetLastError();  // refused (too much locked memory, already registered): copies stage
-    return nullptr;
-  }
-  const uintptr_t b = reinterpret_cast<uintptr_t>(q);
-  {
-    std::lock_guard lk(g_pinned_mu);
-    g_pinned[b] = b + bytes;
-  }
-  return std::shared_ptr<void>(q, [dev, b](void* r) {
+// Unregisters the pieces [b, e) of one pin_host call, one after another.
+void unpin(DeviceId dev, const std::vector<std::pair<uintptr_t, uintptr_t>>& pieces) {
+  DeviceScope s(dev, std::nothrow);
+  for (const auto& [b, e] : pieces) {
     {
       std::lock_guard lk(g_pinned_mu);
       g_pinned.erase(b);
     }
-    DeviceScope s(dev, std::nothrow);
-    cudaHostUnregister(r);
+    cudaHostUnregister(reinterpret_cast<void*>(b));
+  }
+}
+}  // namespace
+
+bool is_pinned(const void* p, size_t bytes) {
+  std::lock_guard lk(g_pinned_mu);
+  return g_pinned.covers(reinterpret_cast<uintptr_t>(p), bytes);
+}
+
+std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes, size_t piece) {
+  if (!p || bytes == 0) return nullptr;
+  DeviceScope s(dev);
+  const uintptr_t b = reinterpret_cast<uintptr_t>(p);
+  constexpr size_t kPage = 4096;
+  piece = std::max(kPage, piece / kPage * kPage);
+  auto pieces = std::make_shared<std::vector<std::pair<uintptr_t, uintptr_t>>>();
+  bool ok = true;
+  split_at_multiples(b, b + bytes, piece, [&](uintptr_t from, uintptr_t to) {
+    if (!ok) return;
+    if (cudaHostRegister(reinterpret_cast<void*>(from), to - from, cudaHostRegisterPortable) != cudaSuccess) {
+      cudaGetLastError();  // refused (too much locked memory, already registered): copies stage
+      ok = false;
+      return;
+    }
+    std::lock_guard lk(g_pinned_mu);
+    g_pinned.add(from, to);
+    pieces->emplace_back(from, to);
   });
+  if (!ok) {
+    unpin(dev, *pieces);
+    return nullptr;
+  }
+  return std::shared_ptr<void>(const_cast<void*>(p), [dev, pieces](void*) { unpin(dev, *pieces); });
 }
 
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
@@ -206,24 +223,31 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
   Staging& st = t_staging[dev.ordinal];
   if (st.ordinal < 0) st.init(dev);
   const std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
-  if (is_pinned(src, bytes)) {
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st.stream), dev, "copy to device (page-locked)",
-          detail);
-    check(cudaStreamSynchronize(st.stream), dev, "copy to device (page-locked)", detail);
-    return;
-  }
   int i = 0;
   try {
-    for (size_t off = 0; off < bytes; off += Staging::kChunk, i ^= 1) {
-      const size_t len = bytes - off < Staging::kChunk ? bytes - off : Staging::kChunk;
-      if (st.pending[i]) check(cudaEventSynchronize(st.done[i]), dev, "copy to device (staging)", detail);
-      fill(st.buf[i], static_cast<const char*>(src) + off, len);
-      check(cudaMemcpyAsync(static_cast<char*>(dst) + off, st.buf[i], len, cudaMemcpyHostToDevice, st.stream), dev,
-            "copy to device (staging)", detail);
-      check(cudaEventRecord(st.done[i], st.stream), dev, "copy to device (staging)", detail);
-      st.pending[i] = true;
+    // The page-locked runs of the source go by DMA from where they are; the others through the
+    // two staging buffers. One stream: the runs land in order.
+    for (size_t at = 0; at < bytes;) {
+      const RangeSet::Run run = pinned_run(static_cast<const char*>(src) + at, bytes - at);
+      if (run.covered) {
+        check(cudaMemcpyAsync(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, run.bytes,
+                              cudaMemcpyHostToDevice, st.stream),
+              dev, "copy to device (page-locked)", detail);
+        at += run.bytes;
+        continue;
+      }
+      for (const size_t end = at + run.bytes; at < end; i ^= 1) {
+        const size_t len = std::min(end - at, Staging::kChunk);
+        if (st.pending[i]) check(cudaEventSynchronize(st.done[i]), dev, "copy to device (staging)", detail);
+        fill(st.buf[i], static_cast<const char*>(src) + at, len);
+        check(cudaMemcpyAsync(static_cast<char*>(dst) + at, st.buf[i], len, cudaMemcpyHostToDevice, st.stream), dev,
+              "copy to device (staging)", detail);
+        check(cudaEventRecord(st.done[i], st.stream), dev, "copy to device (staging)", detail);
+        st.pending[i] = true;
+        at += len;
+      }
     }
-    check(cudaStreamSynchronize(st.stream), dev, "copy to device (staging)", detail);
+    check(cudaStreamSynchronize(st.stream), dev, "copy to device", detail);
   } catch (...) {
     cudaStreamSynchronize(st.stream);  // nothing of this call still lands in `dst` afterwards
     st.pending[0] = st.pending[1] = false;

@@ -61,14 +61,18 @@ class StreamClock {
 // (a few host threads fill one while the DMA empties the other, on a stream of the thread's
 // own). The driver's own path for pageable copies is shared by every thread of the process: a
 // large staging copy there holds up the small result reads inside another worker's kernels.
-// Returns when the data is on the device. A source within one range that pin_host page-locked
-// goes by one DMA from where it is.
+// Returns when the data is on the device. The source's page-locked runs (pin_host) go by DMA
+// from where they are, the rest through the staging buffers.
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
 
 // Host memory page-locked for every device's copies (cudaHostRegister, portable) until the
-// handle goes; null when the driver refuses (the memory stays as it was).
-std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
-// Whether [p, p + bytes) lies within one range that pin_host page-locked (and still holds).
+// handle goes; null when the driver refuses any of it (the memory stays as it was). Registered
+// and unregistered in pieces cut at multiples of `piece` bytes (whole pages): a registration
+// holds the driver while it locks its pages (~20 GB/s), and another thread's launches and copies
+// on the same device wait for it; a 64 MiB piece keeps such a wait to a few ms.
+constexpr size_t kPinPiece = size_t(64) << 20;
+std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes, size_t piece = kPinPiece);
+// Whether [p, p + bytes) is page-locked end to end by pin_host (by one call's pieces or several).
 bool is_pinned(const void* p, size_t bytes);
 
 // Free and total memory of the device now: cudaMemGetInfo's free memory and what the pool keeps

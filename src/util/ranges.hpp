@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// A set of disjoint half-open address ranges [begin, end) (page-locked host memory, say), and
+// the runs a span splits into against it: a copy of the span goes by DMA over the covered runs
+// and through a staging buffer over the others, wherever the set's ranges begin and end.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+namespace cuzk {
+
+class RangeSet {
+ public:
+  // Adds [b, e); false (nothing added) when it is empty or meets a range already there.
+  bool add(uintptr_t b, uintptr_t e) {
+    if (b >= e) return false;
+    auto it = ranges_.upper_bound(b);
+    if (it != ranges_.end() && it->first < e) return false;
+    if (it != ranges_.begin() && std::prev(it)->second > b) return false;
+    ranges_.emplace(b, e);
+    return true;
+  }
+  // Removes the range that begins at b (nothing when none does).
+  void erase(uintptr_t b) { ranges_.erase(b); }
+
+  struct Run {
+    size_t bytes = 0;      // from the span's start
+    bool covered = false;  // by ranges of the set (adjacent ones count as one run)
+  };
+  // The first run of [b, b + bytes): as far as b's covering ranges reach without a gap, or, when
+  // no range covers b, up to the next range's start. bytes == 0 gives an empty run.
+  Run first_run(uintptr_t b, size_t bytes) const {
+    const uintptr_t e = b + bytes;
+    if (bytes == 0) return {};
+    auto it = ranges_.upper_bound(b);  // the first range beginning after b
+    if (it != ranges_.begin() && std::prev(it)->second > b) {
+      uintptr_t reach = std::prev(it)->second;
+      while (reach < e && it != ranges_.end() && it->first == reach) reach = (it++)->second;
+      return {size_t(std::min(reach, e) - b), true};
+    }
+    const uintptr_t next = it == ranges_.end() ? e : std::min(it->first, e);
+    return {size_t(next - b), false};
+  }
+  // Whether [b, b + bytes) is covered end to end (bytes > 0).
+  bool covers(uintptr_t b, size_t bytes) const {
+    const Run r = first_run(b, bytes);
+    return bytes > 0 && r.covered && r.bytes == bytes;
+  }
+  bool empty() const { return ranges_.empty(); }
+
+ private:
+  std::map<uintptr_t, uintptr_t> ranges_;  // begin -> end
+};
+
+// The cuts that split [b, e) into pieces at the multiples of `piece` between them (the first and
+// last pieces may be shorter); calls f(piece_begin, piece_end) in order. piece > 0.
+template <class F>
+void split_at_multiples(uintptr_t b, uintptr_t e, size_t piece, F&& f) {
+  while (b < e) {
+    const uintptr_t cut = (b / piece + 1) * piece;
+    const uintptr_t to = cut < e && cut > b ? cut : e;
+    f(b, to);
+    b = to;
+  }
+}
+
+}  // namespace cuzk
