@@ -225,7 +225,8 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
   const std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
   int i = 0;
   try {
-    // The page-locked runs of the source go by DMA from where they are; the others through the
+    // The page-locked runs of the source go by DMA from where they are (one copy per registered
+    // piece: one DMA cannot span two registrations); the others through the
     // two staging buffers. One stream: the runs land in order.
     for (size_t at = 0; at < bytes;) {
       const RangeSet::Run run = pinned_run(static_cast<const char*>(src) + at, bytes - at);
