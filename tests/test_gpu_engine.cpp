@@ -185,8 +185,8 @@ CUZK_TEST(gpu_pool_keeps_freed_memory_and_gives_it_up) {
 
 // A streamed key's sections are page-locked once: a copy's locked runs go by DMA from where they
 // are; the rest of a range only partly locked, or one after the lock is gone, goes through the
-// staging buffers. Ranges locked in pieces, or by two calls side by side, count as one. Every
-// copy arrives whole.
+// staging buffers. Ranges locked by two calls side by side count as one. A page-locked copy is
+// read by DMA and its buffer reused. Every copy arrives whole.
 CUZK_TEST(gpu_copies_from_page_locked_memory) {
   auto devs = all_gpus();
   const gpu::DeviceId dev{devs[0].index};
@@ -215,13 +215,13 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
   CHECK(!gpu::is_pinned(host.data(), 8));
   CHECK(copied(0, all));
   {
-    // Two calls side by side at a page boundary, the first in 1 MiB pieces: locked from `lo` to
-    // `hi`, staged before and after, the two runs copied by DMA.
+    // Two calls side by side at a page boundary: locked from `lo` to `hi`, staged before and
+    // after, the two runs copied by one DMA each.
     const uintptr_t base = reinterpret_cast<uintptr_t>(host.data());
     const size_t lo = ((base + all / 4 + 4095) & ~uintptr_t(4095)) - base, mid = lo + (size_t(5) << 20) + 4096,
                  hi = mid + (size_t(3) << 20) + 512;
     const char* h = reinterpret_cast<const char*>(host.data());
-    auto first = gpu::pin_host(dev, h + lo, mid - lo, size_t(1) << 20);
+    auto first = gpu::pin_host(dev, h + lo, mid - lo);
     auto second = gpu::pin_host(dev, h + mid, hi - mid);
     CHECK(first != nullptr && second != nullptr);
     CHECK(gpu::is_pinned(h + lo, hi - lo) && gpu::is_pinned(h + lo + 100, mid - lo));
@@ -234,6 +234,25 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
     CHECK(copied(0, all));
   }
   CHECK(!gpu::is_pinned(host.data(), all));
+  {
+    // A page-locked copy: equal to its source, copied from by DMA, its buffer kept and reused.
+    gpu::free_page_locked_copies();
+    auto copy = gpu::copy_page_locked(dev, host.data() + 3, all - 24);
+    CHECK(copy != nullptr && std::memcmp(copy.get(), host.data() + 3, all - 24) == 0);
+    CHECK(gpu::is_pinned(copy.get(), all - 24) && !gpu::is_pinned(host.data(), 8));
+    std::vector<uint64_t> back(all / 8 - 3, 0);
+    gpu::copy_to_device_staged(dev, d.memory().ptr, copy.get(), all - 24, "test copy");
+    gpu::copy_to_host(dev, back.data(), d.memory().ptr, all - 24, "test back");
+    CHECK(std::memcmp(back.data(), host.data() + 3, all - 24) == 0);
+    const void* first = copy.get();
+    copy.reset();
+    CHECK(!gpu::is_pinned(first, 8));
+    auto again = gpu::copy_page_locked(dev, host.data(), all / 2);  // fits the kept buffer
+    CHECK(again.get() == first && std::memcmp(again.get(), host.data(), all / 2) == 0);
+    again.reset();
+    CHECK(gpu::free_page_locked_copies() >= all - 24);
+    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
+  }
 }
 
 // Memory given back while kernels queued on it still run would be taken by the next allocation

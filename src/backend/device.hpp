@@ -179,10 +179,19 @@ class Device {
                               Memory workspace, Stream& s) = 0;
   // Host memory [p, p + bytes) page-locked for copies to this device (and to its kind's other
   // devices): copy_to_device then moves it by DMA straight from there, without the host copying
-  // it first. For memory read again and again (a streamed key), or locked while nothing waits for
-  // it (a witness waiting for device memory). The handle unlocks it; null where the device gains
-  // nothing (the CPU) or the host refused (the copies then go as before).
+  // it first. For memory read again and again (a streamed key): locking it may hold up the
+  // device's other work meanwhile. The handle unlocks it; null where the device gains nothing
+  // (the CPU) or the host refused (the copies then go as before).
   virtual std::shared_ptr<void> pin_host(const void* p, size_t bytes) const {
+    (void)p, (void)bytes;
+    return nullptr;
+  }
+  // A copy of host memory [p, p + bytes) in page-locked memory the device keeps for such copies:
+  // the handle points at the copy (which copy_to_device reads by DMA) and gives the memory back.
+  // For memory read soon whose copy can be made while nothing waits for it (a witness waiting
+  // for device memory, which then lives in the copy): unlike pin_host it holds up nothing else
+  // on the device. Null where the device gains nothing (the CPU) or the host refused.
+  virtual std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) const {
     (void)p, (void)bytes;
     return nullptr;
   }

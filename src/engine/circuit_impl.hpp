@@ -50,10 +50,11 @@ class CircuitOps : public Circuit {
   // a device refused is tried again by the next): a streamed key is read from them on every
   // partition (nothing where `d` gains nothing from it).
   virtual void pin_host(const backend::Device& d) const = 0;
-  // Page-locks a synthesized partition's witness values for `d`'s copies (the handle unlocks
-  // them; null where `d` gains nothing or refused): the engine asks while the partition waits
-  // for device memory, so that its stage copies them by DMA once the memory is there.
-  virtual std::shared_ptr<void> pin_witness(const backend::Device& d, const PartitionWork& w) const = 0;
+  // Moves a synthesized partition's witness values into page-locked memory of `d`'s (a copy, the
+  // first memory freed; the copy goes with the work); false where `d` gains nothing or refused:
+  // the engine asks while the partition waits for device memory, so that its stage copies them
+  // by DMA once the memory is there.
+  virtual bool lock_witness(const backend::Device& d, PartitionWork& w) const = 0;
   // The key on `d` with tables `t` (an opaque handle that frees it).
   virtual std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const = 0;
   std::shared_ptr<void> upload_key(backend::Device& d) const { return upload_key(d, {}); }
@@ -194,9 +195,14 @@ class CircuitT final : public CircuitOps {
     for (auto* m : {&pk_.A, &pk_.B}) pin(m->row_ptr), pin(m->col), pin(m->val);
   }
 
-  std::shared_ptr<void> pin_witness(const backend::Device& d, const PartitionWork& pw) const override {
-    const auto v = static_cast<const Work&>(pw).w.span();
-    return v.empty() ? nullptr : d.pin_host(v.data(), v.size_bytes());
+  bool lock_witness(const backend::Device& d, PartitionWork& pw) const override {
+    auto& w = static_cast<Work&>(pw).w;
+    const auto v = w.span();
+    if (v.empty()) return false;
+    auto copy = d.copy_page_locked(v.data(), v.size_bytes());
+    if (!copy) return false;
+    w.adopt(std::move(copy));
+    return true;
   }
 
   std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const override {

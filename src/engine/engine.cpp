@@ -496,7 +496,6 @@ struct Engine::Impl {
     PhaseTimer timer;
     std::optional<Reservation> res;
     std::shared_ptr<void> key;
-    std::shared_ptr<void> witness_pin;  // the witness page-locked while it waited for the budget
     size_t chunk = 0;
 
     PartitionRun(Impl& impl, Device& dev, int worker, Part& part)
@@ -523,11 +522,12 @@ struct Engine::Impl {
       timer.begin(Phase::BudgetWait);
       {
         std::unique_lock lk(I.mu);
-        // While it waits for device memory, its witness is page-locked (no time of the device's),
-        // and its stage copies it by DMA instead of through the staging buffers.
+        // While it waits for device memory, its witness moves into page-locked memory (a copy
+        // by the host, no time of the device's, no driver call), and its stage copies it from
+        // there by DMA instead of through the staging buffers.
         res = I.reserve(d, j.circuit_id, lk, &j, false, [&] {
           try {
-            witness_pin = c.pin_witness(*d.dev, *p.work);
+            c.lock_witness(*d.dev, *p.work);
           } catch (const std::exception&) {  // a copy through the staging buffers then
           }
         });
@@ -556,8 +556,7 @@ struct Engine::Impl {
       ++d.partitions;
       add_device_ms(d.device_ms, rec.device_ms);
     }
-    // Device memory first, then the budget, then the witness's page lock (its stage copy is done:
-    // the next partition need not wait for the unlocking); idempotent.
+    // Device memory first, then the budget; idempotent.
     void give_back() {
       if (p.work) c.release_staged(*p.work);
       key.reset();
@@ -566,7 +565,6 @@ struct Engine::Impl {
         I.release(d, *res);
         res.reset();
       }
-      witness_pin.reset();
     }
     ProofData finish() {
       checkpoint(Phase::Finish);

@@ -110,13 +110,25 @@ size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
 
 // A partition's witness values (standard form, in wire order) as a loader made them: a
 // std::vector, or a FillVector, which a loader that writes every value itself (in parallel)
-// sizes without the vector's zeroing first (one thread's pass over GBs at 2^27).
+// sizes without the vector's zeroing first (one thread's pass over GBs at 2^27); or, once the
+// engine moved them there, a copy held by a handle (page-locked memory of a device's).
 class WitnessValues {
  public:
   WitnessValues() = default;
   WitnessValues(std::vector<cpu::Scalar> v) : v_(std::move(v)) {}
   WitnessValues(FillVector<cpu::Scalar> f) : f_(std::move(f)), filled_(true) {}
-  std::span<const cpu::Scalar> span() const& { return filled_ ? std::span<const cpu::Scalar>(f_) : v_; }
+  std::span<const cpu::Scalar> span() const& {
+    if (held_) return {static_cast<const cpu::Scalar*>(held_.get()), held_size_};
+    return filled_ ? std::span<const cpu::Scalar>(f_) : v_;
+  }
+  // From now on the values are those at `copy` (a copy of span() that `copy` keeps alive); the
+  // memory that held them goes.
+  void adopt(std::shared_ptr<void> copy) {
+    held_size_ = size();
+    held_ = std::move(copy);
+    std::vector<cpu::Scalar>().swap(v_);
+    FillVector<cpu::Scalar>().swap(f_);
+  }
   std::span<const cpu::Scalar> span() const&& = delete;  // a view of a temporary would dangle
   size_t size() const { return span().size(); }
   const cpu::Scalar& operator[](size_t i) const { return span()[i]; }
@@ -125,6 +137,8 @@ class WitnessValues {
   std::vector<cpu::Scalar> v_;
   FillVector<cpu::Scalar> f_;
   bool filled_ = false;
+  std::shared_ptr<void> held_;
+  size_t held_size_ = 0;
 };
 
 // A witness: loaded when its partition is synthesized.

@@ -56,16 +56,4 @@ class RangeSet {
   std::map<uintptr_t, uintptr_t> ranges_;  // begin -> end
 };
 
-// The cuts that split [b, e) into pieces at the multiples of `piece` between them (the first and
-// last pieces may be shorter); calls f(piece_begin, piece_end) in order. piece > 0.
-template <class F>
-void split_at_multiples(uintptr_t b, uintptr_t e, size_t piece, F&& f) {
-  while (b < e) {
-    const uintptr_t cut = (b / piece + 1) * piece;
-    const uintptr_t to = cut < e && cut > b ? cut : e;
-    f(b, to);
-    b = to;
-  }
-}
-
 }  // namespace cuzk

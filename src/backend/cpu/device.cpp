@@ -203,7 +203,7 @@ void CpuDevice::kernel_floor(double share, std::chrono::steady_clock::time_point
 
 void CpuDevice::copy_to_device(void* dst, const void* src, size_t bytes, backend::Stream& s, const char* what) {
   // The source may be reused once this returns: the copy is done here.
-  if (opt_.copy_seen) opt_.copy_seen(what, dst, bytes);
+  if (opt_.copy_seen) opt_.copy_seen(what, dst, src, bytes);
   require_live(dst, bytes, what);
   std::memcpy(dst, src, bytes);
   (void)s;
@@ -213,6 +213,18 @@ std::shared_ptr<void> CpuDevice::pin_host(const void* p, size_t bytes) const {
   if (!opt_.pin_seen) return nullptr;
   opt_.pin_seen(p, bytes);
   return std::shared_ptr<void>(const_cast<void*>(p), [](void*) {});
+}
+
+std::shared_ptr<void> CpuDevice::copy_page_locked(const void* p, size_t bytes) const {
+  if (!opt_.copy_locked_seen) return nullptr;
+  auto* q = new uint64_t[(bytes + 7) / 8];
+  std::memcpy(q, p, bytes);
+  std::shared_ptr<void> copy(q, [drop = opt_.copy_dropped](void* x) {
+    if (drop) drop(x);
+    delete[] static_cast<uint64_t*>(x);
+  });
+  opt_.copy_locked_seen(p, q, bytes);
+  return copy;
 }
 
 void CpuDevice::evaluate_abc(CurveId curve, size_t n, backend::CsrView A, backend::CsrView B, const void* w, void* a,

@@ -45,11 +45,15 @@ struct CpuDeviceOptions {
   std::function<void(const backend::MsmConfig&)> msm_seen;
   // Tests: called once an MSM's sums are done, as its call returns.
   std::function<void(const backend::MsmConfig&)> msm_done;
-  // Tests: shown every copy_to_device before it copies (what it names, where to, how many
-  // bytes); if it throws, so does the copy, having copied nothing.
-  std::function<void(const char* what, const void* dst, size_t bytes)> copy_seen;
+  // Tests: shown every copy_to_device before it copies (what it names, where to, where from, how
+  // many bytes); if it throws, so does the copy, having copied nothing.
+  std::function<void(const char* what, const void* dst, const void* src, size_t bytes)> copy_seen;
   // Tests: shown every pin_host call, which then returns a handle (else null: nothing to gain).
   std::function<void(const void* p, size_t bytes)> pin_seen;
+  // Tests: shown every copy_page_locked call with the copy it returns (plain memory), whose end
+  // calls `copy_dropped` with it (else the call returns null).
+  std::function<void(const void* p, const void* copy, size_t bytes)> copy_locked_seen;
+  std::function<void(const void* p)> copy_dropped;
   // Tests: called by release_idle_memory (this device keeps no idle memory).
   std::function<void()> idle_released;
 };
@@ -72,6 +76,7 @@ class CpuDevice final : public backend::Device {
                                             const char* what) override;
   void copy_to_device(void* dst, const void* src, size_t bytes, backend::Stream& s, const char* what) override;
   std::shared_ptr<void> pin_host(const void* p, size_t bytes) const override;
+  std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) const override;
   void evaluate_abc(CurveId curve, size_t n_rows, backend::CsrView A, backend::CsrView B, const void* w, void* a,
                     void* b, void* c, backend::Stream& s) override;
   void compute_h(CurveId curve, int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out,

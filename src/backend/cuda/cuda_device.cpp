@@ -78,7 +78,13 @@ class CudaDevice final : public backend::Device {
     gpu::copy_to_device_staged(dev_, dst, src, bytes, what);  // returns when the data is there
   }
   std::shared_ptr<void> pin_host(const void* p, size_t bytes) const override { return gpu::pin_host(dev_, p, bytes); }
-  void release_idle_memory() override { gpu::trim_pool(dev_); }
+  std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) const override {
+    return gpu::copy_page_locked(dev_, p, bytes);
+  }
+  void release_idle_memory() override {
+    gpu::trim_pool(dev_);
+    gpu::free_page_locked_copies();
+  }
   void evaluate_abc(CurveId curve, size_t n_rows, CsrView A, CsrView B, const void* w, void* a, void* b, void* c,
                     Stream& s) override {
     gpu::evaluate_abc(dev_, curve, n_rows, A, B, w, a, b, c, handle(s));

@@ -164,7 +164,7 @@ void fill(void* dst, const void* src, size_t len) {
   });
 }
 
-// The ranges pin_host page-locked (each registration's pieces).
+// The ranges pin_host page-locked and the buffers copy_page_locked handed out.
 std::mutex g_pinned_mu;
 RangeSet g_pinned;
 
@@ -173,16 +173,29 @@ RangeSet::Run pinned_run(const void* p, size_t bytes) {
   return g_pinned.first_run(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
-// Unregisters the pieces [b, e) of one pin_host call, one after another.
-void unpin(DeviceId dev, const std::vector<std::pair<uintptr_t, uintptr_t>>& pieces) {
-  DeviceScope s(dev, std::nothrow);
-  for (const auto& [b, e] : pieces) {
-    {
-      std::lock_guard lk(g_pinned_mu);
-      g_pinned.erase(b);
+// Page-locked buffers for copy_page_locked, allocated once and kept: by size, the free ones.
+std::mutex g_copies_mu;
+std::multimap<size_t, void*> g_free_copies;
+
+// A free buffer of at least `bytes` (the smallest), else a new one; null when the host refuses.
+std::pair<void*, size_t> take_copy_buffer(DeviceId dev, size_t bytes) {
+  {
+    std::lock_guard lk(g_copies_mu);
+    if (auto it = g_free_copies.lower_bound(bytes); it != g_free_copies.end()) {
+      const auto got = std::make_pair(it->second, it->first);
+      g_free_copies.erase(it);
+      return got;
     }
-    cudaHostUnregister(reinterpret_cast<void*>(b));
   }
+  constexpr size_t kRound = size_t(64) << 20;  // a slightly larger witness later reuses it
+  const size_t size = (bytes + kRound - 1) / kRound * kRound;
+  DeviceScope s(dev);
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, size, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return {nullptr, 0};
+  }
+  return {p, size};
 }
 }  // namespace
 
@@ -191,30 +204,66 @@ bool is_pinned(const void* p, size_t bytes) {
   return g_pinned.covers(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
-std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes, size_t piece) {
+std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes) {
   if (!p || bytes == 0) return nullptr;
   DeviceScope s(dev);
-  const uintptr_t b = reinterpret_cast<uintptr_t>(p);
-  constexpr size_t kPage = 4096;
-  piece = std::max(kPage, piece / kPage * kPage);
-  auto pieces = std::make_shared<std::vector<std::pair<uintptr_t, uintptr_t>>>();
-  bool ok = true;
-  split_at_multiples(b, b + bytes, piece, [&](uintptr_t from, uintptr_t to) {
-    if (!ok) return;
-    if (cudaHostRegister(reinterpret_cast<void*>(from), to - from, cudaHostRegisterPortable) != cudaSuccess) {
-      cudaGetLastError();  // refused (too much locked memory, already registered): copies stage
-      ok = false;
-      return;
-    }
-    std::lock_guard lk(g_pinned_mu);
-    g_pinned.add(from, to);
-    pieces->emplace_back(from, to);
-  });
-  if (!ok) {
-    unpin(dev, *pieces);
+  void* q = const_cast<void*>(p);
+  if (cudaHostRegister(q, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+    cudaGetLastError();  // refused (too much locked memory, already registered): copies stage
     return nullptr;
   }
-  return std::shared_ptr<void>(const_cast<void*>(p), [dev, pieces](void*) { unpin(dev, *pieces); });
+  const uintptr_t b = reinterpret_cast<uintptr_t>(q);
+  {
+    std::lock_guard lk(g_pinned_mu);
+    g_pinned.add(b, b + bytes);
+  }
+  return std::shared_ptr<void>(q, [dev, b](void* r) {
+    {
+      std::lock_guard lk(g_pinned_mu);
+      g_pinned.erase(b);
+    }
+    DeviceScope s(dev, std::nothrow);
+    cudaHostUnregister(r);
+  });
+}
+
+std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes) {
+  if (!p || bytes == 0) return nullptr;
+  const auto [buf, size] = take_copy_buffer(dev, bytes);
+  if (!buf) return nullptr;
+  auto give_back = [buf, size] {
+    std::lock_guard lk(g_copies_mu);
+    g_free_copies.emplace(size, buf);
+  };
+  try {
+    fill(buf, p, bytes);
+  } catch (...) {
+    give_back();
+    throw;
+  }
+  const uintptr_t b = reinterpret_cast<uintptr_t>(buf);
+  {
+    std::lock_guard lk(g_pinned_mu);
+    g_pinned.add(b, b + size);  // page-locked by its allocation: copies from it go by DMA
+  }
+  return std::shared_ptr<void>(buf, [b, give_back](void*) {
+    {
+      std::lock_guard lk(g_pinned_mu);
+      g_pinned.erase(b);
+    }
+    give_back();
+  });
+}
+
+size_t free_page_locked_copies() {
+  std::multimap<size_t, void*> idle;
+  {
+    std::lock_guard lk(g_copies_mu);
+    idle.swap(g_free_copies);
+  }
+  size_t bytes = 0;
+  for (const auto& [size, p] : idle) cudaFreeHost(p), bytes += size;
+  return bytes;
 }
 
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what) {
@@ -225,9 +274,9 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
   const std::string detail = std::string(what) + ", " + std::to_string(bytes) + " bytes";
   int i = 0;
   try {
-    // The page-locked runs of the source go by DMA from where they are (one copy per registered
-    // piece: one DMA cannot span two registrations); the others through the
-    // two staging buffers. One stream: the runs land in order.
+    // The source's page-locked runs go by DMA from where they are (one DMA per range: one cannot
+    // span two registrations); the rest through the two staging buffers. One stream: the runs
+    // land in order.
     for (size_t at = 0; at < bytes;) {
       const RangeSet::Run run = pinned_run(static_cast<const char*>(src) + at, bytes - at);
       if (run.covered) {

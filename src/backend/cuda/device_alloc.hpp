@@ -62,17 +62,24 @@ class StreamClock {
 // own). The driver's own path for pageable copies is shared by every thread of the process: a
 // large staging copy there holds up the small result reads inside another worker's kernels.
 // Returns when the data is on the device. The source's page-locked runs (pin_host) go by DMA
-// from where they are, the rest through the staging buffers.
+// from where they are, its copied runs (copy_page_locked) from their copies, the rest through
+// the staging buffers.
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
 
 // Host memory page-locked for every device's copies (cudaHostRegister, portable) until the
-// handle goes; null when the driver refuses any of it (the memory stays as it was). Registered
-// and unregistered in pieces cut at multiples of `piece` bytes (whole pages): a registration
-// holds the driver while it locks its pages (~20 GB/s), and another thread's launches and copies
-// on the same device wait for it; a 64 MiB piece keeps such a wait to a few ms.
-constexpr size_t kPinPiece = size_t(64) << 20;
-std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes, size_t piece = kPinPiece);
-// Whether [p, p + bytes) is page-locked end to end by pin_host (by one call's pieces or several).
+// handle goes; null when the driver refuses (the memory stays as it was). Registering holds the
+// driver (~18 GB/s of memory locked): every other thread's copies and launches on any device
+// wait for it meanwhile, even when the memory is registered in pieces (measured on an H200).
+std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
+// A copy of [p, p + bytes) (made by the copy pool's threads, ~27 GB/s) in a page-locked buffer
+// kept for such copies (allocated once, then reused; rounded up to 64 MiB): the handle points at
+// the copy, which copies to a device read by DMA, and gives the buffer back. No driver call but
+// a buffer's first allocation, so nothing else on the device waits for it. Null when the host
+// refuses a buffer.
+std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes);
+// Frees the buffers copy_page_locked keeps and no handle uses; returns their bytes.
+size_t free_page_locked_copies();
+// Whether [p, p + bytes) is page-locked end to end (by pin_host, side by side, or copy_page_locked).
 bool is_pinned(const void* p, size_t bytes);
 
 // Free and total memory of the device now: cudaMemGetInfo's free memory and what the pool keeps
