@@ -844,7 +844,8 @@ CUZK_TEST(engine_pins_a_streamed_key_once) {
 // meanwhile (its stage then copies it from there by DMA); one that finds the memory free at once
 // does not: a streamed budget of one working set, two workers and slow kernels make every
 // partition after the first wait. Each copy is what its stage reads the witness from (the first
-// memory is gone), and goes when its partition is done; the proofs are right.
+// memory is gone), and goes when its partition is done; the proofs are right. Room for one copy
+// a worker is asked for when the circuit is registered, and only where partitions will wait.
 CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
   auto& f = fixture<ec::Bn254>(10);
   const auto sz = sizes(f);
@@ -853,6 +854,7 @@ CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
     std::mutex mu;
     std::set<const void*> live;  // page-locked copies not yet dropped
     size_t made = 0, dropped = 0, staged = 0, staged_from_copies = 0;
+    std::vector<std::pair<size_t, size_t>> kept;  // keep_page_locked calls
     cpu::CpuDeviceOptions o;
     o.name = "sim:0", o.simulated = true, o.threads = 1, o.kernel_ms = 200;
     o.copy_locked_seen = [&](const void*, const void* copy, size_t bytes) {
@@ -864,6 +866,10 @@ CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
       std::lock_guard lk(mu);
       CHECK(live.erase(copy) == 1);
       ++dropped;
+    };
+    o.keep_seen = [&](size_t bytes, size_t count) {
+      std::lock_guard lk(mu);
+      kept.emplace_back(bytes, count);
     };
     o.copy_seen = [&](const char* what, const void*, const void* src, size_t bytes) {
       if (std::string_view(what) != "witness scalars") return;
@@ -880,10 +886,15 @@ CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
     std::lock_guard lk(mu);
     CHECK_EQ(staged, size_t(4));
     CHECK_MSG(live.empty() && dropped == made, made - dropped << " page-locked copies kept after the job");
-    if (workers == 1) CHECK_MSG(made == 0, made << " witnesses moved without a wait");
+    if (workers == 1) {
+      CHECK_MSG(made == 0, made << " witnesses moved without a wait");
+      CHECK_MSG(kept.empty(), "room kept for copies where no partition waits");
+    }
     if (workers == 2) {
       CHECK_MSG(made > 0, "no waiting partition's witness was moved");
       CHECK_EQ(staged_from_copies, made);  // every copy was its stage's source
+      // Room for one copy a worker, made when the circuit was registered.
+      CHECK(kept == (std::vector<std::pair<size_t, size_t>>{{witness_bytes, 2}}));
     }
   }
 }

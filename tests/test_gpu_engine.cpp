@@ -252,6 +252,14 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
     again.reset();
     CHECK(gpu::free_page_locked_copies() >= all - 24);
     CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
+    // Room kept ahead: two buffers made, the copies then take them (and make none).
+    CHECK_EQ(gpu::keep_page_locked_copies(dev, all, 2), size_t(2));
+    auto one = gpu::copy_page_locked(dev, host.data(), all), two = gpu::copy_page_locked(dev, host.data(), all);
+    CHECK(one != nullptr && two != nullptr && one.get() != two.get());
+    CHECK_EQ(gpu::keep_page_locked_copies(dev, all, 2), size_t(2));  // both handed out, none made
+    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
+    one.reset(), two.reset();
+    CHECK(gpu::free_page_locked_copies() >= 2 * all);
   }
 }
 

@@ -195,6 +195,10 @@ class Device {
     (void)p, (void)bytes;
     return nullptr;
   }
+  // Makes room ahead for `count` copy_page_locked copies of `bytes` at once (in all, for every
+  // device of its backend: the copies serve them all), so that none is allocated beside kernels
+  // later; nothing where copies gain nothing.
+  virtual void keep_page_locked(size_t bytes, size_t count) const { (void)bytes, (void)count; }
   // Gives memory that the device's allocator keeps for later allocations, and no buffer uses,
   // back to the system (other processes); nothing where it keeps none. The engine calls it when
   // a key is evicted on request and when it stops.

@@ -710,6 +710,7 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
   // keys with tables evict one another sooner (and a key uploaded again makes its tables again).
   std::vector<Footprint> f;
   std::vector<groth16::KeyTables> tables;
+  std::vector<std::pair<const backend::Device*, size_t>> copies;  // devices whose partitions wait
   for (auto& d : impl_->devices) {
     const backend::Device& dev = *d->dev;
     const size_t key = ops->key_bytes(dev), ws = ops->working_set_bytes(dev, 0);
@@ -749,11 +750,20 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
       if (t.share && fits(t)) chosen = t;
     }
     // A device that streams the key reads it from the host on every partition: page-locked
-    // once, it goes by DMA straight from the key.
-    if (!fp.resident() && fp.fits()) ops->pin_host(dev);
+    // once, it goes by DMA straight from the key. Where its workers' working sets do not all
+    // fit, partitions wait for memory and move their witnesses to page-locked copies meanwhile
+    // (one a worker at most): those copies' buffers are made now, not beside kernels.
+    if (!fp.resident() && fp.fits()) {
+      ops->pin_host(dev);
+      if (workers * fp.working_set_streamed > d->budget) copies.emplace_back(&dev, workers);
+    }
     f.push_back(fp);
     tables.push_back(chosen.value_or(groth16::KeyTables{}));
   }
+  // The copies serve every device of a backend: each is asked for the room all of them need.
+  size_t waiting = 0;
+  for (auto [dev, n] : copies) waiting += n;
+  for (auto [dev, n] : copies) dev->keep_page_locked(size_t(ops->n_vars()) * sizeof(cpu::Scalar), waiting);
   std::lock_guard lk(impl_->mu);
   impl_->circuits[id] = ops;
   for (size_t i = 0; i < f.size(); ++i) {

@@ -54,6 +54,8 @@ struct CpuDeviceOptions {
   // calls `copy_dropped` with it (else the call returns null).
   std::function<void(const void* p, const void* copy, size_t bytes)> copy_locked_seen;
   std::function<void(const void* p)> copy_dropped;
+  // Tests: shown every keep_page_locked call.
+  std::function<void(size_t bytes, size_t count)> keep_seen;
   // Tests: called by release_idle_memory (this device keeps no idle memory).
   std::function<void()> idle_released;
 };
@@ -77,6 +79,9 @@ class CpuDevice final : public backend::Device {
   void copy_to_device(void* dst, const void* src, size_t bytes, backend::Stream& s, const char* what) override;
   std::shared_ptr<void> pin_host(const void* p, size_t bytes) const override;
   std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) const override;
+  void keep_page_locked(size_t bytes, size_t count) const override {
+    if (opt_.keep_seen) opt_.keep_seen(bytes, count);
+  }
   void evaluate_abc(CurveId curve, size_t n_rows, backend::CsrView A, backend::CsrView B, const void* w, void* a,
                     void* b, void* c, backend::Stream& s) override;
   void compute_h(CurveId curve, int log_n, backend::HForm form, void* a, void* b, void* c, void* h_out,

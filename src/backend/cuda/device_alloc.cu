@@ -173,9 +173,26 @@ RangeSet::Run pinned_run(const void* p, size_t bytes) {
   return g_pinned.first_run(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
-// Page-locked buffers for copy_page_locked, allocated once and kept: by size, the free ones.
+// Page-locked buffers for copy_page_locked, allocated once and kept: by size, the free ones and
+// the sizes of those handed out.
 std::mutex g_copies_mu;
 std::multimap<size_t, void*> g_free_copies;
+std::multiset<size_t> g_used_copies;
+
+size_t copy_buffer_size(size_t bytes) {
+  constexpr size_t kRound = size_t(64) << 20;  // a slightly larger witness later reuses it
+  return (bytes + kRound - 1) / kRound * kRound;
+}
+
+void* allocate_copy_buffer(DeviceId dev, size_t size) {
+  DeviceScope s(dev);
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, size, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
 
 // A free buffer of at least `bytes` (the smallest), else a new one; null when the host refuses.
 std::pair<void*, size_t> take_copy_buffer(DeviceId dev, size_t bytes) {
@@ -184,18 +201,22 @@ std::pair<void*, size_t> take_copy_buffer(DeviceId dev, size_t bytes) {
     if (auto it = g_free_copies.lower_bound(bytes); it != g_free_copies.end()) {
       const auto got = std::make_pair(it->second, it->first);
       g_free_copies.erase(it);
+      g_used_copies.insert(got.second);
       return got;
     }
   }
-  constexpr size_t kRound = size_t(64) << 20;  // a slightly larger witness later reuses it
-  const size_t size = (bytes + kRound - 1) / kRound * kRound;
-  DeviceScope s(dev);
-  void* p = nullptr;
-  if (cudaHostAlloc(&p, size, cudaHostAllocPortable) != cudaSuccess) {
-    cudaGetLastError();
-    return {nullptr, 0};
-  }
+  const size_t size = copy_buffer_size(bytes);
+  void* p = allocate_copy_buffer(dev, size);
+  if (!p) return {nullptr, 0};
+  std::lock_guard lk(g_copies_mu);
+  g_used_copies.insert(size);
   return {p, size};
+}
+
+void give_back_copy_buffer(void* p, size_t size) {
+  std::lock_guard lk(g_copies_mu);
+  g_used_copies.erase(g_used_copies.find(size));
+  g_free_copies.emplace(size, p);
 }
 }  // namespace
 
@@ -231,10 +252,7 @@ std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes
   if (!p || bytes == 0) return nullptr;
   const auto [buf, size] = take_copy_buffer(dev, bytes);
   if (!buf) return nullptr;
-  auto give_back = [buf, size] {
-    std::lock_guard lk(g_copies_mu);
-    g_free_copies.emplace(size, buf);
-  };
+  auto give_back = [buf, size] { give_back_copy_buffer(buf, size); };
   try {
     fill(buf, p, bytes);
   } catch (...) {
@@ -253,6 +271,23 @@ std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes
     }
     give_back();
   });
+}
+
+size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count) {
+  size_t have = 0;
+  {
+    std::lock_guard lk(g_copies_mu);
+    for (auto it = g_free_copies.lower_bound(bytes); it != g_free_copies.end(); ++it) ++have;
+    for (auto it = g_used_copies.lower_bound(bytes); it != g_used_copies.end(); ++it) ++have;
+  }
+  const size_t size = copy_buffer_size(bytes);
+  for (; have < count; ++have) {
+    void* p = allocate_copy_buffer(dev, size);
+    if (!p) break;
+    std::lock_guard lk(g_copies_mu);
+    g_free_copies.emplace(size, p);
+  }
+  return have;
 }
 
 size_t free_page_locked_copies() {

@@ -77,6 +77,10 @@ std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
 // a buffer's first allocation, so nothing else on the device waits for it. Null when the host
 // refuses a buffer.
 std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes);
+// Allocates buffers for copy_page_locked until `count` of at least `bytes` exist (free or handed
+// out; they serve every device), so that no allocation (which holds the driver like a
+// registration) runs beside kernels later; returns how many exist (fewer where the host refused).
+size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count);
 // Frees the buffers copy_page_locked keeps and no handle uses; returns their bytes.
 size_t free_page_locked_copies();
 // Whether [p, p + bytes) is page-locked end to end (by pin_host, side by side, or copy_page_locked).
