@@ -236,7 +236,7 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
   CHECK(!gpu::is_pinned(host.data(), all));
   {
     // A page-locked copy: equal to its source, copied from by DMA, its buffer kept and reused.
-    gpu::free_page_locked_copies();
+    gpu::keep_page_locked_copies(dev, 0, 0);  // no room kept from earlier cases: all idle ones go
     auto copy = gpu::copy_page_locked(dev, host.data() + 3, all - 24);
     CHECK(copy != nullptr && std::memcmp(copy.get(), host.data() + 3, all - 24) == 0);
     CHECK(gpu::is_pinned(copy.get(), all - 24) && !gpu::is_pinned(host.data(), 8));
@@ -256,10 +256,16 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
     CHECK_EQ(gpu::keep_page_locked_copies(dev, all, 2), size_t(2));
     auto one = gpu::copy_page_locked(dev, host.data(), all), two = gpu::copy_page_locked(dev, host.data(), all);
     CHECK(one != nullptr && two != nullptr && one.get() != two.get());
+    const void *one_at = one.get(), *two_at = two.get();
     CHECK_EQ(gpu::keep_page_locked_copies(dev, all, 2), size_t(2));  // both handed out, none made
     CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
     one.reset(), two.reset();
-    CHECK(gpu::free_page_locked_copies() >= 2 * all);
+    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));        // the room asked for stays
+    auto three = gpu::copy_page_locked(dev, host.data(), all);  // a kept buffer, handed out again
+    CHECK(three.get() == one_at || three.get() == two_at);
+    three.reset();
+    CHECK_EQ(gpu::keep_page_locked_copies(dev, 0, 0), size_t(0));  // none asked any more: all go
+    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
   }
 }
 

@@ -196,8 +196,9 @@ class Device {
     return nullptr;
   }
   // Makes room ahead for `count` copy_page_locked copies of `bytes` at once (in all, for every
-  // device of its backend: the copies serve them all), so that none is allocated beside kernels
-  // later; nothing where copies gain nothing.
+  // device of its backend: the copies serve them all; the largest asked for so far), so that none
+  // is allocated beside kernels later, and release_idle_memory keeps it; count 0: none is needed
+  // any more (release_idle_memory then frees it all). Nothing where copies gain nothing.
   virtual void keep_page_locked(size_t bytes, size_t count) const { (void)bytes, (void)count; }
   // Gives memory that the device's allocator keeps for later allocations, and no buffer uses,
   // back to the system (other processes); nothing where it keeps none. The engine calls it when

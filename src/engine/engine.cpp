@@ -679,6 +679,7 @@ Engine::~Engine() {
   // The resident keys go now, and with them what the devices' allocators keep.
   for (auto& d : impl_->devices) {
     d->keys.clear();
+    d->dev->keep_page_locked(0, 0);  // no room for witness copies asked any more
     d->dev->release_idle_memory();
   }
 }
@@ -750,12 +751,15 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
       if (t.share && fits(t)) chosen = t;
     }
     // A device that streams the key reads it from the host on every partition: page-locked
-    // once, it goes by DMA straight from the key. Where its workers' working sets do not all
-    // fit, partitions wait for memory and move their witnesses to page-locked copies meanwhile
-    // (one a worker at most): those copies' buffers are made now, not beside kernels.
+    // once, it goes by DMA straight from the key. Where its workers' working sets (beside the
+    // resident key, or streamed) do not all fit, partitions wait for memory and move their
+    // witnesses to page-locked copies meanwhile (one a worker at most): those copies' buffers
+    // are made now, not beside kernels.
     if (!fp.resident() && fp.fits()) {
       ops->pin_host(dev);
       if (workers * fp.working_set_streamed > d->budget) copies.emplace_back(&dev, workers);
+    } else if (fp.resident() && fp.key + workers * fp.working_set > d->budget) {
+      copies.emplace_back(&dev, workers);
     }
     f.push_back(fp);
     tables.push_back(chosen.value_or(groth16::KeyTables{}));

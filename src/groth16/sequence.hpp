@@ -585,6 +585,8 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
   if (!key && chunk == 0) throw InvalidArgument("a streamed key's MSMs need a piece size (chunk > 0)");
   const size_t n = pk.domain_size, m = pk.n_vars;
   auto& ws = st.ws;
+  if (key && ws.layout.count != 0)  // before any work: the set is laid out for another key's MSMs
+    throw InvalidArgument("a resident key's kernels need a working set carved for it, not for a streamed key's pieces");
   backend::Stream& s = *st.stream;
   auto at = [&](Phase p) {
     if (checkpoint) checkpoint(p);
@@ -682,8 +684,6 @@ MsmResults<E> kernels(Device& d, const DeviceKey<E>* key, const ProvingKey<E>& p
     return r;
   }
 
-  if (ws.layout.count != 0)
-    throw InvalidArgument("a resident key's kernels need a working set carved for it, not for a streamed key's pieces");
   auto msm = [&](Phase p, backend::Group g, const void* dev_bases, const Scalar* k, size_t count,
                  backend::TablePlan plan, auto& out) {
     at(p);

@@ -5,14 +5,13 @@
 // cudaHostRegister, or 64 MiB pieces) or copies it into a page-locked buffer allocated before
 // (8 threads' memcpy). Prints the copies' rate before, during and after, and the locking's time.
 // Build: nvcc -O2 -std=c++17 -o pinprobe pinprobe.cu
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cuda_runtime.h>
 #include <thread>
 #include <vector>
 
@@ -77,8 +76,8 @@ int main() {
       size_t off = 0;
       while (!stop) {
         const double t0 = now_s();
-        CK(cudaMemcpyAsync(static_cast<char*>(dst) + off, static_cast<char*>(src) + off, kPiece,
-                           cudaMemcpyHostToDevice, st));
+        CK(cudaMemcpyAsync(static_cast<char*>(dst) + off, static_cast<char*>(src) + off, kPiece, cudaMemcpyHostToDevice,
+                           st));
         CK(cudaStreamSynchronize(st));
         copies.emplace_back(now_s(), now_s() - t0);
         off = (off + kPiece) % kSrc;

@@ -165,8 +165,10 @@ void fill(void* dst, const void* src, size_t len) {
 }
 
 // The ranges pin_host page-locked and the buffers copy_page_locked handed out.
-std::mutex g_pinned_mu;
-RangeSet g_pinned;
+// Never destroyed (as the copy pool): a copy or a handle's end while the process exits (an
+// engine owned by a static) must not find them gone.
+std::mutex& g_pinned_mu = *new std::mutex;
+RangeSet& g_pinned = *new RangeSet;
 
 RangeSet::Run pinned_run(const void* p, size_t bytes) {
   std::lock_guard lk(g_pinned_mu);
@@ -175,9 +177,11 @@ RangeSet::Run pinned_run(const void* p, size_t bytes) {
 
 // Page-locked buffers for copy_page_locked, allocated once and kept: by size, the free ones and
 // the sizes of those handed out.
-std::mutex g_copies_mu;
-std::multimap<size_t, void*> g_free_copies;
-std::multiset<size_t> g_used_copies;
+// The room asked for (keep_page_locked_copies): `count` buffers of at least `bytes`.
+std::mutex& g_copies_mu = *new std::mutex;
+std::multimap<size_t, void*>& g_free_copies = *new std::multimap<size_t, void*>;
+std::multiset<size_t>& g_used_copies = *new std::multiset<size_t>;
+size_t g_keep_bytes = 0, g_keep_count = 0;
 
 size_t copy_buffer_size(size_t bytes) {
   constexpr size_t kRound = size_t(64) << 20;  // a slightly larger witness later reuses it
@@ -277,8 +281,18 @@ size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count) {
   size_t have = 0;
   {
     std::lock_guard lk(g_copies_mu);
-    for (auto it = g_free_copies.lower_bound(bytes); it != g_free_copies.end(); ++it) ++have;
-    for (auto it = g_used_copies.lower_bound(bytes); it != g_used_copies.end(); ++it) ++have;
+    if (count == 0) {
+      g_keep_bytes = g_keep_count = 0;
+    } else {
+      g_keep_bytes = std::max(g_keep_bytes, bytes), g_keep_count = std::max(g_keep_count, count);
+      bytes = g_keep_bytes, count = g_keep_count;
+      for (auto it = g_free_copies.lower_bound(bytes); it != g_free_copies.end(); ++it) ++have;
+      for (auto it = g_used_copies.lower_bound(bytes); it != g_used_copies.end(); ++it) ++have;
+    }
+  }
+  if (count == 0) {
+    free_page_locked_copies();
+    return 0;
   }
   const size_t size = copy_buffer_size(bytes);
   for (; have < count; ++have) {
@@ -291,10 +305,31 @@ size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count) {
 }
 
 size_t free_page_locked_copies() {
-  std::multimap<size_t, void*> idle;
+  std::vector<std::pair<size_t, void*>> idle;
   {
     std::lock_guard lk(g_copies_mu);
-    idle.swap(g_free_copies);
+    // The room asked for stays: the largest idle buffers of the kept size, as many as are not
+    // handed out.
+    size_t keep = 0;
+    if (g_keep_count > 0) {
+      size_t used = 0;
+      for (auto it = g_used_copies.lower_bound(g_keep_bytes); it != g_used_copies.end(); ++it) ++used;
+      keep = g_keep_count > used ? g_keep_count - used : 0;
+    }
+    for (auto it = g_free_copies.rbegin(); it != g_free_copies.rend(); ++it) {
+      if (keep > 0 && it->first >= g_keep_bytes)
+        --keep;
+      else
+        idle.emplace_back(*it);
+    }
+    for (const auto& [size, p] : idle) {
+      auto range = g_free_copies.equal_range(size);
+      for (auto it = range.first; it != range.second; ++it)
+        if (it->second == p) {
+          g_free_copies.erase(it);
+          break;
+        }
+    }
   }
   size_t bytes = 0;
   for (const auto& [size, p] : idle) cudaFreeHost(p), bytes += size;

@@ -61,9 +61,8 @@ class StreamClock {
 // (a few host threads fill one while the DMA empties the other, on a stream of the thread's
 // own). The driver's own path for pageable copies is shared by every thread of the process: a
 // large staging copy there holds up the small result reads inside another worker's kernels.
-// Returns when the data is on the device. The source's page-locked runs (pin_host) go by DMA
-// from where they are, its copied runs (copy_page_locked) from their copies, the rest through
-// the staging buffers.
+// Returns when the data is on the device. The source's page-locked runs (pin_host, or within a
+// copy_page_locked buffer) go by DMA from where they are, the rest through the staging buffers.
 void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t bytes, const char* what);
 
 // Host memory page-locked for every device's copies (cudaHostRegister, portable) until the
@@ -78,10 +77,13 @@ std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
 // refuses a buffer.
 std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes);
 // Allocates buffers for copy_page_locked until `count` of at least `bytes` exist (free or handed
-// out; they serve every device), so that no allocation (which holds the driver like a
-// registration) runs beside kernels later; returns how many exist (fewer where the host refused).
+// out; they serve every device; the largest bytes and count asked for so far), so that no
+// allocation (which holds the driver like a registration) runs beside kernels later; returns
+// how many exist (fewer where the host refused). count 0: no room is asked for any more, and the
+// idle buffers are freed.
 size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count);
-// Frees the buffers copy_page_locked keeps and no handle uses; returns their bytes.
+// Frees the buffers copy_page_locked keeps and no handle uses, beyond the room asked for;
+// returns their bytes.
 size_t free_page_locked_copies();
 // Whether [p, p + bytes) is page-locked end to end (by pin_host, side by side, or copy_page_locked).
 bool is_pinned(const void* p, size_t bytes);
