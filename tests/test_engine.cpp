@@ -842,15 +842,20 @@ CUZK_TEST(engine_pins_a_streamed_key_once) {
 
 // A partition that must wait for device memory has its witness moved into page-locked memory
 // meanwhile (its stage then copies it from there by DMA); one that finds the memory free at once
-// does not: a streamed budget of one working set, two workers and slow kernels make every
-// partition after the first wait. Each copy is what its stage reads the witness from (the first
-// memory is gone), and goes when its partition is done; the proofs are right. Room for one copy
-// a worker is asked for when the circuit is registered, and only where partitions will wait.
+// does not: a budget of one working set (streamed, or beside the resident key), two workers and
+// slow kernels make every partition after the first wait. Each copy is what its stage reads the
+// witness from (the first memory is gone), and goes when its partition is done; the proofs are
+// right. Room for one copy a worker is asked for when the circuit is registered, and only where
+// partitions will wait.
 CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
   auto& f = fixture<ec::Bn254>(10);
   const auto sz = sizes(f);
   const size_t witness_bytes = size_t(f.circuit->key().n_vars) * 32;
-  for (int workers : {1, 2}) {
+  cpu::CpuDeviceOptions plain;
+  plain.name = "sim:0", plain.simulated = true;
+  const size_t ws_plain = f.circuit->working_set_bytes(cpu::CpuDevice(plain), 0, {});
+  const size_t one_resident = sz.key_plain + ws_plain + ws_plain / 2;  // the key and one working set
+  for (auto [workers, budget] : std::vector<std::pair<int, size_t>>{{1, sz.ws_s}, {2, sz.ws_s}, {2, one_resident}}) {
     std::mutex mu;
     std::set<const void*> live;  // page-locked copies not yet dropped
     size_t made = 0, dropped = 0, staged = 0, staged_from_copies = 0;
@@ -879,8 +884,9 @@ CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
       staged_from_copies += live.count(src);
     };
     std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
-    Engine eng(config({sim(0, 200, 0, 1, sz.ws_s)}, workers), devs);
+    Engine eng(config({sim(0, 200, 0, 1, budget)}, workers), devs);
     eng.register_circuit("c", f.circuit);
+    CHECK_EQ(eng.footprint("c", "sim:0").resident(), budget == one_resident);
     auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4)}), 30000.0);
     check_proofs(f, r, 0, 4);
     std::lock_guard lk(mu);
