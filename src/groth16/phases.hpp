@@ -22,7 +22,7 @@ enum class Phase : uint8_t {
   Queue,       // submitted -> synthesis starts
   Synthesis,   // witness loaded and checked (CPU)
   Stage,       // outside the device's lock: memory reserved (BudgetWait), key uploaded, inputs copied
-  BudgetWait,  //   inside Stage: waiting for the device's memory budget (the witness page-locked meanwhile)
+  BudgetWait,  //   inside Stage: waiting for the device's memory budget (the witness moved to page-locked memory)
   LockWait,    // waiting for the device's kernel lock
   Kernels,     // under the lock: the phases below
   Abc,         //   a, b, c from the compiled matrices

@@ -50,7 +50,6 @@ class RangeSet {
     }
     return true;
   }
-  bool empty() const { return ranges_.empty(); }
 
  private:
   std::map<uintptr_t, uintptr_t> ranges_;  // begin -> end

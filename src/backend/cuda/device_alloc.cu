@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/device_alloc.hpp"
@@ -176,12 +178,18 @@ RangeSet::Run pinned_run(const void* p, size_t bytes) {
 }
 
 // Page-locked buffers for copy_page_locked, allocated once and kept: by size, the free ones and
-// the sizes of those handed out.
-// The room asked for (keep_page_locked_copies): `count` buffers of at least `bytes`.
+// the sizes of those handed out; and the room asked for (keep_page_locked_copies): `count`
+// buffers of at least `bytes`.
 std::mutex& g_copies_mu = *new std::mutex;
 std::multimap<size_t, void*>& g_free_copies = *new std::multimap<size_t, void*>;
 std::multiset<size_t>& g_used_copies = *new std::multiset<size_t>;
 size_t g_keep_bytes = 0, g_keep_count = 0;
+
+// Buffers of at least `bytes`, free or handed out (under g_copies_mu).
+size_t copies_of_at_least(size_t bytes) {
+  return size_t(std::distance(g_free_copies.lower_bound(bytes), g_free_copies.end()) +
+                std::distance(g_used_copies.lower_bound(bytes), g_used_copies.end()));
+}
 
 size_t copy_buffer_size(size_t bytes) {
   constexpr size_t kRound = size_t(64) << 20;  // a slightly larger witness later reuses it
@@ -286,8 +294,7 @@ size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count) {
     } else {
       g_keep_bytes = std::max(g_keep_bytes, bytes), g_keep_count = std::max(g_keep_count, count);
       bytes = g_keep_bytes, count = g_keep_count;
-      for (auto it = g_free_copies.lower_bound(bytes); it != g_free_copies.end(); ++it) ++have;
-      for (auto it = g_used_copies.lower_bound(bytes); it != g_used_copies.end(); ++it) ++have;
+      have = copies_of_at_least(bytes);
     }
   }
   if (count == 0) {
@@ -308,27 +315,18 @@ size_t free_page_locked_copies() {
   std::vector<std::pair<size_t, void*>> idle;
   {
     std::lock_guard lk(g_copies_mu);
-    // The room asked for stays: the largest idle buffers of the kept size, as many as are not
+    // The room asked for stays: the largest free buffers of the kept size, as many as are not
     // handed out.
-    size_t keep = 0;
-    if (g_keep_count > 0) {
-      size_t used = 0;
-      for (auto it = g_used_copies.lower_bound(g_keep_bytes); it != g_used_copies.end(); ++it) ++used;
-      keep = g_keep_count > used ? g_keep_count - used : 0;
-    }
-    for (auto it = g_free_copies.rbegin(); it != g_free_copies.rend(); ++it) {
-      if (keep > 0 && it->first >= g_keep_bytes)
+    const size_t used = size_t(std::distance(g_used_copies.lower_bound(g_keep_bytes), g_used_copies.end()));
+    size_t keep = g_keep_count > used ? g_keep_count - used : 0;
+    for (auto it = g_free_copies.end(); it != g_free_copies.begin();) {
+      --it;
+      if (keep > 0 && it->first >= g_keep_bytes) {
         --keep;
-      else
+      } else {
         idle.emplace_back(*it);
-    }
-    for (const auto& [size, p] : idle) {
-      auto range = g_free_copies.equal_range(size);
-      for (auto it = range.first; it != range.second; ++it)
-        if (it->second == p) {
-          g_free_copies.erase(it);
-          break;
-        }
+        it = g_free_copies.erase(it);
+      }
     }
   }
   size_t bytes = 0;
