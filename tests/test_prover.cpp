@@ -124,6 +124,78 @@ CUZK_TEST(pce_rows_equal_r1cs_rows_and_h_degree) {
   }
 }
 
+// A key matrix's values coded (groth16::code_values): each entry's value through its code is the
+// value it had; the dictionary is sorted and the same for any number of threads; a, b, c from
+// coded rows equal those from plain rows. Matrices with too many distinct values stay plain.
+CUZK_TEST(key_rows_values_coded_evaluate_as_plain_values) {
+  using Fr = ec::Bls12381::Fr;
+  ThreadPool one(1), three(3);
+  const size_t n = 1000, m = 300;
+  uint64_t x = 0x1234567;
+  auto next = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull, x >> 17; };
+  // rows of 0..5 entries, values from `distinct` drawn values (each used), a run of equal ones now and then
+  auto matrix = [&](size_t distinct, size_t entries_per_value) {
+    groth16::Csr<Fr> M;
+    std::vector<Fr> pool_of;
+    for (size_t i = 0; i < distinct; ++i) pool_of.push_back(Fr::from_u64(next() | 1));
+    M.row_ptr.assign(n + 1, 0);
+    const size_t nnz = distinct * entries_per_value;
+    for (size_t k = 0; k < nnz; ++k) {
+      M.col.push_back(uint32_t(next() % m));
+      M.val.push_back(k % 11 == 5 ? M.val.back() : pool_of[k % distinct]);
+    }
+    for (size_t i = 0; i < n; ++i) M.row_ptr[i + 1] = uint32_t(std::min(nnz, (i + 1) * nnz / n));
+    return M;
+  };
+  const auto plain = matrix(7, 500);
+  auto coded = plain, coded3 = plain;
+  CHECK(groth16::code_values(coded, one));
+  CHECK(groth16::code_values(coded3, three));
+  CHECK(coded.coded() && coded.val.empty() && coded.code.size() == plain.val.size());
+  CHECK_EQ(coded.dict.size(), size_t(7));
+  CHECK(coded.code == coded3.code && coded.row_ptr == plain.row_ptr && coded.col == plain.col);
+  CHECK(std::equal(coded.dict.begin(), coded.dict.end(), coded3.dict.begin(), coded3.dict.end()));
+  for (size_t i = 1; i < coded.dict.size(); ++i)
+    CHECK(std::lexicographical_compare(std::rbegin(coded.dict[i - 1].l), std::rend(coded.dict[i - 1].l),
+                                       std::rbegin(coded.dict[i].l), std::rend(coded.dict[i].l)));
+  for (size_t k = 0; k < plain.val.size(); ++k) CHECK_MSG(coded.value(k) == plain.val[k], "entry " << k);
+  CHECK(groth16::code_values(coded, one));  // coded already: unchanged
+  CHECK(coded.code == coded3.code);
+
+  // a, b, c: A coded or plain, B plain or coded, against both plain
+  std::vector<cpu::Scalar> w(m);
+  for (auto& v : w) v = Fr::from_u64(next()).to_std();
+  const auto plain_b = matrix(5, 300);
+  auto coded_b = plain_b;
+  CHECK(groth16::code_values(coded_b, three));
+  auto abc = [&](const groth16::Csr<Fr>& A, const groth16::Csr<Fr>& B) {
+    std::vector<Fr> a(n), b(n), c(n);
+    cpu::evaluate_abc<Fr>(n, A.view(), B.view(), w.data(), a.data(), b.data(), c.data(), three);
+    a.insert(a.end(), b.begin(), b.end()), a.insert(a.end(), c.begin(), c.end());
+    return a;
+  };
+  const auto want = abc(plain, plain_b);
+  CHECK(abc(coded, coded_b) == want);
+  CHECK(abc(coded, plain_b) == want);
+  CHECK(abc(plain, coded_b) == want);
+
+  // Stay plain: every value distinct; more than 2^16 distinct values; nothing at all.
+  for (auto [distinct, per] : {std::pair<size_t, size_t>{1000, 1}, {65537, 3}}) {
+    auto M = matrix(distinct, per);
+    const auto before = M.val;
+    CHECK_MSG(!groth16::code_values(M, three), distinct << " distinct values");
+    CHECK(!M.coded() && M.code.empty() && M.val == before);
+  }
+  auto most = matrix(65536, 3);  // exactly 2^16 distinct values: the largest code is 65535
+  const auto most_plain = most;
+  CHECK(groth16::code_values(most, three));
+  CHECK_EQ(most.dict.size(), size_t(65536));
+  for (size_t k = 0; k < most_plain.val.size(); ++k) CHECK(most.value(k) == most_plain.val[k]);
+  groth16::Csr<Fr> none;
+  none.row_ptr.assign(n + 1, 0);
+  CHECK(!groth16::code_values(none, one) && !none.coded());
+}
+
 CUZK_TEST(proof_is_deterministic_under_seed_and_public_matches_snarkjs) {
   auto fx = fixtures();
   if (fx.empty()) SKIP("no fixtures");

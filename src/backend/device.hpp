@@ -49,10 +49,14 @@ struct Memory {
 // Montgomery form scaled by R, as stored in a .zkey). Entries are counted from row_ptr[0]: row
 // i's are col/val[row_ptr[i] - row_ptr[0] .. row_ptr[i + 1] - row_ptr[0]), so a slice of rows
 // with the entries of those rows alone (a streamed key's rows, a piece at a time) is a view too.
+// Coded values (`code` set): entry k's value is dict[code[k]] (a 16-bit code into the matrix's
+// distinct values, all of them, not a slice), `val` unused.
 struct CsrView {
   const uint32_t* row_ptr = nullptr;
   const uint32_t* col = nullptr;
   const void* val = nullptr;
+  const uint16_t* code = nullptr;
+  const void* dict = nullptr;
 };
 
 // One multi-scalar multiplication: sum of scalars[i] * bases[i], i < count. A base is

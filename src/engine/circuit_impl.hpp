@@ -92,15 +92,13 @@ class CircuitT final : public CircuitOps {
 
   CircuitT(std::string name, groth16::ProvingKey<E> pk, std::optional<io::R1cs> r1cs)
       : name_(std::move(name)), pk_(std::move(pk)), r1cs_(std::move(r1cs)) {
-    vk_ = groth16::verifying_key_of<E>(pk_);
-    rows_space_ = groth16::rows_space_bytes(pk_.A, pk_.B);
+    prepare();
     if (r1cs_) rows_ = r1cs::rows_of<Fr>(*r1cs_);
   }
   // For in-memory circuits (benchmarks): rows from a generator instead of a file.
   CircuitT(std::string name, groth16::ProvingKey<E> pk, r1cs::RowSource<Fr> rows)
       : name_(std::move(name)), pk_(std::move(pk)), rows_(std::move(rows)) {
-    vk_ = groth16::verifying_key_of<E>(pk_);
-    rows_space_ = groth16::rows_space_bytes(pk_.A, pk_.B);
+    prepare();
   }
 
   const groth16::ProvingKey<E>& key() const { return pk_; }
@@ -115,7 +113,9 @@ class CircuitT final : public CircuitOps {
   bool has_r1cs() const override { return bool(rows_.row); }
   size_t key_host_bytes() const override {
     auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
-    auto csr = [&](const groth16::Csr<Fr>& m) { return bytes(m.row_ptr) + bytes(m.col) + bytes(m.val); };
+    auto csr = [&](const groth16::Csr<Fr>& m) {
+      return bytes(m.row_ptr) + bytes(m.col) + bytes(m.val) + bytes(m.code) + bytes(m.dict);
+    };
     return bytes(pk_.a) + bytes(pk_.b1) + bytes(pk_.b2) + bytes(pk_.c) + bytes(pk_.h) + bytes(pk_.ic) + csr(pk_.A) +
            csr(pk_.B);
   }
@@ -192,7 +192,7 @@ class CircuitT final : public CircuitOps {
       if (!h && !v.empty()) h = d.pin_host(v.data(), v.size() * sizeof(v[0]));
     };
     pin(pk_.a), pin(pk_.b1), pin(pk_.b2), pin(pk_.c), pin(pk_.h);
-    for (auto* m : {&pk_.A, &pk_.B}) pin(m->row_ptr), pin(m->col), pin(m->val);
+    for (auto* m : {&pk_.A, &pk_.B}) pin(m->row_ptr), pin(m->col), pin(m->val), pin(m->code), pin(m->dict);
   }
 
   bool lock_witness(const backend::Device& d, PartitionWork& pw) const override {
@@ -324,6 +324,17 @@ class CircuitT final : public CircuitOps {
   }
 
  private:
+  // The key's A and B values coded where they take few distinct values (groth16::code_values:
+  // their memory on the host, over the link and on the device ~6x less), then what follows from
+  // the rows: the verifying key and the rows scratch a streamed key needs.
+  void prepare() {
+    ThreadPool pool(0);
+    groth16::code_values(pk_.A, pool);
+    groth16::code_values(pk_.B, pool);
+    vk_ = groth16::verifying_key_of<E>(pk_);
+    rows_space_ = groth16::rows_space_bytes(pk_.A, pk_.B);
+  }
+
   // On a coefficient's standard-form limbs (held in an Fr's words).
   static bool is_one(const Fr& v) { return v.l[0] == 1 && !(v.l[1] | v.l[2] | v.l[3]); }
   static bool is_minus_one(const Fr& v) {
@@ -357,7 +368,7 @@ class CircuitT final : public CircuitOps {
   bool check_witnesses_ = true;
   groth16::VerifyingKey<E> vk_;
   mutable std::mutex pin_mu_;
-  mutable std::array<std::shared_ptr<void>, 11> pins_;  // the key's page-locked host sections
+  mutable std::array<std::shared_ptr<void>, 15> pins_;  // the key's page-locked host sections
 };
 
 }  // namespace cuzk::engine

@@ -5,10 +5,14 @@
 // doubled domain, five MSMs, blinding with r and s; the sequence that runs it on a device is
 // sequence.hpp.
 #pragma once
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "backend/cpu/msm.hpp"
@@ -27,13 +31,95 @@ using cpu::Scalar;
 // evaluator): value[k] * w[col[k]] summed over row_ptr[i]..row_ptr[i+1] gives a_i (or b_i).
 // Values are Fr in Montgomery form scaled by R (as stored in the .zkey), so a Montgomery product
 // with a standard-form witness value lands in Montgomery form directly.
+//
+// Coded values (code_values): a matrix whose entries take few distinct values (a real circuit's
+// are mostly 1, -1, powers of two and a few constants) keeps each entry's value as a 16-bit code
+// into `dict` instead, `val` then empty: 6 bytes an entry instead of 36 to hold, to copy to a
+// device and to read there.
 template <class Fr>
 struct Csr {
   std::vector<uint32_t> row_ptr;
   std::vector<uint32_t> col;
-  std::vector<Fr> val;
-  backend::CsrView view() const { return {row_ptr.data(), col.data(), val.data()}; }
+  std::vector<Fr> val;         // entry k's value, unless coded
+  std::vector<uint16_t> code;  // coded: entry k's value is dict[code[k]]
+  std::vector<Fr> dict;        // coded: the distinct values, in increasing order of their limbs
+  bool coded() const { return !dict.empty(); }
+  const Fr& value(size_t k) const { return coded() ? dict[code[k]] : val[k]; }
+  backend::CsrView view() const {
+    if (coded()) return {row_ptr.data(), col.data(), nullptr, code.data(), dict.data()};
+    return {row_ptr.data(), col.data(), val.data()};
+  }
 };
+
+// Codes the values of M (see Csr) when it has entries, at most 2^16 distinct values and fewer
+// than half as many as entries; otherwise leaves it as it is. Deterministic: the dictionary is
+// sorted, so the same matrix always gets the same codes. Returns whether M is coded.
+template <class Fr>
+bool code_values(Csr<Fr>& M, ThreadPool& pool) {
+  constexpr size_t kMaxCodes = size_t(1) << 16;
+  const size_t nnz = M.val.size();
+  if (M.coded()) return true;
+  if (nnz == 0) return false;
+  struct Hash {
+    size_t operator()(const Fr& x) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (uint64_t w : x.l) h = (h ^ w) * 0xff51afd7ed558ccdull, h ^= h >> 29;
+      return size_t(h);
+    }
+  };
+  // The distinct values, chunk by chunk (giving up once one chunk alone has too many).
+  const size_t chunks = std::min<size_t>(nnz, 4 * size_t(pool.size()));
+  std::vector<std::unordered_set<Fr, Hash>> seen(chunks);
+  std::atomic<bool> too_many{false};
+  auto range = [&](size_t c) { return std::pair{c * nnz / chunks, (c + 1) * nnz / chunks}; };
+  pool.parallel_for(chunks, [&](size_t lo, size_t hi) {
+    for (size_t c = lo; c < hi && !too_many; ++c) {
+      const auto [b, e] = range(c);
+      const Fr* last = nullptr;
+      for (size_t k = b; k < e; ++k) {
+        if (last && M.val[k] == *last) continue;
+        last = &M.val[k];
+        seen[c].insert(M.val[k]);
+        if (seen[c].size() > kMaxCodes) {
+          too_many = true;
+          break;
+        }
+      }
+    }
+  });
+  if (too_many) return false;
+  std::unordered_map<Fr, uint16_t, Hash> index;
+  for (auto& s : seen)
+    for (const Fr& x : s) {
+      if (index.size() == kMaxCodes && !index.count(x)) return false;
+      index.emplace(x, 0);
+    }
+  seen.clear();
+  if (2 * index.size() > nnz) return false;
+  std::vector<Fr> dict;
+  dict.reserve(index.size());
+  for (auto& [x, c] : index) dict.push_back(x);
+  std::sort(dict.begin(), dict.end(), [](const Fr& x, const Fr& y) {
+    return std::lexicographical_compare(std::rbegin(x.l), std::rend(x.l), std::rbegin(y.l), std::rend(y.l));
+  });
+  for (size_t i = 0; i < dict.size(); ++i) index[dict[i]] = uint16_t(i);
+  std::vector<uint16_t> code(nnz);
+  pool.parallel_for(chunks, [&](size_t lo, size_t hi) {
+    for (size_t c = lo; c < hi; ++c) {
+      const auto [b, e] = range(c);
+      const Fr* last = nullptr;
+      uint16_t last_code = 0;
+      for (size_t k = b; k < e; ++k) {
+        if (!last || !(M.val[k] == *last)) last = &M.val[k], last_code = index.at(M.val[k]);
+        code[k] = last_code;
+      }
+    }
+  });
+  M.code = std::move(code);
+  M.dict = std::move(dict);
+  std::vector<Fr>().swap(M.val);
+  return true;
+}
 
 template <class E>
 struct ProvingKey {

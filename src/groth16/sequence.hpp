@@ -141,8 +141,17 @@ class DeviceKey {
     b2 = section(pk.b2, "key B2 points", tables.b2.tables);
     c = section(pk.c, "key C points", tables.c.tables, c_pad);
     h = section(pk.h, "key H points", tables.h.tables);
-    A = {section(pk.A.row_ptr, "A rows"), section(pk.A.col, "A columns"), section(pk.A.val, "A values")};
-    B = {section(pk.B.row_ptr, "B rows"), section(pk.B.col, "B columns"), section(pk.B.val, "B values")};
+    auto rows = [&](const Csr<Fr>& m, const char* ptrs, const char* cols, const char* vals, const char* codes,
+                    const char* dict) {
+      backend::CsrView v{section(m.row_ptr, ptrs), section(m.col, cols)};
+      if (m.coded())
+        v.code = section(m.code, codes), v.dict = section(m.dict, dict);
+      else
+        v.val = section(m.val, vals);
+      return v;
+    };
+    A = rows(pk.A, "A rows", "A columns", "A values", "A value codes", "A values (distinct)");
+    B = rows(pk.B, "B rows", "B columns", "B values", "B value codes", "B values (distinct)");
     if (!pk.a_wires.empty()) a_wires = section(pk.a_wires, "A density");
     if (!pk.b_wires.empty()) b_wires = section(pk.b_wires, "B density");
   }
@@ -252,20 +261,27 @@ template <class Fr>
 struct RowsPiece {
   backend::CsrView A{}, B{};
   // `put(dst, src, bytes, what)` copies each part (nothing when sizing).
+  // A coded matrix's piece holds the codes of its entries and the whole dictionary.
   template <class Put>
   void carve(Carver& cv, const Csr<Fr>& a, const Csr<Fr>& b, size_t r0, size_t r1, Put&& put) {
     auto rows = [&](const Csr<Fr>& m, backend::CsrView& v, const char* ptrs, const char* cols, const char* vals) {
       const size_t k0 = m.row_ptr[r0], k1 = m.row_ptr[r1];
       uint32_t* p = cv.take<uint32_t>(r1 - r0 + 1, ptrs);
       uint32_t* c = cv.take<uint32_t>(k1 - k0, cols);
-      Fr* x = cv.take<Fr>(k1 - k0, vals);
+      Fr* x = m.coded() ? nullptr : cv.take<Fr>(k1 - k0, vals);
+      uint16_t* code = m.coded() ? cv.take<uint16_t>(k1 - k0, vals) : nullptr;
+      Fr* dict = m.coded() ? cv.take<Fr>(m.dict.size(), vals) : nullptr;
       if (!p) return;
       put(p, m.row_ptr.data() + r0, (r1 - r0 + 1) * sizeof(uint32_t), ptrs);
       if (k1 > k0) {
         put(c, m.col.data() + k0, (k1 - k0) * sizeof(uint32_t), cols);
-        put(x, m.val.data() + k0, (k1 - k0) * sizeof(Fr), vals);
+        if (code)
+          put(code, m.code.data() + k0, (k1 - k0) * sizeof(uint16_t), vals);
+        else
+          put(x, m.val.data() + k0, (k1 - k0) * sizeof(Fr), vals);
       }
-      v = {p, c, x};
+      if (dict) put(dict, m.dict.data(), m.dict.size() * sizeof(Fr), vals);
+      v = {p, c, x, code, dict};
     };
     rows(a, A, "A rows (piece)", "A columns (piece)", "A values (piece)");
     rows(b, B, "B rows (piece)", "B columns (piece)", "B values (piece)");
@@ -292,11 +308,13 @@ size_t rows_space_bytes(const Csr<Fr>& A, const Csr<Fr>& B) {
     for (size_t i = 0; i + 1 < p.size(); ++i) most = std::max(most, p[i + 1] - p[i]);
     return size_t(most);
   };
-  const size_t la = longest(A.row_ptr), lb = longest(B.row_ptr);
-  const size_t one = 2 * Carver::round(2 * sizeof(uint32_t)) + Carver::round(la * sizeof(uint32_t)) +
-                     Carver::round(la * sizeof(Fr)) + Carver::round(lb * sizeof(uint32_t)) +
-                     Carver::round(lb * sizeof(Fr));
-  return std::max(kPiece, one);
+  // one row of `len` entries of m (as RowsPiece lays it out)
+  auto row = [](const Csr<Fr>& m, size_t len) {
+    const size_t values = m.coded() ? Carver::round(len * sizeof(uint16_t)) + Carver::round(m.dict.size() * sizeof(Fr))
+                                    : Carver::round(len * sizeof(Fr));
+    return Carver::round(2 * sizeof(uint32_t)) + Carver::round(len * sizeof(uint32_t)) + values;
+  };
+  return std::max(kPiece, row(A, longest(A.row_ptr)) + row(B, longest(B.row_ptr)));
 }
 
 // rows_space_bytes not yet known: carve() scans the key's rows for it (a pass over both row_ptr

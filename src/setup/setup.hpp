@@ -385,7 +385,7 @@ template <class Fr>
 std::vector<uint32_t> dense_wires(const groth16::Csr<Fr>& M, uint32_t m) {
   std::vector<uint8_t> used(m, 0);
   for (size_t k = 0; k < M.col.size(); ++k)
-    if (!M.val[k].is_zero()) used[M.col[k]] = 1;
+    if (!M.value(k).is_zero()) used[M.col[k]] = 1;
   std::vector<uint32_t> wires;
   for (uint32_t j = 0; j < m; ++j)
     if (used[j]) wires.push_back(j);

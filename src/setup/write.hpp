@@ -143,8 +143,8 @@ void write_zkey(const std::string& path, const groth16::ProvingKey<E>& pk, const
       for (uint32_t k = M.row_ptr[i]; k < M.row_ptr[i + 1]; ++k) {
         uint32_t hdr[3] = {mat, i, M.col[k]};
         buf.insert(buf.end(), reinterpret_cast<uint8_t*>(hdr), reinterpret_cast<uint8_t*>(hdr) + 12);
-        buf.insert(buf.end(), reinterpret_cast<const uint8_t*>(M.val[k].l),
-                   reinterpret_cast<const uint8_t*>(M.val[k].l) + 32);
+        buf.insert(buf.end(), reinterpret_cast<const uint8_t*>(M.value(k).l),
+                   reinterpret_cast<const uint8_t*>(M.value(k).l) + 32);
       }
       if (!buf.empty()) w.bytes(buf.data(), buf.size());
     }

@@ -75,15 +75,20 @@ void compute_h_coefficients(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, T
       4096);
 }
 
-// a_i = A_i.w, b_i = B_i.w over n rows (a backend::CsrView: entries counted from row_ptr[0];
+// a_i = A_i.w, b_i = B_i.w over n rows (a backend::CsrView, coded or not: entries counted from row_ptr[0];
 // values R^2-scaled, so a Montgomery product with a standard-form witness value lands in
 // Montgomery form); c_i = a_i b_i.
 template <class Fr>
 void evaluate_abc(size_t n, backend::CsrView A, backend::CsrView B, const ff::Limbs<4>* w, Fr* a, Fr* b, Fr* c,
                   ThreadPool& pool) {
-  const Fr* va = static_cast<const Fr*>(A.val);
-  const Fr* vb = static_cast<const Fr*>(B.val);
   if (n == 0) return;
+  // entry k's value, coded or not
+  auto values = [](const backend::CsrView& m) {
+    return [val = static_cast<const Fr*>(m.val), code = m.code, dict = static_cast<const Fr*>(m.dict)](uint32_t k) {
+      return code ? dict[code[k]] : val[k];
+    };
+  };
+  const auto va = values(A), vb = values(B);
   const uint32_t a0 = A.row_ptr[0], b0 = B.row_ptr[0];  // entries counted from the first row's
   pool.parallel_for(
       n,
@@ -91,9 +96,9 @@ void evaluate_abc(size_t n, backend::CsrView A, backend::CsrView B, const ff::Li
         for (size_t i = lo; i < hi; ++i) {
           Fr sa = Fr::zero(), sb = Fr::zero();
           for (uint32_t k = A.row_ptr[i] - a0; k < A.row_ptr[i + 1] - a0; ++k)
-            sa += va[k] * Fr::from_raw(w[A.col[k]].v);
+            sa += va(k) * Fr::from_raw(w[A.col[k]].v);
           for (uint32_t k = B.row_ptr[i] - b0; k < B.row_ptr[i + 1] - b0; ++k)
-            sb += vb[k] * Fr::from_raw(w[B.col[k]].v);
+            sb += vb(k) * Fr::from_raw(w[B.col[k]].v);
           a[i] = sa;
           b[i] = sb;
           c[i] = sa * sb;

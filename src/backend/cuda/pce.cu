@@ -11,15 +11,37 @@ namespace {
 
 // One thread per row: rows have a handful of terms in real circuits (PoRep: ~2.4 in A, ~1 in B).
 // Witness values are standard form; (value R^2) (x) w = Montgomery(value w), as on the CPU.
+// A matrix's rows on the device (a CsrView): entry k's value is val[k], or dict[code[k]] when
+// coded (the dictionary is small and read through the caches).
 template <class Fr>
-__global__ void abc_kernel(size_t n, const uint32_t* ra, const uint32_t* ca, const Fr* va, const uint32_t* rb,
-                           const uint32_t* cb, const Fr* vb, const Fr* w, Fr* a, Fr* b, Fr* c) {
+struct Rows {
+  const uint32_t *row_ptr, *col;
+  const Fr* val;
+  const uint16_t* code;
+  const Fr* dict;
+  explicit Rows(const CsrView& m)
+      : row_ptr(m.row_ptr),
+        col(m.col),
+        val(static_cast<const Fr*>(m.val)),
+        code(m.code),
+        dict(static_cast<const Fr*>(m.dict)) {}
+  __device__ __forceinline__ Fr dot(size_t i, const Fr* w) const {
+    Fr s = Fr::zero();
+    const uint32_t base = row_ptr[0];  // entries counted from the first row's (backend::CsrView)
+    const uint32_t b = row_ptr[i] - base, e = row_ptr[i + 1] - base;
+    if (code)
+      for (uint32_t k = b; k < e; ++k) s += dict[code[k]] * w[col[k]];
+    else
+      for (uint32_t k = b; k < e; ++k) s += val[k] * w[col[k]];
+    return s;
+  }
+};
+
+template <class Fr>
+__global__ void abc_kernel(size_t n, Rows<Fr> A, Rows<Fr> B, const Fr* w, Fr* a, Fr* b, Fr* c) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  Fr sa = Fr::zero(), sb = Fr::zero();
-  const uint32_t a0 = ra[0], b0 = rb[0];  // entries counted from the first row's (backend::CsrView)
-  for (uint32_t k = ra[i] - a0, e = ra[i + 1] - a0; k < e; ++k) sa += va[k] * w[ca[k]];
-  for (uint32_t k = rb[i] - b0, e = rb[i + 1] - b0; k < e; ++k) sb += vb[k] * w[cb[k]];
+  const Fr sa = A.dot(i, w), sb = B.dot(i, w);
   a[i] = sa;
   b[i] = sb;
   c[i] = sa * sb;
@@ -37,8 +59,7 @@ void run(DeviceId dev, size_t n, CsrView A, CsrView B, const void* w, void* a, v
   }
   if (n > 0) {
     unsigned blocks = unsigned((n + 255) / 256);
-    abc_kernel<Fr><<<blocks, 256, 0, s>>>(n, A.row_ptr, A.col, static_cast<const Fr*>(A.val), B.row_ptr, B.col,
-                                          static_cast<const Fr*>(B.val), static_cast<const Fr*>(w), static_cast<Fr*>(a),
+    abc_kernel<Fr><<<blocks, 256, 0, s>>>(n, Rows<Fr>(A), Rows<Fr>(B), static_cast<const Fr*>(w), static_cast<Fr*>(a),
                                           static_cast<Fr*>(b), static_cast<Fr*>(c));
     check_launch(dev, "abc_kernel", n);
   }
