@@ -761,10 +761,11 @@ groth16::ProvingKey<E> uncoded(groth16::ProvingKey<E> pk) {
 }
 
 // A streamed key's a, b, c on a simulated device, from its host rows in pieces: as many rows a
-// piece as the rows scratch holds, down to the longest row alone; the values are those of all
-// rows evaluated at once on the host from plain values. A scratch smaller than some row is an
-// error naming it. The engine's key (its values coded: few distinct ones) and the same key with
-// plain values.
+// piece as a half of the rows scratch holds (or the whole, for a row longer than a half), down to
+// the longest row alone; the values are those of all rows evaluated at once on the host from
+// plain values. Each evaluation starts late (1 ms), so a piece copied over one not yet evaluated
+// would change the values. A scratch smaller than some row is an error naming it. The engine's
+// key (its values coded: few distinct ones) and the same key with plain values.
 template <class E>
 void rows_in_pieces_of(const groth16::ProvingKey<E>& pk, const std::vector<cpu::Scalar>& w,
                        const std::vector<typename E::Fr>& want_a, const std::vector<typename E::Fr>& want_b,
@@ -804,6 +805,11 @@ void rows_in_pieces_of(const groth16::ProvingKey<E>& pk, const std::vector<cpu::
     o.name = "sim:0", o.simulated = true, o.threads = 1;
     size_t pieces = 0;
     o.after_enqueue = [&](const char* op) { pieces += std::string(op) == "evaluate_abc"; };
+    o.abc_starts = [] { std::this_thread::sleep_for(std::chrono::milliseconds(1)); };
+    std::set<const void*> piece_at;  // where pieces' A rows were copied to
+    o.copy_seen = [&](const char* what, const void* dst, const void*, size_t) {
+      if (std::string(what) == "A rows (piece)") piece_at.insert(dst);
+    };
     cpu::CpuDevice dev(o);
     auto s = dev.make_stream();
     Carver sizing;
@@ -828,7 +834,10 @@ void rows_in_pieces_of(const groth16::ProvingKey<E>& pk, const std::vector<cpu::
     if (space == all) CHECK_EQ(pieces, size_t(1));
     // (a coded piece's fixed part, the dictionary, lets a few short rows share the longest's room)
     if (space == longest) CHECK_MSG(pieces > (pk.A.coded() ? n / 64 : n / 4), pieces << " pieces of " << n << " rows");
-    if (space == 3 * longest) CHECK_MSG(pieces > 1 && pieces < n, pieces);
+    if (space == 3 * longest) {
+      CHECK_MSG(pieces > 1 && pieces < n, pieces);
+      CHECK_EQ(piece_at.size(), size_t(2));  // both halves
+    }
   }
 }
 CUZK_TEST(engine_streamed_rows_in_pieces) {

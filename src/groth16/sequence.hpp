@@ -432,7 +432,13 @@ Staged<E> stage(Device& d, const ProvingKey<E>& pk, std::span<const Scalar> w, c
 }
 
 // a, b, c of a streamed key on the device: its A and B rows go from the host a piece at a time
-// into the working set's rows scratch, each piece as many rows as fit there.
+// into the working set's rows scratch, and each piece is evaluated while the next is copied: the
+// scratch holds two pieces side by side (each at most kRowsPiece bytes, so that the copies and
+// evaluations interleave finely), each half evaluated on its own stream and rewritten once its
+// last evaluation is done. A row too long for a half, or all the rows when they fit the scratch at
+// once, go in the whole scratch, alone.
+constexpr size_t kRowsPiece = size_t(256) << 20;
+
 template <class E>
 void abc_from_host_rows(Device& d, const ProvingKey<E>& pk, const WorkingSet<E>& ws, backend::Stream& s) {
   using Fr = typename E::Fr;
@@ -440,29 +446,51 @@ void abc_from_host_rows(Device& d, const ProvingKey<E>& pk, const WorkingSet<E>&
   if (pk.A.row_ptr.size() != n + 1 || pk.B.row_ptr.size() != n + 1)
     throw InvalidArgument("the key has no constraint rows: a, b, c must be given with the witness");
   const backend::Memory space = ws.rows_scratch;
-  auto fits = [&](size_t r0, size_t r1) { return RowsPiece<Fr>::bytes(pk.A, pk.B, r0, r1) <= space.bytes; };
-  for (size_t r0 = 0; r0 < n;) {
-    if (!fits(r0, r0 + 1))  // the working set was sized for the longest rows
-      throw Error(d.name() + ": row " + std::to_string(r0) + " of A and B needs " +
-                  std::to_string(RowsPiece<Fr>::bytes(pk.A, pk.B, r0, r0 + 1)) + " bytes, the rows scratch has " +
-                  std::to_string(space.bytes));
-    size_t lo = r0 + 1, hi = n;  // the most rows from r0 that fit: lo fits, beyond hi none
+  const size_t half = std::min(kRowsPiece, space.bytes / 2 / 256 * 256);
+  auto bytes_of = [&](size_t r0, size_t r1) { return RowsPiece<Fr>::bytes(pk.A, pk.B, r0, r1); };
+  auto most = [&](size_t r0, size_t room) {  // the most rows from r0 that fit: lo fits, beyond hi none
+    size_t lo = r0 + 1, hi = n;
     while (lo < hi) {
       const size_t mid = lo + (hi - lo + 1) / 2;
-      if (fits(r0, mid))
+      if (bytes_of(r0, mid) <= room)
         lo = mid;
       else
         hi = mid - 1;
     }
-    d.synchronize(s);  // the previous piece has been read
-    Carver cv(space.ptr, space.bytes, d.name());
+    return lo;
+  };
+  std::shared_ptr<backend::Stream> second;  // the second half's
+  unsigned h = 0;                           // the half of the next piece
+  for (size_t r0 = 0; r0 < n;) {
+    const size_t one = bytes_of(r0, r0 + 1);
+    if (one > space.bytes)  // the working set was sized for the longest rows
+      throw Error(d.name() + ": row " + std::to_string(r0) + " of A and B needs " + std::to_string(one) +
+                  " bytes, the rows scratch has " + std::to_string(space.bytes));
+    const bool whole = one > half || (r0 == 0 && bytes_of(0, n) <= space.bytes);
+    backend::Stream* on = &s;
+    char* at = static_cast<char*>(space.ptr);
+    if (whole) {
+      if (second) d.synchronize(*second);  // both halves have been read
+    } else {
+      if (h == 1 && !second) second = d.make_stream();
+      on = h == 0 ? &s : second.get();
+      at += h * half;
+    }
+    d.synchronize(*on);  // the piece before in this space has been read
+    const size_t r1 = most(r0, whole ? space.bytes : half);
+    Carver cv(at, whole ? space.bytes : half, d.name());
     RowsPiece<Fr> piece;
-    piece.carve(cv, pk.A, pk.B, r0, lo, [&](void* dst, const void* src, size_t bytes, const char* what) {
-      d.copy_to_device(dst, src, bytes, s, what);
+    piece.carve(cv, pk.A, pk.B, r0, r1, [&](void* dst, const void* src, size_t bytes, const char* what) {
+      d.copy_to_device(dst, src, bytes, *on, what);
     });
-    d.evaluate_abc(E::id, lo - r0, piece.A, piece.B, ws.w, ws.a + r0, ws.b + r0, ws.c + r0, s);
-    r0 = lo;
+    d.evaluate_abc(E::id, r1 - r0, piece.A, piece.B, ws.w, ws.a + r0, ws.b + r0, ws.c + r0, *on);
+    if (whole)
+      d.synchronize(s);  // read before any half is rewritten
+    else
+      h ^= 1;
+    r0 = r1;
   }
+  if (second) d.synchronize(*second);  // all of a, b, c written when `s` is done
 }
 
 // One MSM of a streamed key: its phase, its points on the host, its sum (`sum` adds the sum of

@@ -230,6 +230,7 @@ std::shared_ptr<void> CpuDevice::copy_page_locked(const void* p, size_t bytes) c
 void CpuDevice::evaluate_abc(CurveId curve, size_t n, backend::CsrView A, backend::CsrView B, const void* w, void* a,
                              void* b, void* c, backend::Stream& s) {
   st(s).enqueue([=, this] {
+    if (opt_.abc_starts) opt_.abc_starts();
     const auto t0 = std::chrono::steady_clock::now();
     for (void* p : {a, b, c}) require_live(p, n * 32, "evaluate_abc");
     curve_ops(curve).evaluate_abc(n, A, B, w, a, b, c, pool_);

@@ -56,6 +56,8 @@ struct CpuDeviceOptions {
   std::function<void(const void* p)> copy_dropped;
   // Tests: shown every keep_page_locked call.
   std::function<void(size_t bytes, size_t count)> keep_seen;
+  // Tests: called on a stream's thread as an evaluate_abc begins (before it reads anything).
+  std::function<void()> abc_starts;
   // Tests: called by release_idle_memory (this device keeps no idle memory).
   std::function<void()> idle_released;
 };
