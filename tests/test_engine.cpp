@@ -432,18 +432,29 @@ void chunked_kernels_match() {
   CHECK_EQ(dev.allocated_bytes(), size_t(0));
 }
 // The engine's circuit computes the rows' scratch once: its working sets, streamed or resident,
-// are those of a carve that scans the key's rows each time.
+// are those of a carve that scans the key's rows each time. The PoRep-shaped circuit (its rows
+// coded: small beside H's workspace) and a dense one (a coefficient a row: plain values, rows
+// that decide the streamed scratch).
 CUZK_TEST(engine_working_set_with_rows_space_computed_once) {
-  auto& f = fixture<ec::Bls12381>(9);
+  using E = ec::Bls12381;
+  auto& f = fixture<E>(9);
+  setup::SyntheticSpec spec;
+  spec.shape = setup::Shape::Dense, spec.log_n = 9, spec.seed = test::seed() ^ 0xd5, spec.n_inputs = 16;
+  setup::SyntheticCircuit<E::Fr> circ(spec);
+  RandomSource rs(test::seed() ^ 0xd6);
+  auto dense_key = setup::setup<E>(circ.source(), setup::ToxicWaste<E::Fr>::draw(rs),
+                                   setup::cpu_fixed_base<E>(f.pool), f.pool, nullptr, {}, backend::HForm::OddCoset);
+  const CircuitT<E> dense("dense-9", std::move(dense_key), circ.source());
+  CHECK(f.circuit->key().A.coded() && !dense.key().A.coded() && !dense.key().B.coded());
   cpu::CpuDeviceOptions o;
   o.name = "sim:0", o.simulated = true, o.threads = 1;
   cpu::CpuDevice dev(o);
-  for (size_t chunk : {size_t(0), size_t(7), size_t(100), size_t(1) << 20})
-    CHECK_MSG(f.circuit->working_set_bytes(dev, chunk) ==
-                  groth16::WorkingSet<ec::Bls12381>::bytes_on(dev, f.circuit->key(), chunk),
-              "chunk " << chunk);
-  CHECK(groth16::WorkingSet<ec::Bls12381>::bytes_on(dev, f.circuit->key(), 7, {}, 0) <
-        groth16::WorkingSet<ec::Bls12381>::bytes_on(dev, f.circuit->key(), 7));
+  for (const CircuitT<E>* c : {static_cast<const CircuitT<E>*>(f.circuit.get()), &dense})
+    for (size_t chunk : {size_t(0), size_t(7), size_t(100), size_t(1) << 20})
+      CHECK_MSG(c->working_set_bytes(dev, chunk) == groth16::WorkingSet<E>::bytes_on(dev, c->key(), chunk),
+                c->name() << ", chunk " << chunk);
+  CHECK(groth16::WorkingSet<E>::bytes_on(dev, dense.key(), 7, {}, 0) <
+        groth16::WorkingSet<E>::bytes_on(dev, dense.key(), 7));
 }
 // A loader may return its witness as a std::vector or as a FillVector (sized without zeroing,
 // filled by the loader): both prove the same statement.
