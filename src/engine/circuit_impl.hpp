@@ -192,7 +192,9 @@ class CircuitT final : public CircuitOps {
       if (!h && !v.empty()) h = d.pin_host(v.data(), v.size() * sizeof(v[0]));
     };
     pin(pk_.a), pin(pk_.b1), pin(pk_.b2), pin(pk_.c), pin(pk_.h);
-    for (auto* m : {&pk_.A, &pk_.B}) pin(m->row_ptr), pin(m->col), pin(m->val), pin(m->code), pin(m->dict);
+    // (a coded matrix's dictionary, at most 2 MiB and often a few hundred bytes on a page it may
+    // share with other data, is copied through the staging buffers)
+    for (auto* m : {&pk_.A, &pk_.B}) pin(m->row_ptr), pin(m->col), pin(m->val), pin(m->code);
   }
 
   bool lock_witness(const backend::Device& d, PartitionWork& pw) const override {
@@ -328,9 +330,11 @@ class CircuitT final : public CircuitOps {
   // their memory on the host, over the link and on the device ~6x less), then what follows from
   // the rows: the verifying key and the rows scratch a streamed key needs.
   void prepare() {
-    ThreadPool pool(0);
-    groth16::code_values(pk_.A, pool);
-    groth16::code_values(pk_.B, pool);
+    if (!pk_.A.val.empty() || !pk_.B.val.empty()) {
+      ThreadPool pool(0);
+      groth16::code_values(pk_.A, pool);
+      groth16::code_values(pk_.B, pool);
+    }
     vk_ = groth16::verifying_key_of<E>(pk_);
     rows_space_ = groth16::rows_space_bytes(pk_.A, pk_.B);
   }
@@ -368,7 +372,7 @@ class CircuitT final : public CircuitOps {
   bool check_witnesses_ = true;
   groth16::VerifyingKey<E> vk_;
   mutable std::mutex pin_mu_;
-  mutable std::array<std::shared_ptr<void>, 15> pins_;  // the key's page-locked host sections
+  mutable std::array<std::shared_ptr<void>, 13> pins_;  // the key's page-locked host sections
 };
 
 }  // namespace cuzk::engine

@@ -51,8 +51,8 @@ struct Csr {
   }
 };
 
-// Codes the values of M (see Csr) when it has entries, at most 2^16 distinct values and fewer
-// than half as many as entries; otherwise leaves it as it is. Deterministic: the dictionary is
+// Codes the values of M (see Csr) when it has entries, at most 2^16 distinct values and at most
+// half as many as entries; otherwise leaves it as it is. Deterministic: the dictionary is
 // sorted, so the same matrix always gets the same codes. Returns whether M is coded.
 template <class Fr>
 bool code_values(Csr<Fr>& M, ThreadPool& pool) {
@@ -67,8 +67,9 @@ bool code_values(Csr<Fr>& M, ThreadPool& pool) {
       return size_t(h);
     }
   };
-  // The distinct values, chunk by chunk (giving up once one chunk alone has too many).
-  const size_t chunks = std::min<size_t>(nnz, 4 * size_t(pool.size()));
+  // The distinct values, chunk by chunk (giving up once one chunk alone has too many); at most
+  // 64 chunks, so that the sets held until they are merged stay bounded on a large host.
+  const size_t chunks = std::min<size_t>({nnz, 4 * size_t(pool.size()), 64});
   std::vector<std::unordered_set<Fr, Hash>> seen(chunks);
   std::atomic<bool> too_many{false};
   auto range = [&](size_t c) { return std::pair{c * nnz / chunks, (c + 1) * nnz / chunks}; };

@@ -295,7 +295,7 @@ struct RowsPiece {
 
 // The least device memory a streamed key's a, b, c evaluation works in: all of A's and B's rows
 // when they take no more than 64 MiB, else 64 MiB or, if more, a piece of one row as long as the
-// longest row of A and one as long as the longest of B.
+// longest row of A and one as long as the longest of B (a coded matrix's with its dictionary).
 template <class Fr>
 size_t rows_space_bytes(const Csr<Fr>& A, const Csr<Fr>& B) {
   if (A.row_ptr.size() < 2 || B.row_ptr.size() != A.row_ptr.size()) return 0;
@@ -435,8 +435,8 @@ Staged<E> stage(Device& d, const ProvingKey<E>& pk, std::span<const Scalar> w, c
 // into the working set's rows scratch, and each piece is evaluated while the next is copied: the
 // scratch holds two pieces side by side (each at most kRowsPiece bytes, so that the copies and
 // evaluations interleave finely), each half evaluated on its own stream and rewritten once its
-// last evaluation is done. A row too long for a half, or all the rows when they fit the scratch at
-// once, go in the whole scratch, alone.
+// last evaluation is done. A row too long for a half (with the rows after it that fit), or all
+// the rows when they fit the scratch at once, go in the whole scratch, with nothing beside them.
 constexpr size_t kRowsPiece = size_t(256) << 20;
 
 template <class E>
