@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/device.hpp"
+#include "backend/cpu/h.hpp"
 #include "backend/cuda/device_alloc.hpp"
 #include "backend/cuda/gpu.hpp"
 #include "backend/open.hpp"
@@ -23,6 +24,7 @@
 #include "setup/setup.hpp"
 #include "setup/synthetic.hpp"
 #include "testing.hpp"
+#include "util/carver.hpp"
 #include "util/rng.hpp"
 
 using namespace cuzk;
@@ -304,6 +306,59 @@ CUZK_TEST(gpu_memory_is_freed_after_the_kernels_that_use_it) {
     CHECK_MSG(changed == 0, "round " << round << ": " << changed << " words of memory taken again ("
                                      << (again->data() == freed ? "same" : "other")
                                      << " address) were overwritten by kernels queued before its free");
+  }
+}
+
+// A streamed key's a, b, c on the GPU from its rows in pieces, each half of the rows scratch
+// evaluated on its own stream while the next piece is copied: equal to the CPU's evaluation of
+// all rows at once, for the engine's key (values coded) and the same key with plain values, with
+// a scratch of a few rows a piece and of many.
+CUZK_TEST(gpu_streamed_rows_in_pieces_equal_cpu) {
+  using E = ec::Bls12381;
+  using Fr = E::Fr;
+  auto devs = all_gpus();
+  Fixture<E> f(12);
+  const auto& coded = f.circuit->key();
+  CHECK(coded.A.coded() && coded.B.coded());
+  const groth16::ProvingKey<E> plain = [&] {
+    groth16::ProvingKey<E> k = coded;
+    for (auto* M : {&k.A, &k.B}) {
+      M->val.resize(M->code.size());
+      for (size_t e = 0; e < M->code.size(); ++e) M->val[e] = M->dict[M->code[e]];
+      M->code.clear(), M->dict.clear();
+    }
+    return k;
+  }();
+  const size_t n = coded.domain_size, m = coded.n_vars;
+  const auto w = f.circ->witness(7, f.pool);
+  std::vector<Fr> want(3 * n);
+  cpu::evaluate_abc<Fr>(n, plain.A.view(), plain.B.view(), w.data(), want.data(), want.data() + n, want.data() + 2 * n,
+                        f.pool);
+  auto dev = backend::open_device(devs[0]);
+  for (const auto* pk : {&coded, &plain}) {
+    size_t longest = 0;
+    for (size_t i = 0; i < n; ++i) longest = std::max(longest, groth16::RowsPiece<Fr>::bytes(pk->A, pk->B, i, i + 1));
+    const size_t all = groth16::RowsPiece<Fr>::bytes(pk->A, pk->B, 0, n);
+    for (size_t space : {3 * longest, all / 5}) {
+      auto stream = dev->make_stream();
+      Carver sizing;
+      for (size_t b : {m * sizeof(cpu::Scalar), 3 * n * sizeof(Fr), space}) sizing.take(b, "sizing");
+      auto mem = dev->allocate(sizing.used(), stream, "rows test");
+      Carver cv(mem->data(), sizing.used(), "gpu");
+      groth16::WorkingSet<E> ws;
+      ws.w = cv.take<cpu::Scalar>(m, "w");
+      ws.a = cv.take<Fr>(3 * n, "a, b, c"), ws.b = ws.a + n, ws.c = ws.a + 2 * n;
+      ws.rows_scratch = {cv.take(space, "rows"), space};
+      dev->copy_to_device(ws.w, w.data(), m * sizeof(cpu::Scalar), *stream, "w");
+      groth16::abc_from_host_rows<E>(*dev, *pk, ws, *stream);
+      dev->synchronize(*stream);
+      std::vector<Fr> got(3 * n);
+      gpu::copy_to_host(gpu::DeviceId{devs[0].index}, got.data(), ws.a, 3 * n * sizeof(Fr), "a, b, c back");
+      size_t wrong = 0;
+      for (size_t i = 0; i < 3 * n; ++i) wrong += !(got[i] == want[i]);
+      CHECK_MSG(wrong == 0, (pk == &coded ? "coded" : "plain")
+                                << ", scratch " << space << ": " << wrong << " of a, b, c differ");
+    }
   }
 }
 
