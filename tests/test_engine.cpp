@@ -21,12 +21,6 @@
 #include <string_view>
 #include <thread>
 #include <vector>
-#ifdef __linux__
-#include <unistd.h>
-
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#endif
 
 #include "backend/cpu/device.hpp"
 #include "backend/cpu/h.hpp"
@@ -462,52 +456,6 @@ CUZK_TEST(engine_working_set_with_rows_space_computed_once) {
   CHECK(groth16::WorkingSet<E>::bytes_on(dev, dense.key(), 7, {}, 0) <
         groth16::WorkingSet<E>::bytes_on(dev, dense.key(), 7));
 }
-// Synthesis runs nicer than the rest of the engine (EngineConfig::synthesis_nice): a pool made
-// nicer runs its own threads at that priority (the caller, which runs chunks too, keeps its own),
-// and the engine loads a witness on a thread of the process's priority plus synthesis_nice.
-CUZK_TEST(engine_synthesis_runs_nicer) {
-#ifdef __linux__
-  auto nice_now = [] { return getpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid))); };
-  const int base = nice_now();
-  if (base + 5 > 19) SKIP("this process already runs at the lowest priority");
-  {
-    ThreadPool pool(3, 3);
-    std::mutex mu;
-    std::map<std::thread::id, int> seen;
-    pool.parallel_for(64, [&](size_t, size_t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      std::lock_guard lk(mu);
-      seen[std::this_thread::get_id()] = nice_now();
-    });
-    size_t own = 0;
-    for (auto& [id, nice] : seen) {
-      const bool caller = id == std::this_thread::get_id();
-      own += !caller;
-      CHECK_EQ(nice, caller ? base : base + 3);
-    }
-    CHECK(own >= 1);
-  }
-  auto& f = fixture<ec::Bn254>(10);
-  for (int nicer : {5, 0}) {
-    EngineConfig cfg = config({sim(0)}, 1);
-    cfg.synthesis_nice = nicer;
-    Engine eng(cfg);
-    eng.register_circuit("c", f.circuit);
-    std::atomic<int> seen{-100};
-    const auto w = f.witness(0);
-    Witness wit{"partition 0", [&seen, &nice_now, w] {
-                  seen = nice_now();
-                  return WitnessValues(w);
-                }};
-    auto r = eng.await(eng.submit({"c", Priority::Normal, {wit}}), 30000.0);
-    CHECK_MSG(r.state == JobState::Done, r.error);
-    CHECK_EQ(seen.load(), base + nicer);
-  }
-#else
-  SKIP("thread priorities are Linux's");
-#endif
-}
-
 // A loader may return its witness as a std::vector or as a FillVector (sized without zeroing,
 // filled by the loader): both prove the same statement.
 CUZK_TEST(engine_witness_values_either_vector) {

@@ -277,7 +277,6 @@ struct Engine::Impl {
 
   // ---------------------------------------------------------------- synthesis
   void synth_loop() {
-    lower_thread_priority(cfg.synthesis_nice);  // as the pool's threads it runs chunks beside
     for (;;) {
       std::unique_ptr<Part> p;
       Witness wit;  // a copy: cancelling the job clears its witnesses while this one loads
@@ -635,7 +634,7 @@ struct Engine::Impl {
   }
 
   void start_threads() {
-    synth_pool = std::make_unique<ThreadPool>(cfg.synthesis_threads, cfg.synthesis_nice);
+    synth_pool = std::make_unique<ThreadPool>(cfg.synthesis_threads);
     size_t workers = 0;
     for (auto& d : devices) workers += size_t(d->workers);
     const unsigned synth_workers = cfg.synthesis_workers ? cfg.synthesis_workers : std::max(2u, unsigned(workers));

@@ -86,10 +86,6 @@ struct EngineConfig {
   bool verify = true;              // self-verify every proof (a failing one is never returned)
   bool use_pce = true;             // false (or CUZK_DISABLE_PCE=1): a, b, c row by row from the r1cs
   std::optional<uint64_t> seed;    // deterministic r, s per (job, partition) for tests
-  // Synthesis threads run this much nicer than the process (0: the same), so that on a busy host
-  // the threads that feed the devices (a witness's copy into page-locked memory, a stage's
-  // copies, the MSM pipeline, kernel launches) are not kept waiting behind synthesis.
-  int synthesis_nice = 5;
   // Streamed mode (a key too large to stay on a device): its MSMs run in pieces of this many
   // points. 0: each device's own, the largest power of two (from kMinStreamChunk) with which a
   // working set per worker fits its budget, or failing that one working set.

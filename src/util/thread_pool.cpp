@@ -3,38 +3,15 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <exception>
 #include <memory>
-#ifdef __linux__
-#include <unistd.h>
-
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#endif
 
 namespace cuzk {
 
-void lower_thread_priority(int by) {
-#ifdef __linux__
-  if (by <= 0) return;
-  const id_t tid = id_t(syscall(SYS_gettid));
-  errno = 0;
-  const int now = getpriority(PRIO_PROCESS, tid);
-  if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(19, now + by));
-#else
-  (void)by;
-#endif
-}
-
-ThreadPool::ThreadPool(unsigned threads, int nicer) {
+ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   try {
-    for (unsigned i = 1; i < threads; ++i)
-      workers_.emplace_back([this, nicer] {
-        lower_thread_priority(nicer);
-        worker_loop();
-      });
+    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
   } catch (...) {
     // Joinable threads must not be destroyed: stop and join those already started.
     {

@@ -14,15 +14,10 @@
 
 namespace cuzk {
 
-// Makes the calling thread `by` nicer (lower priority; at most 19) than it is, where the system
-// lets a thread have its own (Linux); elsewhere, or if refused, nothing changes.
-void lower_thread_priority(int by);
-
 class ThreadPool {
  public:
-  // threads = 0 means one per hardware thread. nicer > 0: the pool's own threads run that much
-  // nicer (lower priority) than the process's default (lower_thread_priority).
-  explicit ThreadPool(unsigned threads = 0, int nicer = 0);
+  // threads = 0 means one per hardware thread.
+  explicit ThreadPool(unsigned threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
