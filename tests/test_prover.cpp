@@ -223,6 +223,26 @@ CUZK_TEST(proof_is_deterministic_under_seed_and_public_matches_snarkjs) {
   }
 }
 
+// A key's A and B rows: a row pointer each for every row of the domain, or none at all (a key
+// whose a, b, c come with the witness); anything else is refused naming the counts.
+CUZK_TEST(key_shape_needs_rows_for_the_domain_or_none) {
+  auto fx = fixtures();
+  if (fx.empty()) SKIP("no fixtures");
+  ThreadPool pool(2);
+  const auto pk =
+      groth16::load_proving_key<ec::Bn254>(io::read_zkey(test::fixtures_dir() + "/bn254/mulchain/circuit.zkey"), pool);
+  groth16::check_key_shape(pk);
+  auto no_rows = pk;
+  no_rows.A = {}, no_rows.B = {};
+  groth16::check_key_shape(no_rows);
+  auto short_b = pk;
+  short_b.B.row_ptr.pop_back();
+  CHECK_THROWS_WITH(groth16::check_key_shape(short_b), InvalidArgument, "the A and B rows have");
+  auto only_a = pk;
+  only_a.B = {};
+  CHECK_THROWS_WITH(groth16::check_key_shape(only_a), InvalidArgument, "row pointers, the domain needs");
+}
+
 CUZK_TEST(key_point_off_curve_or_unreduced_is_rejected) {
   auto fx = fixtures();
   if (fx.empty()) SKIP("no fixtures");

@@ -164,6 +164,10 @@ void check_key_shape(const ProvingKey<E>& pk) {
   need(pk.b1.size() == nb && pk.b2.size() == nb, "B1/B2 have " + std::to_string(pk.b1.size()) + "/" +
                                                      std::to_string(pk.b2.size()) + " points for " +
                                                      std::to_string(nb) + " wires");
+  const size_t ra = pk.A.row_ptr.size(), rb = pk.B.row_ptr.size();
+  need(ra == rb && (ra == 0 || ra == n + 1), "the A and B rows have " + std::to_string(ra) + " and " +
+                                                 std::to_string(rb) + " row pointers, the domain needs " +
+                                                 std::to_string(n + 1) + " each (or none)");
 }
 
 template <class E>

@@ -104,6 +104,50 @@ bool one_call(const ProvingKey<E>& pk, const KeyTables& t) {
   return t.share && can_share(pk) && same(t.a, t.b1) && same(t.a, t.c);
 }
 
+// A key's A and B rows [r0, r1) on a device, laid out by a Carver: the rows' pointers (as in the
+// key: a backend::CsrView counts entries from its first row's) and their entries. All of them in
+// a resident key (DeviceKey), a piece at a time for a streamed one.
+template <class Fr>
+struct RowsPiece {
+  backend::CsrView A{}, B{};
+  // `put(dst, src, bytes, what)` copies each part (nothing when sizing).
+  // A coded matrix's piece holds the codes of its entries and the whole dictionary.
+  template <class Put>
+  void carve(Carver& cv, const Csr<Fr>& a, const Csr<Fr>& b, size_t r0, size_t r1, Put&& put) {
+    auto rows = [&](const Csr<Fr>& m, backend::CsrView& v, const char* ptrs, const char* cols, const char* vals) {
+      const size_t k0 = m.row_ptr[r0], k1 = m.row_ptr[r1];
+      uint32_t* p = cv.take<uint32_t>(r1 - r0 + 1, ptrs);
+      uint32_t* c = cv.take<uint32_t>(k1 - k0, cols);
+      Fr* x = m.coded() ? nullptr : cv.take<Fr>(k1 - k0, vals);
+      uint16_t* code = m.coded() ? cv.take<uint16_t>(k1 - k0, vals) : nullptr;
+      Fr* dict = m.coded() ? cv.take<Fr>(m.dict.size(), vals) : nullptr;
+      if (!p) return;
+      put(p, m.row_ptr.data() + r0, (r1 - r0 + 1) * sizeof(uint32_t), ptrs);
+      if (k1 > k0) {
+        put(c, m.col.data() + k0, (k1 - k0) * sizeof(uint32_t), cols);
+        if (code)
+          put(code, m.code.data() + k0, (k1 - k0) * sizeof(uint16_t), vals);
+        else
+          put(x, m.val.data() + k0, (k1 - k0) * sizeof(Fr), vals);
+      }
+      if (dict) put(dict, m.dict.data(), m.dict.size() * sizeof(Fr), vals);
+      v = {p, c, x, code, dict};
+    };
+    if (r0 == 0 && r1 + 1 == a.row_ptr.size()) {  // all of them
+      rows(a, A, "A rows", "A columns", "A values");
+      rows(b, B, "B rows", "B columns", "B values");
+    } else {
+      rows(a, A, "A rows (piece)", "A columns (piece)", "A values (piece)");
+      rows(b, B, "B rows (piece)", "B columns (piece)", "B values (piece)");
+    }
+  }
+  static size_t bytes(const Csr<Fr>& a, const Csr<Fr>& b, size_t r0, size_t r1) {
+    Carver cv;
+    RowsPiece().carve(cv, a, b, r0, r1, [](auto...) {});
+    return cv.used();
+  }
+};
+
 // The key's points and compiled rows on a device: A, B1, B2, C, H points (each section with its
 // tables, when planned: table 0 the points themselves), then the A and B rows, in one block. On
 // a device that shares the host's memory (the CPU) the key is used in place.
@@ -141,17 +185,12 @@ class DeviceKey {
     b2 = section(pk.b2, "key B2 points", tables.b2.tables);
     c = section(pk.c, "key C points", tables.c.tables, c_pad);
     h = section(pk.h, "key H points", tables.h.tables);
-    auto rows = [&](const Csr<Fr>& m, const char* ptrs, const char* cols, const char* vals, const char* codes,
-                    const char* dict) {
-      backend::CsrView v{section(m.row_ptr, ptrs), section(m.col, cols)};
-      if (m.coded())
-        v.code = section(m.code, codes), v.dict = section(m.dict, dict);
-      else
-        v.val = section(m.val, vals);
-      return v;
-    };
-    A = rows(pk.A, "A rows", "A columns", "A values", "A value codes", "A values (distinct)");
-    B = rows(pk.B, "B rows", "B columns", "B values", "B value codes", "B values (distinct)");
+    // A and B have a row pointer each for the domain, or none (check_key_shape)
+    if (!pk.A.row_ptr.empty() && pk.B.row_ptr.size() == pk.A.row_ptr.size()) {
+      RowsPiece<Fr> rows;
+      rows.carve(cv, pk.A, pk.B, 0, pk.A.row_ptr.size() - 1, put);
+      A = rows.A, B = rows.B;
+    }
     if (!pk.a_wires.empty()) a_wires = section(pk.a_wires, "A density");
     if (!pk.b_wires.empty()) b_wires = section(pk.b_wires, "B density");
   }
@@ -254,44 +293,6 @@ std::vector<backend::MsmConfig> msm_configs(const ProvingKey<E>& pk, size_t chun
   }
   return out;
 }
-
-// A streamed key's A and B rows [r0, r1) on a device, laid out by a Carver: the rows' pointers
-// (as in the key: a backend::CsrView counts entries from its first row's) and their entries.
-template <class Fr>
-struct RowsPiece {
-  backend::CsrView A{}, B{};
-  // `put(dst, src, bytes, what)` copies each part (nothing when sizing).
-  // A coded matrix's piece holds the codes of its entries and the whole dictionary.
-  template <class Put>
-  void carve(Carver& cv, const Csr<Fr>& a, const Csr<Fr>& b, size_t r0, size_t r1, Put&& put) {
-    auto rows = [&](const Csr<Fr>& m, backend::CsrView& v, const char* ptrs, const char* cols, const char* vals) {
-      const size_t k0 = m.row_ptr[r0], k1 = m.row_ptr[r1];
-      uint32_t* p = cv.take<uint32_t>(r1 - r0 + 1, ptrs);
-      uint32_t* c = cv.take<uint32_t>(k1 - k0, cols);
-      Fr* x = m.coded() ? nullptr : cv.take<Fr>(k1 - k0, vals);
-      uint16_t* code = m.coded() ? cv.take<uint16_t>(k1 - k0, vals) : nullptr;
-      Fr* dict = m.coded() ? cv.take<Fr>(m.dict.size(), vals) : nullptr;
-      if (!p) return;
-      put(p, m.row_ptr.data() + r0, (r1 - r0 + 1) * sizeof(uint32_t), ptrs);
-      if (k1 > k0) {
-        put(c, m.col.data() + k0, (k1 - k0) * sizeof(uint32_t), cols);
-        if (code)
-          put(code, m.code.data() + k0, (k1 - k0) * sizeof(uint16_t), vals);
-        else
-          put(x, m.val.data() + k0, (k1 - k0) * sizeof(Fr), vals);
-      }
-      if (dict) put(dict, m.dict.data(), m.dict.size() * sizeof(Fr), vals);
-      v = {p, c, x, code, dict};
-    };
-    rows(a, A, "A rows (piece)", "A columns (piece)", "A values (piece)");
-    rows(b, B, "B rows (piece)", "B columns (piece)", "B values (piece)");
-  }
-  static size_t bytes(const Csr<Fr>& a, const Csr<Fr>& b, size_t r0, size_t r1) {
-    Carver cv;
-    RowsPiece().carve(cv, a, b, r0, r1, [](auto...) {});
-    return cv.used();
-  }
-};
 
 // The least device memory a streamed key's a, b, c evaluation works in: all of A's and B's rows
 // when they take no more than 64 MiB, else 64 MiB or, if more, a piece of one row as long as the
