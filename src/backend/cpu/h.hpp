@@ -75,9 +75,9 @@ void compute_h_coefficients(Fr* a, Fr* b, Fr* c, int log_n, ff::Limbs<4>* out, T
       4096);
 }
 
-// a_i = A_i.w, b_i = B_i.w over n rows (a backend::CsrView, coded or not: entries counted from row_ptr[0];
-// values R^2-scaled, so a Montgomery product with a standard-form witness value lands in
-// Montgomery form); c_i = a_i b_i.
+// a_i = A_i.w, b_i = B_i.w over n rows (a backend::CsrView, coded or not: entries counted from
+// row_ptr[0]; values R^2-scaled, so a Montgomery product with a standard-form witness value lands
+// in Montgomery form); c_i = a_i b_i.
 template <class Fr>
 void evaluate_abc(size_t n, backend::CsrView A, backend::CsrView B, const ff::Limbs<4>* w, Fr* a, Fr* b, Fr* c,
                   ThreadPool& pool) {

@@ -9,8 +9,6 @@
 namespace cuzk::gpu {
 namespace {
 
-// One thread per row: rows have a handful of terms in real circuits (PoRep: ~2.4 in A, ~1 in B).
-// Witness values are standard form; (value R^2) (x) w = Montgomery(value w), as on the CPU.
 // A matrix's rows on the device (a CsrView): entry k's value is val[k], or dict[code[k]] when
 // coded (the dictionary is small and read through the caches).
 template <class Fr>
@@ -37,6 +35,8 @@ struct Rows {
   }
 };
 
+// One thread per row: rows have a handful of terms in real circuits (PoRep: ~2.4 in A, ~1 in B).
+// Witness values are standard form; (value R^2) (x) w = Montgomery(value w), as on the CPU.
 template <class Fr>
 __global__ void abc_kernel(size_t n, Rows<Fr> A, Rows<Fr> B, const Fr* w, Fr* a, Fr* b, Fr* c) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
