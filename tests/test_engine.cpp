@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -80,6 +81,17 @@ struct Fixture {
     std::vector<Witness> out;
     for (size_t i = 0; i < n; ++i)
       out.push_back(Witness::values("partition " + std::to_string(first + i), witness(first + i)));
+    return out;
+  }
+  // The same witnesses written where the engine says (Witness::fill) when it synthesizes them.
+  std::vector<Witness> fill_witnesses(size_t n, uint64_t first = 0) {
+    std::vector<Witness> out;
+    for (size_t i = 0; i < n; ++i) {
+      Witness w;
+      w.name = "partition " + std::to_string(first + i);
+      w.fill = [this, p = first + i](std::span<cpu::Scalar> values) { circ.witness_into(p, values, pool); };
+      out.push_back(std::move(w));
+    }
     return out;
   }
 
@@ -979,17 +991,96 @@ CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
     std::lock_guard lk(mu);
     CHECK_EQ(staged, size_t(4));
     CHECK_MSG(live.empty() && dropped == made, made - dropped << " page-locked copies kept after the job");
+    // Room made when the circuit was registered: one buffer for a witness synthesized for the
+    // idle device, and one copy a worker where partitions wait.
     if (workers == 1) {
       CHECK_MSG(made == 0, made << " witnesses moved without a wait");
-      CHECK_MSG(kept.empty(), "room kept for copies where no partition waits");
+      CHECK(kept == (std::vector<std::pair<size_t, size_t>>{{witness_bytes, 1}}));
     }
     if (workers == 2) {
       CHECK_MSG(made > 0, "no waiting partition's witness was moved");
       CHECK_EQ(staged_from_copies, made);  // every copy was its stage's source
-      // Room for one copy a worker, made when the circuit was registered.
-      CHECK(kept == (std::vector<std::pair<size_t, size_t>>{{witness_bytes, 2}}));
+      CHECK(kept == (std::vector<std::pair<size_t, size_t>>{{witness_bytes, 3}}));
     }
   }
+}
+
+// A witness the engine may write where it wants (Witness::fill) is synthesized into page-locked
+// memory of the device's when it will find the device idle: its stage, on the device's critical
+// path, then copies it by DMA instead of through the staging buffers. The first partition of a
+// job finds the device idle; those that queue behind a running partition do not (their stage
+// overlaps its kernels) and take plain memory, as every partition does when no buffer is free.
+// Each buffer is its partition's stage source and goes back when the partition is done (or
+// fails); the proofs are right.
+CUZK_TEST(engine_synthesizes_for_an_idle_device_into_page_locked_memory) {
+  auto& f = fixture<ec::Bn254>(9);
+  const auto sz = sizes(f);
+  const size_t witness_bytes = size_t(f.circuit->key().n_vars) * 32;
+  for (const bool free_buffers : {true, false}) {
+    std::mutex mu;
+    std::set<const void*> live;  // buffers handed out and not yet given back
+    size_t asked = 0, taken = 0, dropped = 0, staged = 0, staged_from_buffers = 0;
+    cpu::CpuDeviceOptions o;
+    o.name = "sim:0", o.simulated = true, o.threads = 1, o.kernel_ms = 100;
+    o.locked_buffer_seen = [&](const void* buffer, size_t bytes) {
+      std::lock_guard lk(mu);
+      CHECK_EQ(bytes, witness_bytes);
+      ++asked;
+      if (!free_buffers) return false;
+      live.insert(buffer), ++taken;
+      return true;
+    };
+    o.copy_dropped = [&](const void* buffer) {
+      std::lock_guard lk(mu);
+      CHECK(live.erase(buffer) == 1);
+      ++dropped;
+    };
+    o.copy_seen = [&](const char* what, const void*, const void* src, size_t bytes) {
+      if (std::string_view(what) != "witness scalars") return;
+      std::lock_guard lk(mu);
+      CHECK_EQ(bytes, witness_bytes);
+      ++staged;
+      staged_from_buffers += live.count(src);
+    };
+    std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
+    Engine eng(config({sim(0, 100, 0, 1, sz.key + 2 * sz.ws)}, 2), devs);
+    eng.register_circuit("c", f.circuit);
+    CHECK(eng.footprint("c", "sim:0").resident());
+    auto r = eng.await(eng.submit({"c", Priority::Normal, f.fill_witnesses(4)}), 30000.0);
+    check_proofs(f, r, 0, 4);
+    {
+      std::lock_guard lk(mu);
+      CHECK_EQ(staged, size_t(4));
+      CHECK_MSG(asked >= 1 && asked < 4, asked << " of 4 partitions asked for page-locked memory");
+      CHECK_EQ(taken, free_buffers ? asked : size_t(0));
+      CHECK_EQ(staged_from_buffers, taken);  // each buffer was its partition's stage source
+      CHECK_MSG(live.empty() && dropped == taken, taken - dropped << " buffers kept after the job");
+    }
+    // Another job, the device idle again: its first partition asks again.
+    const size_t before = asked;
+    r = eng.await(eng.submit({"c", Priority::Normal, f.fill_witnesses(1, 4)}), 30000.0);
+    check_proofs(f, r, 4, 1);
+    std::lock_guard lk(mu);
+    CHECK_EQ(asked, before + 1);
+    CHECK(live.empty());
+  }
+  // A fill that throws: the partition fails with its error, the buffer goes back.
+  std::atomic<size_t> handed{0}, back{0};
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1;
+  o.locked_buffer_seen = [&](const void*, size_t) { return ++handed, true; };
+  o.copy_dropped = [&](const void*) { ++back; };
+  std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
+  Engine eng(config({sim(0, 0, 0, 1, sz.key + 2 * sz.ws)}, 2), devs);
+  eng.register_circuit("c", f.circuit);
+  Witness bad;
+  bad.name = "partition 0";
+  bad.fill = [](std::span<cpu::Scalar>) { throw InvalidArgument("partition 0: the synthesized witness has 3 values"); };
+  auto r = eng.await(eng.submit({"c", Priority::Normal, {bad}}), 30000.0);
+  CHECK(r.state == JobState::Failed);
+  CHECK_MSG(r.error.find("the synthesized witness has 3 values") != std::string::npos, r.error);
+  CHECK_EQ(handed.load(), size_t(1));
+  CHECK_EQ(back.load(), size_t(1));
 }
 
 // Memory that a device's allocator keeps for later allocations goes back to the system when a

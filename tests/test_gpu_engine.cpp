@@ -265,6 +265,21 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
     CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));        // the room asked for stays
     auto three = gpu::copy_page_locked(dev, host.data(), all);  // a kept buffer, handed out again
     CHECK(three.get() == one_at || three.get() == two_at);
+    // A kept buffer handed out to be written (a witness synthesized into it): only a free one,
+    // none made; page-locked while handed out (copies from it by DMA), given back at its end.
+    auto four = gpu::page_locked_buffer(all);
+    CHECK(four != nullptr && (four.get() == one_at || four.get() == two_at) && four.get() != three.get());
+    CHECK(gpu::page_locked_buffer(all) == nullptr);  // both handed out: none made
+    CHECK(gpu::is_pinned(four.get(), all));
+    std::memcpy(four.get(), host.data(), all);
+    std::vector<uint64_t> from_four(all / 8, 0);
+    gpu::copy_to_device_staged(dev, d.memory().ptr, four.get(), all, "test from a buffer");
+    gpu::copy_to_host(dev, from_four.data(), d.memory().ptr, all, "test back");
+    CHECK(std::memcmp(from_four.data(), host.data(), all) == 0);
+    const void* four_at = four.get();
+    four.reset();
+    CHECK(!gpu::is_pinned(four_at, 8));
+    CHECK(gpu::page_locked_buffer((size_t(64) << 20) + 1) == nullptr);  // beyond the 64 MiB kept: none made
     three.reset();
     CHECK_EQ(gpu::keep_page_locked_copies(dev, 0, 0), size_t(0));  // none asked any more: all go
     CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));

@@ -199,6 +199,15 @@ class Device {
     (void)p, (void)bytes;
     return nullptr;
   }
+  // A page-locked buffer of at least `bytes`, uninitialised, from those kept for copy_page_locked
+  // (the room keep_page_locked made), for memory written once on the host and then copied to a
+  // device (a witness synthesized straight into it): copy_to_device reads it by DMA. Only a free
+  // kept buffer: none is allocated here (an allocation holds up the device's other work). The
+  // handle gives it back. Null where none is free or the device gains nothing (the CPU).
+  virtual std::shared_ptr<void> page_locked_buffer(size_t bytes) const {
+    (void)bytes;
+    return nullptr;
+  }
   // Makes room ahead for `count` copy_page_locked copies of `bytes` at once (in all, for every
   // device of its backend: the copies serve them all; the largest asked for so far), so that none
   // is allocated beside kernels later, and release_idle_memory keeps it; count 0: none is needed

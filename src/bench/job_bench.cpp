@@ -81,10 +81,11 @@ std::vector<uint64_t> submit_jobs(engine::Engine& eng, const JobBenchOptions& o,
     req.circuit = name;
     for (uint32_t p = 0; p < o.partitions; ++p) {
       const uint64_t wid = uint64_t(j) * o.partitions + p;
-      req.partitions.push_back(engine::Witness{"partition " + std::to_string(wid), [&circ, &pool, wid] {
-                                                 return engine::WitnessValues(
-                                                     circ.template witness<FillVector<cpu::Scalar>>(wid, pool));
-                                               }});
+      engine::Witness w;
+      w.name = "partition " + std::to_string(wid);
+      // Written where the engine says (page-locked memory for a partition that finds a device idle).
+      w.fill = [&circ, &pool, wid](std::span<cpu::Scalar> out) { circ.witness_into(wid, out, pool); };
+      req.partitions.push_back(std::move(w));
     }
     ids.push_back(eng.submit(std::move(req)));
   }

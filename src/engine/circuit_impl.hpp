@@ -34,10 +34,14 @@ struct PartitionWork {
 
 class CircuitOps : public Circuit {
  public:
-  // Loads the witness (and with the r1cs checks it against every constraint). Without the PCE,
-  // a, b, c are evaluated here, row by row from the r1cs; with it they are evaluated where the
-  // partition's kernels run. Throws InvalidArgument for a witness that does not fit the circuit.
-  virtual std::unique_ptr<PartitionWork> synthesize(const Witness& w, bool pce, ThreadPool& pool) const = 0;
+  // Page-locked memory of at least `bytes` for a witness's values (Witness::fill), or null.
+  using WitnessMemory = std::function<std::shared_ptr<void>(size_t bytes)>;
+  // Loads the witness (and with the r1cs checks it against every constraint); a Witness::fill
+  // writes into memory from `memory` when it gives some. Without the PCE, a, b, c are evaluated
+  // here, row by row from the r1cs; with it they are evaluated where the partition's kernels
+  // run. Throws InvalidArgument for a witness that does not fit the circuit.
+  virtual std::unique_ptr<PartitionWork> synthesize(const Witness& w, bool pce, ThreadPool& pool,
+                                                    const WitnessMemory& memory = {}) const = 0;
   // The MSM tables `d` plans for the key within `max_bytes` beyond the key itself.
   virtual groth16::KeyTables plan_tables(const backend::Device& d, size_t max_bytes) const = 0;
   // Device memory of the key resident on `d` (with tables `t`), and of one partition's working
@@ -51,9 +55,9 @@ class CircuitOps : public Circuit {
   // partition (nothing where `d` gains nothing from it).
   virtual void pin_host(const backend::Device& d) const = 0;
   // Moves a synthesized partition's witness values into page-locked memory of `d`'s (a copy, the
-  // first memory freed; the copy goes with the work); false where `d` gains nothing or refused:
-  // the engine asks while the partition waits for device memory, so that its stage copies them
-  // by DMA once the memory is there.
+  // first memory freed; the copy goes with the work; values synthesized into such memory stay);
+  // false where `d` gains nothing or refused: the engine asks while the partition waits for
+  // device memory, so that its stage copies them by DMA once the memory is there.
   virtual bool lock_witness(const backend::Device& d, PartitionWork& w) const = 0;
   // The key on `d` with tables `t` (an opaque handle that frees it).
   virtual std::shared_ptr<void> upload_key(backend::Device& d, const groth16::KeyTables& t) const = 0;
@@ -150,9 +154,22 @@ class CircuitT final : public CircuitOps {
     return groth16::WorkingSet<E>::bytes_on(d, pk_, chunk, chunk ? groth16::KeyTables{} : t, rows_space_);
   }
 
-  std::unique_ptr<PartitionWork> synthesize(const Witness& wit, bool pce, ThreadPool& pool) const override {
+  std::unique_ptr<PartitionWork> synthesize(const Witness& wit, bool pce, ThreadPool& pool,
+                                            const WitnessMemory& memory = {}) const override {
     auto work = std::make_unique<Work>();
-    work->w = wit.load();
+    if (wit.fill) {
+      const size_t n = pk_.n_vars;
+      if (auto m = memory ? memory(n * sizeof(cpu::Scalar)) : nullptr) {
+        wit.fill({static_cast<cpu::Scalar*>(m.get()), n});
+        work->w = WitnessValues(std::move(m), n);
+      } else {
+        FillVector<cpu::Scalar> v(n);
+        wit.fill(v);
+        work->w = WitnessValues(std::move(v));
+      }
+    } else {
+      work->w = wit.load();
+    }
     if (work->w.size() != pk_.n_vars)
       throw InvalidArgument(wit.name + ": witness has " + std::to_string(work->w.size()) + " values, the circuit " +
                             name_ + " expects " + std::to_string(pk_.n_vars));
@@ -199,6 +216,7 @@ class CircuitT final : public CircuitOps {
 
   bool lock_witness(const backend::Device& d, PartitionWork& pw) const override {
     auto& w = static_cast<Work&>(pw).w;
+    if (w.held()) return true;  // in page-locked memory already
     const auto v = w.span();
     if (v.empty()) return false;
     auto copy = d.copy_page_locked(v.data(), v.size_bytes());

@@ -161,6 +161,7 @@ struct Engine::Impl {
     double busy_ms = 0;
     double device_ms = -1;  // the partitions' kernel phases on the device's clock; -1: none yet
     size_t partitions = 0;
+    size_t active = 0;  // partitions its workers took and have not ended
     std::condition_variable budget_cv;
   };
 
@@ -184,6 +185,7 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Part>> synth_queue;
   std::vector<std::unique_ptr<Part>> ready;
   size_t synth_running = 0, running = 0;
+  size_t synth_direct = 0;  // of synth_running: those into page-locked memory (for an idle device)
   size_t jobs_done = 0, jobs_failed = 0, partitions_done = 0, partitions_retried = 0;
   std::vector<std::unique_ptr<Device>> devices;
   std::unique_ptr<ThreadPool> synth_pool;
@@ -276,10 +278,31 @@ struct Engine::Impl {
   }
 
   // ---------------------------------------------------------------- synthesis
+  // Whether a partition of `circuit` whose synthesis starts now will find a device with no
+  // partition on it: more such devices that can hold the circuit than partitions ready or being
+  // synthesized for one (under mu). Its stage then lies on that device's critical path.
+  bool finds_idle_device(const std::string& circuit) const {
+    size_t idle = 0;
+    for (auto& d : devices) {
+      auto it = d->footprints.find(circuit);
+      idle += d->active == 0 && it != d->footprints.end() && it->second.fits();
+    }
+    return idle > ready.size() + synth_direct;
+  }
+  // A free page-locked buffer of any device's (they serve every device of their backend).
+  CircuitOps::WitnessMemory page_locked_memory() const {
+    return [this](size_t bytes) {
+      for (auto& d : devices)
+        if (auto m = d->dev->page_locked_buffer(bytes)) return m;
+      return std::shared_ptr<void>();
+    };
+  }
+
   void synth_loop() {
     for (;;) {
       std::unique_ptr<Part> p;
-      Witness wit;  // a copy: cancelling the job clears its witnesses while this one loads
+      Witness wit;          // a copy: cancelling the job clears its witnesses while this one loads
+      bool direct = false;  // into page-locked memory where some is free
       {
         std::unique_lock lk(mu);
         size_t workers = 0;
@@ -297,12 +320,15 @@ struct Engine::Impl {
         rec.spans[Phase::Queue].end_ms = now();
         rec.spans[Phase::Synthesis] = Span{now(), -1};
         wit = p->job->witnesses.at(p->index);
+        direct = finds_idle_device(p->job->circuit_id);
+        synth_direct += direct;
       }
       std::string err;
       FailureKind kind = FailureKind::BadInput;
       try {
         fault(Phase::Synthesis, "", *p);
-        p->work = p->job->circuit->synthesize(wit, cfg.use_pce, *synth_pool);
+        p->work = p->job->circuit->synthesize(wit, cfg.use_pce, *synth_pool,
+                                              direct ? page_locked_memory() : CircuitOps::WitnessMemory{});
       } catch (const Error& e) {  // the witness: unreadable, malformed, not a solution
         err = e.what();
       } catch (const std::exception& e) {  // the host's (out of memory): not retried here, but transient
@@ -310,6 +336,7 @@ struct Engine::Impl {
       }
       std::unique_lock lk(mu);
       --synth_running;
+      synth_direct -= direct;
       p->job->records[p->index].spans[Phase::Synthesis].end_ms = now();
       if (!err.empty()) {
         lk.unlock();
@@ -475,12 +502,12 @@ struct Engine::Impl {
         auto it = eligible(d);
         p = std::move(*it);
         ready.erase(it);
-        ++running;
+        ++running, ++d.active;
         cv.notify_all();  // synthesis may refill
       }
       run_partition(d, worker, *p);
       std::lock_guard lk(mu);
-      --running;
+      --running, --d.active;
     }
   }
 
@@ -711,7 +738,7 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
   // keys with tables evict one another sooner (and a key uploaded again makes its tables again).
   std::vector<Footprint> f;
   std::vector<groth16::KeyTables> tables;
-  std::vector<std::pair<const backend::Device*, size_t>> copies;  // devices whose partitions wait
+  std::vector<std::pair<const backend::Device*, size_t>> copies;  // page-locked buffers a device needs
   for (auto& d : impl_->devices) {
     const backend::Device& dev = *d->dev;
     const size_t key = ops->key_bytes(dev), ws = ops->working_set_bytes(dev, 0);
@@ -753,21 +780,22 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
     // A device that streams the key reads it from the host on every partition: page-locked
     // once, it goes by DMA straight from the key. Where its workers' working sets (beside the
     // resident key, or streamed) do not all fit, partitions wait for memory and move their
-    // witnesses to page-locked copies meanwhile (one a worker at most): those copies' buffers
-    // are made now, not beside kernels.
+    // witnesses to page-locked copies meanwhile (one a worker at most); and the partition that
+    // finds the device idle is synthesized into page-locked memory (one). Those buffers are made
+    // now, not beside kernels.
     if (!fp.resident() && fp.fits()) {
       ops->pin_host(dev);
-      if (workers * fp.working_set_streamed > d->budget) copies.emplace_back(&dev, workers);
-    } else if (fp.resident() && fp.key + workers * fp.working_set > d->budget) {
-      copies.emplace_back(&dev, workers);
+      copies.emplace_back(&dev, 1 + (workers * fp.working_set_streamed > d->budget ? workers : 0));
+    } else if (fp.resident()) {
+      copies.emplace_back(&dev, 1 + (fp.key + workers * fp.working_set > d->budget ? workers : 0));
     }
     f.push_back(fp);
     tables.push_back(chosen.value_or(groth16::KeyTables{}));
   }
   // The copies serve every device of a backend: each is asked for the room all of them need.
-  size_t waiting = 0;
-  for (auto [dev, n] : copies) waiting += n;
-  for (auto [dev, n] : copies) dev->keep_page_locked(size_t(ops->n_vars()) * sizeof(cpu::Scalar), waiting);
+  size_t room = 0;
+  for (auto [dev, n] : copies) room += n;
+  for (auto [dev, n] : copies) dev->keep_page_locked(size_t(ops->n_vars()) * sizeof(cpu::Scalar), room);
   std::lock_guard lk(impl_->mu);
   impl_->circuits[id] = ops;
   for (size_t i = 0; i < f.size(); ++i) {

@@ -110,13 +110,16 @@ size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
 
 // A partition's witness values (standard form, in wire order) as a loader made them: a
 // std::vector, or a FillVector, which a loader that writes every value itself (in parallel)
-// sizes without the vector's zeroing first (one thread's pass over GBs at 2^27); or, once the
-// engine moved them there, a copy held by a handle (page-locked memory of a device's).
+// sizes without the vector's zeroing first (one thread's pass over GBs at 2^27); or values in
+// memory held by a handle (page-locked memory of a device's: a Witness::fill written there, or a
+// copy the engine moved them to).
 class WitnessValues {
  public:
   WitnessValues() = default;
   WitnessValues(std::vector<cpu::Scalar> v) : v_(std::move(v)) {}
   WitnessValues(FillVector<cpu::Scalar> f) : f_(std::move(f)), filled_(true) {}
+  // `n` values at `memory`, which the handle keeps alive.
+  WitnessValues(std::shared_ptr<void> memory, size_t n) : held_(std::move(memory)), held_size_(n) {}
   std::span<const cpu::Scalar> span() const& {
     if (held_) return {static_cast<const cpu::Scalar*>(held_.get()), held_size_};
     return filled_ ? std::span<const cpu::Scalar>(f_) : v_;
@@ -131,6 +134,8 @@ class WitnessValues {
   }
   std::span<const cpu::Scalar> span() const&& = delete;  // a view of a temporary would dangle
   size_t size() const { return span().size(); }
+  // Whether the values live in memory held by a handle (adopted, or made that way).
+  bool held() const { return held_ != nullptr; }
   const cpu::Scalar& operator[](size_t i) const { return span()[i]; }
 
  private:
@@ -145,6 +150,13 @@ class WitnessValues {
 struct Witness {
   std::string name;  // for errors: a path, or "partition 3"
   std::function<WitnessValues()> load;
+  // Instead of `load` (used when set), for a loader that can write the values where the engine
+  // wants them: fills all of `out`, the circuit's n_vars values (standard form, wire order), or
+  // throws InvalidArgument when its witness has another count. The engine picks the memory: for
+  // a partition that will find a device idle, page-locked memory of the device's when some is
+  // free (its stage then copies the values by DMA, not through the staging buffers while
+  // synthesis keeps every core busy); else plain memory.
+  std::function<void(std::span<cpu::Scalar> out)> fill = {};
   // For a caller that evaluated the constraint rows itself (a synthesis outside cuzk): fills the
   // domain's n values of a, b and c (Fr in Montgomery form, the rows after the last one zero),
   // which are then proved as given instead of being evaluated from the key's rows (a key with

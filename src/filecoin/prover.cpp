@@ -71,10 +71,14 @@ void fill_matrix(const circuit::CsrRows<Fr>& m, uint64_t n_inputs, io::SparseMat
   }
 }
 
-// Sized without zeroing (every value is written below, the aux ones by the pool's threads).
-FillVector<cpu::Scalar> witness_scalars(const circuit::WitnessCs<Fr>& cs, ThreadPool* pool) {
+// The witness in standard form (inputs then aux) into `w`, which the engine sized to the
+// circuit's n_vars: every value is written, the aux ones by the pool's threads.
+void write_witness(const circuit::WitnessCs<Fr>& cs, std::span<cpu::Scalar> w, ThreadPool* pool,
+                   const std::string& what) {
   const size_t ni = cs.inputs.size(), na = cs.aux.size();
-  FillVector<cpu::Scalar> w(ni + na);
+  if (w.size() != ni + na)
+    throw InvalidArgument(what + ": the synthesized witness has " + std::to_string(ni + na) +
+                          " values, the circuit's key expects " + std::to_string(w.size()));
   for (size_t i = 0; i < ni; ++i) w[i] = cs.inputs[i].to_std();
   auto conv = [&](size_t lo, size_t hi) {
     for (size_t j = lo; j < hi; ++j) w[ni + j] = cs.aux[j].to_std();
@@ -83,7 +87,6 @@ FillVector<cpu::Scalar> witness_scalars(const circuit::WitnessCs<Fr>& cs, Thread
     pool->parallel_for(na, conv, 1 << 16);
   else
     conv(0, na);
-  return w;
 }
 
 // The inputs the circuit allocated (ONE first) against those the public data give.
@@ -116,11 +119,12 @@ PreparedProof prepare_porep(const ProofRequest& r, ThreadPool* pool) {
   const StackedGraph graph(c1->config.nodes, porep_id_of(c1->proof.porep_proof_id), c1->proof.api);
   for (size_t k = 0; k < c1->partitions.size(); ++k) {
     p.public_inputs.push_back(porep_public_inputs(graph, c1->replica_id, c1->comm_d, c1->comm_r, c1->challenges[k]));
-    p.witnesses.push_back([c1, k, pool, want = p.public_inputs.back()] {
+    p.witnesses.push_back([c1, k, pool, want = p.public_inputs.back()](std::span<cpu::Scalar> values) {
       circuit::WitnessCs<Fr> cs;
       porep_circuit(cs, c1->config, c1->partitions[k], pool);
-      check_inputs(cs, want, "partition " + std::to_string(k));
-      return witness_scalars(cs, pool);
+      const std::string what = "partition " + std::to_string(k);
+      check_inputs(cs, want, what);
+      write_witness(cs, values, pool, what);
     });
   }
   return p;
@@ -246,11 +250,11 @@ PreparedProof prepare_post(const ProofRequest& r, ThreadPool* pool) {
   PreparedProof out;
   out.circuit = filecoin_circuit(r.kind, s.info.sector_bytes);
   out.public_inputs.push_back(post_public_inputs(s.c, comm_r, challenges));
-  out.witnesses.push_back([w, c = s.c, pool, want = out.public_inputs.back()] {
+  out.witnesses.push_back([w, c = s.c, pool, want = out.public_inputs.back()](std::span<cpu::Scalar> values) {
     circuit::WitnessCs<Fr> cs;
     post_circuit(cs, c, *w, pool);
     check_inputs(cs, want, "partition 0");
-    return witness_scalars(cs, pool);
+    write_witness(cs, values, pool, "partition 0");
   });
   return out;
 }
@@ -279,11 +283,12 @@ PreparedProof prepare_snap(const ProofRequest& r, ThreadPool* pool) {
     auto w = std::make_shared<const UpdateWitness>(update_witness_of(
         c, k, h, comm_r_old, comm_d_new, comm_r_new, parse_update_partition_proof(r.vanilla_proofs[k], what), what));
     out.public_inputs.push_back(update_public_inputs(c, k, h, comm_r_old, comm_d_new, comm_r_new));
-    out.witnesses.push_back([w, c, pool, k, want = out.public_inputs.back()] {
+    out.witnesses.push_back([w, c, pool, k, want = out.public_inputs.back()](std::span<cpu::Scalar> values) {
       circuit::WitnessCs<Fr> cs;
       update_circuit(cs, c, *w, pool);
-      check_inputs(cs, want, "partition " + std::to_string(k));
-      return witness_scalars(cs, pool);
+      const std::string what = "partition " + std::to_string(k);
+      check_inputs(cs, want, what);
+      write_witness(cs, values, pool, what);
     });
   }
   return out;
@@ -475,7 +480,7 @@ uint64_t Prover::submit(const ProofRequest& r, engine::Priority priority, std::s
   for (size_t k = 0; k < p.partitions(); ++k) {
     engine::Witness w;
     w.name = p.circuit.id() + " partition " + std::to_string(k);
-    w.load = std::move(p.witnesses[k]);
+    w.fill = std::move(p.witnesses[k]);
     req.partitions.push_back(std::move(w));
   }
   return engine_.submit(std::move(req), std::move(label));

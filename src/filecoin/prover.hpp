@@ -68,11 +68,12 @@ struct ProofRequest {
 };
 
 // A request read and checked: its circuit and, per partition, the public inputs (ONE not
-// included) and the witness's synthesis (inputs then aux, standard form), which the engine runs.
+// included) and the witness's synthesis (inputs then aux, standard form, written into memory the
+// engine gives: an engine::Witness::fill), which the engine runs.
 struct PreparedProof {
   FilecoinCircuit circuit;
   std::vector<std::vector<PoseidonFr>> public_inputs;
-  std::vector<std::function<engine::WitnessValues()>> witnesses;
+  std::vector<std::function<void(std::span<cpu::Scalar>)>> witnesses;
   size_t partitions() const { return public_inputs.size(); }
 };
 // Throws InvalidArgument (bad request: a field, a size, a count) or FormatError (a malformed

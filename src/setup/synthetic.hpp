@@ -15,6 +15,7 @@
 // exactly (with the n_public + 1 rows the key adds).
 #pragma once
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -152,6 +153,14 @@ class SyntheticCircuit {
   template <class V = std::vector<cpu::Scalar>>
   V witness(uint64_t p, ThreadPool& pool) const {
     V w(n_wires_);
+    witness_into(p, w, pool);
+    return w;
+  }
+  // The same values written into `w` (n_wires of them; any memory: every value is written).
+  void witness_into(uint64_t p, std::span<cpu::Scalar> w, ThreadPool& pool) const {
+    if (w.size() != n_wires_)
+      throw InvalidArgument("synthetic witness: " + std::to_string(w.size()) + " values asked, the circuit has " +
+                            std::to_string(n_wires_));
     std::vector<Fr> v;  // field values (dense shape only)
     const bool dense = spec_.shape == Shape::Dense;
     auto field_of = [&](uint64_t a, uint64_t b) {
@@ -223,7 +232,6 @@ class SyntheticCircuit {
         }
       }
     });
-    return w;
   }
 
  private:

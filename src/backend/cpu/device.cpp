@@ -215,16 +215,32 @@ std::shared_ptr<void> CpuDevice::pin_host(const void* p, size_t bytes) const {
   return std::shared_ptr<void>(const_cast<void*>(p), [](void*) {});
 }
 
-std::shared_ptr<void> CpuDevice::copy_page_locked(const void* p, size_t bytes) const {
-  if (!opt_.copy_locked_seen) return nullptr;
-  auto* q = new uint64_t[(bytes + 7) / 8];
-  std::memcpy(q, p, bytes);
-  std::shared_ptr<void> copy(q, [drop = opt_.copy_dropped](void* x) {
-    if (drop) drop(x);
+namespace {
+// Plain memory (from new uint64_t[]) standing in for a page-locked buffer: `dropped` sees its end.
+std::shared_ptr<void> stand_in(uint64_t* q, const std::function<void(const void*)>& dropped) {
+  return std::shared_ptr<void>(q, [dropped](void* x) {
+    if (dropped) dropped(x);
     delete[] static_cast<uint64_t*>(x);
   });
-  opt_.copy_locked_seen(p, q, bytes);
+}
+}  // namespace
+
+std::shared_ptr<void> CpuDevice::copy_page_locked(const void* p, size_t bytes) const {
+  if (!opt_.copy_locked_seen) return nullptr;
+  auto copy = stand_in(new uint64_t[(bytes + 7) / 8], opt_.copy_dropped);
+  std::memcpy(copy.get(), p, bytes);
+  opt_.copy_locked_seen(p, copy.get(), bytes);
   return copy;
+}
+
+std::shared_ptr<void> CpuDevice::page_locked_buffer(size_t bytes) const {
+  if (!opt_.locked_buffer_seen) return nullptr;
+  auto* q = new uint64_t[(bytes + 7) / 8];
+  if (!opt_.locked_buffer_seen(q, bytes)) {  // none free
+    delete[] q;
+    return nullptr;
+  }
+  return stand_in(q, opt_.copy_dropped);
 }
 
 void CpuDevice::evaluate_abc(CurveId curve, size_t n, backend::CsrView A, backend::CsrView B, const void* w, void* a,

@@ -54,6 +54,10 @@ struct CpuDeviceOptions {
   // calls `copy_dropped` with it (else the call returns null).
   std::function<void(const void* p, const void* copy, size_t bytes)> copy_locked_seen;
   std::function<void(const void* p)> copy_dropped;
+  // Tests: shown every page_locked_buffer call with the buffer it would return (plain memory,
+  // whose end calls `copy_dropped` with it), which it returns if this says true (else null: none
+  // free); no hook: always null.
+  std::function<bool(const void* buffer, size_t bytes)> locked_buffer_seen;
   // Tests: shown every keep_page_locked call.
   std::function<void(size_t bytes, size_t count)> keep_seen;
   // Tests: called on a stream's thread as an evaluate_abc begins (before it reads anything).
@@ -81,6 +85,7 @@ class CpuDevice final : public backend::Device {
   void copy_to_device(void* dst, const void* src, size_t bytes, backend::Stream& s, const char* what) override;
   std::shared_ptr<void> pin_host(const void* p, size_t bytes) const override;
   std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) const override;
+  std::shared_ptr<void> page_locked_buffer(size_t bytes) const override;
   void keep_page_locked(size_t bytes, size_t count) const override {
     if (opt_.keep_seen) opt_.keep_seen(bytes, count);
   }

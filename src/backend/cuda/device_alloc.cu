@@ -260,29 +260,50 @@ std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes) {
   });
 }
 
-std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes) {
-  if (!p || bytes == 0) return nullptr;
-  const auto [buf, size] = take_copy_buffer(dev, bytes);
-  if (!buf) return nullptr;
-  auto give_back = [buf, size] { give_back_copy_buffer(buf, size); };
-  try {
-    fill(buf, p, bytes);
-  } catch (...) {
-    give_back();
-    throw;
-  }
+namespace {
+// A kept buffer taken (take_copy_buffer) as a handle: its range counted page-locked until the
+// handle goes and gives the buffer back.
+std::shared_ptr<void> hand_out_copy_buffer(void* buf, size_t size) {
   const uintptr_t b = reinterpret_cast<uintptr_t>(buf);
   {
     std::lock_guard lk(g_pinned_mu);
     g_pinned.add(b, b + size);  // page-locked by its allocation: copies from it go by DMA
   }
-  return std::shared_ptr<void>(buf, [b, give_back](void*) {
+  return std::shared_ptr<void>(buf, [b, size](void*) {
     {
       std::lock_guard lk(g_pinned_mu);
       g_pinned.erase(b);
     }
-    give_back();
+    give_back_copy_buffer(reinterpret_cast<void*>(b), size);
   });
+}
+}  // namespace
+
+std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes) {
+  if (!p || bytes == 0) return nullptr;
+  const auto [buf, size] = take_copy_buffer(dev, bytes);
+  if (!buf) return nullptr;
+  try {
+    fill(buf, p, bytes);
+  } catch (...) {
+    give_back_copy_buffer(buf, size);
+    throw;
+  }
+  return hand_out_copy_buffer(buf, size);
+}
+
+std::shared_ptr<void> page_locked_buffer(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  std::pair<void*, size_t> got;
+  {
+    std::lock_guard lk(g_copies_mu);
+    auto it = g_free_copies.lower_bound(bytes);
+    if (it == g_free_copies.end()) return nullptr;
+    got = {it->second, it->first};
+    g_free_copies.erase(it);
+    g_used_copies.insert(got.second);
+  }
+  return hand_out_copy_buffer(got.first, got.second);
 }
 
 size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count) {

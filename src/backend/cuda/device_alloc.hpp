@@ -76,6 +76,9 @@ std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
 // a buffer's first allocation, so nothing else on the device waits for it. Null when the host
 // refuses a buffer.
 std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes);
+// A free buffer of those copy_page_locked keeps, of at least `bytes` (uninitialised; page-locked:
+// copies from it go by DMA); none is allocated. Null when none is free.
+std::shared_ptr<void> page_locked_buffer(size_t bytes);
 // Allocates buffers for copy_page_locked until `count` of at least `bytes` exist (free or handed
 // out; they serve every device; the largest bytes and count asked for so far), so that no
 // allocation (which holds the driver like a registration) runs beside kernels later; returns
