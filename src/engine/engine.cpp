@@ -185,7 +185,7 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Part>> synth_queue;
   std::vector<std::unique_ptr<Part>> ready;
   size_t synth_running = 0, running = 0;
-  size_t synth_direct = 0;  // of synth_running: those into page-locked memory (for an idle device)
+  size_t synth_direct = 0;  // of synth_running: those into page-locked memory (for a free worker)
   size_t jobs_done = 0, jobs_failed = 0, partitions_done = 0, partitions_retried = 0;
   std::vector<std::unique_ptr<Device>> devices;
   std::unique_ptr<ThreadPool> synth_pool;
@@ -278,16 +278,19 @@ struct Engine::Impl {
   }
 
   // ---------------------------------------------------------------- synthesis
-  // Whether a partition of `circuit` whose synthesis starts now will find a device with no
-  // partition on it: more such devices that can hold the circuit than partitions ready or being
-  // synthesized for one (under mu). Its stage then lies on that device's critical path.
-  bool finds_idle_device(const std::string& circuit) const {
-    size_t idle = 0;
+  // Whether a partition of `circuit` whose synthesis starts now will find a worker free: more
+  // free workers of devices that can hold the circuit than partitions ready or being
+  // synthesized for one (under mu). That happens when a burst of work begins (or the queue ran
+  // dry): its stage then lies on the device's critical path, not beside another partition's
+  // kernels.
+  bool finds_free_worker(const std::string& circuit) const {
+    size_t free = 0;
     for (auto& d : devices) {
       auto it = d->footprints.find(circuit);
-      idle += d->active == 0 && it != d->footprints.end() && it->second.fits();
+      if (it != d->footprints.end() && it->second.fits())
+        free += size_t(d->workers) - std::min(d->active, size_t(d->workers));
     }
-    return idle > ready.size() + synth_direct;
+    return free > ready.size() + synth_direct;
   }
   // A free page-locked buffer of any device's (they serve every device of their backend).
   CircuitOps::WitnessMemory page_locked_memory() const {
@@ -320,7 +323,7 @@ struct Engine::Impl {
         rec.spans[Phase::Queue].end_ms = now();
         rec.spans[Phase::Synthesis] = Span{now(), -1};
         wit = p->job->witnesses.at(p->index);
-        direct = finds_idle_device(p->job->circuit_id);
+        direct = finds_free_worker(p->job->circuit_id);
         synth_direct += direct;
       }
       std::string err;
@@ -778,17 +781,13 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
       if (t.share && fits(t)) chosen = t;
     }
     // A device that streams the key reads it from the host on every partition: page-locked
-    // once, it goes by DMA straight from the key. Where its workers' working sets (beside the
-    // resident key, or streamed) do not all fit, partitions wait for memory and move their
-    // witnesses to page-locked copies meanwhile (one a worker at most); and the partition that
-    // finds the device idle is synthesized into page-locked memory (one). Those buffers are made
-    // now, not beside kernels.
-    if (!fp.resident() && fp.fits()) {
-      ops->pin_host(dev);
-      copies.emplace_back(&dev, 1 + (workers * fp.working_set_streamed > d->budget ? workers : 0));
-    } else if (fp.resident()) {
-      copies.emplace_back(&dev, 1 + (fp.key + workers * fp.working_set > d->budget ? workers : 0));
-    }
+    // once, it goes by DMA straight from the key. A witness that will find a worker free is
+    // synthesized into page-locked memory, and where the workers' working sets (beside the
+    // resident key, or streamed) do not all fit, a partition that waits for memory moves its
+    // witness into a page-locked copy meanwhile: either is a partition a worker took (or will
+    // take at once), so one buffer a worker serves both. They are made now, not beside kernels.
+    if (!fp.resident() && fp.fits()) ops->pin_host(dev);
+    if (fp.fits()) copies.emplace_back(&dev, workers);
     f.push_back(fp);
     tables.push_back(chosen.value_or(groth16::KeyTables{}));
   }
