@@ -1001,6 +1001,49 @@ CUZK_TEST(engine_moves_a_waiting_partitions_witness_to_page_locked_memory) {
   }
 }
 
+// Where partitions wait for device memory (a budget of one streamed working set, two workers),
+// the burst's first two witnesses are synthesized into page-locked buffers (both workers free);
+// the second then waits, and is not copied again: only the partitions synthesized into plain
+// memory are. Every stage reads its witness from page-locked memory.
+CUZK_TEST(engine_does_not_copy_a_witness_synthesized_into_page_locked_memory) {
+  auto& f = fixture<ec::Bn254>(10);
+  const auto sz = sizes(f);
+  std::mutex mu;
+  std::set<const void*> live;
+  size_t direct = 0, copies = 0, staged = 0, staged_locked = 0;
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1, o.kernel_ms = 200;
+  o.locked_buffer_seen = [&](const void* buffer, size_t) {
+    std::lock_guard lk(mu);
+    live.insert(buffer), ++direct;
+    return true;
+  };
+  o.copy_locked_seen = [&](const void*, const void* copy, size_t) {
+    std::lock_guard lk(mu);
+    live.insert(copy), ++copies;
+  };
+  o.copy_dropped = [&](const void* p) {
+    std::lock_guard lk(mu);
+    CHECK(live.erase(p) == 1);
+  };
+  o.copy_seen = [&](const char* what, const void*, const void* src, size_t) {
+    if (std::string_view(what) != "witness scalars") return;
+    std::lock_guard lk(mu);
+    ++staged, staged_locked += live.count(src);
+  };
+  std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
+  Engine eng(config({sim(0, 200, 0, 1, sz.ws_s)}, 2), devs);
+  eng.register_circuit("c", f.circuit);
+  auto r = eng.await(eng.submit({"c", Priority::Normal, f.fill_witnesses(4)}), 30000.0);
+  check_proofs(f, r, 0, 4);
+  std::lock_guard lk(mu);
+  CHECK_EQ(direct, size_t(2));
+  CHECK_MSG(copies == 2, copies << " witnesses copied to page-locked memory (2 were synthesized there)");
+  CHECK_EQ(staged, size_t(4));
+  CHECK_EQ(staged_locked, size_t(4));
+  CHECK(live.empty());
+}
+
 // A witness the engine may write where it wants (Witness::fill) is synthesized into page-locked
 // memory of the device's when it will find a worker free: its stage, on the device's critical
 // path, then copies it by DMA instead of through the staging buffers. A job's first two

@@ -13,6 +13,7 @@
 #include <new>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -241,13 +242,15 @@ engine::Witness witness_of(const cuzk_bp_circuit& c, size_t ci, bool canonical, 
   engine::Witness w;
   w.name = "circuit " + std::to_string(ci);
   auto closed = [](const std::string& name) { return Error(name + ": the call has returned"); };
-  w.load = [c, canonical, gate, name = w.name, closed] {
+  // Written where the engine says (page-locked memory for a partition that will find a worker free).
+  w.fill = [c, canonical, gate, name = w.name, closed](std::span<cpu::Scalar> v) {
     std::shared_lock lk(gate->mu);
     if (gate->closed) throw closed(name);
-    std::vector<cpu::Scalar> v(c.n_inputs + c.n_aux);
+    if (v.size() != c.n_inputs + c.n_aux)
+      throw InvalidArgument(name + ": witness has " + std::to_string(c.n_inputs + c.n_aux) +
+                            " values (inputs and aux), the key expects " + std::to_string(v.size()));
     for (size_t j = 0; j < c.n_inputs; ++j) v[j] = to_std(limbs_at(c.inputs, j), canonical);
     for (size_t i = 0; i < c.n_aux; ++i) v[c.n_inputs + i] = to_std(limbs_at(c.aux, i), canonical);
-    return v;
   };
   w.abc = [c, canonical, gate, name = w.name, closed](size_t n, cpu::Scalar* a, cpu::Scalar* b, cpu::Scalar* cc) {
     std::shared_lock lk(gate->mu);
