@@ -187,8 +187,9 @@ CUZK_TEST(gpu_pool_keeps_freed_memory_and_gives_it_up) {
 
 // A streamed key's sections are page-locked once: a copy's locked runs go by DMA from where they
 // are; the rest of a range only partly locked, or one after the lock is gone, goes through the
-// staging buffers. Ranges locked by two calls side by side count as one. A page-locked copy is
-// read by DMA and its buffer reused. Every copy arrives whole.
+// staging buffers. Ranges locked by two calls side by side count as one. Page-locked copies and
+// buffers to write come from the room made ahead (none is allocated by them), are read by DMA
+// and reused. Every copy arrives whole.
 CUZK_TEST(gpu_copies_from_page_locked_memory) {
   auto devs = all_gpus();
   const gpu::DeviceId dev{devs[0].index};
@@ -237,9 +238,14 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
   }
   CHECK(!gpu::is_pinned(host.data(), all));
   {
-    // A page-locked copy: equal to its source, copied from by DMA, its buffer kept and reused.
+    // Page-locked copies go into buffers made ahead; a copy allocates none.
     gpu::keep_page_locked_copies(dev, 0, 0);  // no room kept from earlier cases: all idle ones go
-    auto copy = gpu::copy_page_locked(dev, host.data() + 3, all - 24);
+    CHECK(gpu::copy_page_locked(host.data(), all) == nullptr);
+    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
+    // Room kept ahead: two buffers made.
+    CHECK_EQ(gpu::keep_page_locked_copies(dev, all, 2), size_t(2));
+    // A page-locked copy: equal to its source, copied from by DMA, its buffer given back and reused.
+    auto copy = gpu::copy_page_locked(host.data() + 3, all - 24);
     CHECK(copy != nullptr && std::memcmp(copy.get(), host.data() + 3, all - 24) == 0);
     CHECK(gpu::is_pinned(copy.get(), all - 24) && !gpu::is_pinned(host.data(), 8));
     std::vector<uint64_t> back(all / 8 - 3, 0);
@@ -249,21 +255,17 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
     const void* first = copy.get();
     copy.reset();
     CHECK(!gpu::is_pinned(first, 8));
-    auto again = gpu::copy_page_locked(dev, host.data(), all / 2);  // fits the kept buffer
-    CHECK(again.get() == first && std::memcmp(again.get(), host.data(), all / 2) == 0);
-    again.reset();
-    CHECK(gpu::free_page_locked_copies() >= all - 24);
-    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
-    // Room kept ahead: two buffers made, the copies then take them (and make none).
-    CHECK_EQ(gpu::keep_page_locked_copies(dev, all, 2), size_t(2));
-    auto one = gpu::copy_page_locked(dev, host.data(), all), two = gpu::copy_page_locked(dev, host.data(), all);
+    auto one = gpu::copy_page_locked(host.data(), all), two = gpu::copy_page_locked(host.data(), all);
     CHECK(one != nullptr && two != nullptr && one.get() != two.get());
+    CHECK(one.get() == first || two.get() == first);
+    CHECK(std::memcmp(one.get(), host.data(), all) == 0 && std::memcmp(two.get(), host.data(), all) == 0);
     const void *one_at = one.get(), *two_at = two.get();
+    CHECK(gpu::copy_page_locked(host.data(), all) == nullptr);       // both handed out: none made
     CHECK_EQ(gpu::keep_page_locked_copies(dev, all, 2), size_t(2));  // both handed out, none made
     CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
     one.reset(), two.reset();
-    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));        // the room asked for stays
-    auto three = gpu::copy_page_locked(dev, host.data(), all);  // a kept buffer, handed out again
+    CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));   // the room asked for stays
+    auto three = gpu::copy_page_locked(host.data(), all);  // a kept buffer, handed out again
     CHECK(three.get() == one_at || three.get() == two_at);
     // A kept buffer handed out to be written (a witness synthesized into it): only a free one,
     // none made; page-locked while handed out (copies from it by DMA), given back at its end.

@@ -190,11 +190,12 @@ class Device {
     (void)p, (void)bytes;
     return nullptr;
   }
-  // A copy of host memory [p, p + bytes) in page-locked memory the device keeps for such copies:
-  // the handle points at the copy (which copy_to_device reads by DMA) and gives the memory back.
-  // For memory read soon whose copy can be made while nothing waits for it (a witness waiting
-  // for device memory, which then lives in the copy): unlike pin_host it holds up nothing else
-  // on the device. Null where the device gains nothing (the CPU) or the host refused.
+  // A copy of host memory [p, p + bytes) in a free page-locked buffer of those keep_page_locked
+  // made: the handle points at the copy (which copy_to_device reads by DMA) and gives the buffer
+  // back. For memory read soon whose copy can be made while nothing waits for it (a witness
+  // waiting for device memory, which then lives in the copy): unlike pin_host it holds up nothing
+  // else on the device. Null where none is free (none is allocated here) or the device gains
+  // nothing (the CPU).
   virtual std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) const {
     (void)p, (void)bytes;
     return nullptr;
@@ -208,10 +209,11 @@ class Device {
     (void)bytes;
     return nullptr;
   }
-  // Makes room ahead for `count` copy_page_locked copies of `bytes` at once (in all, for every
-  // device of its backend: the copies serve them all; the largest asked for so far), so that none
-  // is allocated beside kernels later, and release_idle_memory keeps it; count 0: none is needed
-  // any more (release_idle_memory then frees it all). Nothing where copies gain nothing.
+  // Makes room ahead: `count` page-locked buffers of `bytes` (in all, for every device of its
+  // backend: they serve them all; the largest asked for so far), which copy_page_locked and
+  // page_locked_buffer hand out, allocated now rather than beside kernels; release_idle_memory
+  // keeps them. count 0: none is needed any more (release_idle_memory then frees them all).
+  // Nothing where page-locked memory gains nothing.
   virtual void keep_page_locked(size_t bytes, size_t count) const { (void)bytes, (void)count; }
   // Gives memory that the device's allocator keeps for later allocations, and no buffer uses,
   // back to the system (other processes); nothing where it keeps none. The engine calls it when

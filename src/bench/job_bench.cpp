@@ -83,7 +83,7 @@ std::vector<uint64_t> submit_jobs(engine::Engine& eng, const JobBenchOptions& o,
       const uint64_t wid = uint64_t(j) * o.partitions + p;
       engine::Witness w;
       w.name = "partition " + std::to_string(wid);
-      // Written where the engine says (page-locked memory for a partition that finds a device idle).
+      // Written where the engine says (page-locked memory for a partition that will find a worker free).
       w.fill = [&circ, &pool, wid](std::span<cpu::Scalar> out) { circ.witness_into(wid, out, pool); };
       req.partitions.push_back(std::move(w));
     }

@@ -185,7 +185,7 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Part>> synth_queue;
   std::vector<std::unique_ptr<Part>> ready;
   size_t synth_running = 0, running = 0;
-  size_t synth_direct = 0;  // of synth_running: those into page-locked memory (for a free worker)
+  size_t synth_direct = 0;  // of synth_running: those that will find a worker free (page-locked memory)
   size_t jobs_done = 0, jobs_failed = 0, partitions_done = 0, partitions_retried = 0;
   std::vector<std::unique_ptr<Device>> devices;
   std::unique_ptr<ThreadPool> synth_pool;
@@ -508,9 +508,7 @@ struct Engine::Impl {
         ++running, ++d.active;
         cv.notify_all();  // synthesis may refill
       }
-      run_partition(d, worker, *p);
-      std::lock_guard lk(mu);
-      --running, --d.active;
+      run_partition(d, worker, *p);  // its outcome gives the worker back
     }
   }
 
@@ -627,21 +625,23 @@ struct Engine::Impl {
     }
     run.give_back();
     p.work.reset();
-    record_outcome(p, run.rec, err, device_fault, cancelled, std::move(proof), d.name);
+    record_outcome(d, p, run.rec, err, device_fault, cancelled, std::move(proof));
   }
 
-  // The partition's record and proof into its job (which may end with it), or its failure.
-  void record_outcome(Part& p, PartitionRecord& rec, const std::string& err, bool device_fault, bool cancelled,
-                      ProofData proof, const std::string& device) {
+  // The partition's record and proof into its job (which may end with it), or its failure; d's
+  // worker is free again first (before anyone waiting for the job sees it end).
+  void record_outcome(Device& d, Part& p, PartitionRecord& rec, const std::string& err, bool device_fault,
+                      bool cancelled, ProofData proof) {
     Job& j = *p.job;
     std::unique_lock lk(mu);
+    --running, --d.active;
     rec.ok = err.empty();
     rec.error = err;
     j.records[p.index] = rec;
     if (cancelled) return;  // the job has ended already (or the engine stops)
     if (!err.empty()) {
       lk.unlock();
-      fail_partition(p, err, device_fault, device_fault ? FailureKind::Transient : FailureKind::BadInput, device);
+      fail_partition(p, err, device_fault, device_fault ? FailureKind::Transient : FailureKind::BadInput, d.name);
       return;
     }
     if (j.ended()) return;

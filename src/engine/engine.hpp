@@ -153,9 +153,9 @@ struct Witness {
   // Instead of `load` (used when set), for a loader that can write the values where the engine
   // wants them: fills all of `out`, the circuit's n_vars values (standard form, wire order), or
   // throws InvalidArgument when its witness has another count. The engine picks the memory: for
-  // a partition that will find a device idle, page-locked memory of the device's when some is
-  // free (its stage then copies the values by DMA, not through the staging buffers while
-  // synthesis keeps every core busy); else plain memory.
+  // a partition that will find a worker free (a burst of work begins), page-locked memory of the
+  // device's when some is free (its stage then copies the values by DMA, not through the staging
+  // buffers while synthesis keeps every core busy); else plain memory.
   std::function<void(std::span<cpu::Scalar> out)> fill = {};
   // For a caller that evaluated the constraint rows itself (a synthesis outside cuzk): fills the
   // domain's n values of a, b and c (Fr in Montgomery form, the rows after the last one zero),

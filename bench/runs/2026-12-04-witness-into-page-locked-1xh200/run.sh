@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# A witness synthesized straight into page-locked memory for the partition that finds the device
-# idle (binaries in build-carry/: b/ this tree's, b0/ the parent's cuzk): the GPU prover and
+# A witness synthesized straight into page-locked memory (first/: BINS=b, 533d65f, for the partition
+# that finds the device idle; second/: 23e3d74, for each that will find a worker free; binaries in
+# build-carry/: b/ this tree's, b0/ the parent's cuzk, cf85c79): the GPU prover and
 # engine tests and goldens, then the PoRep-shaped 2^27 job, key resident twice and key streamed
 # under a 20 GiB budget, by this tree's cuzk and by its parent's, on one H200, the host's memory
 # sampled every second (mem.txt) beside it. Each job's records in one archive (runs.tar.xz).

@@ -79,7 +79,7 @@ class CudaDevice final : public backend::Device {
   }
   std::shared_ptr<void> pin_host(const void* p, size_t bytes) const override { return gpu::pin_host(dev_, p, bytes); }
   std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) const override {
-    return gpu::copy_page_locked(dev_, p, bytes);
+    return gpu::copy_page_locked(p, bytes);
   }
   std::shared_ptr<void> page_locked_buffer(size_t bytes) const override { return gpu::page_locked_buffer(bytes); }
   void keep_page_locked(size_t bytes, size_t count) const override { gpu::keep_page_locked_copies(dev_, bytes, count); }

@@ -177,7 +177,8 @@ RangeSet::Run pinned_run(const void* p, size_t bytes) {
   return g_pinned.first_run(reinterpret_cast<uintptr_t>(p), bytes);
 }
 
-// Page-locked buffers for copy_page_locked, allocated once and kept: by size, the free ones and
+// Page-locked buffers for copy_page_locked and page_locked_buffer, allocated by
+// keep_page_locked_copies and kept: by size, the free ones and
 // the sizes of those handed out; and the room asked for (keep_page_locked_copies): `count`
 // buffers of at least `bytes`.
 std::mutex& g_copies_mu = *new std::mutex;
@@ -206,23 +207,16 @@ void* allocate_copy_buffer(DeviceId dev, size_t size) {
   return p;
 }
 
-// A free buffer of at least `bytes` (the smallest), else a new one; null when the host refuses.
-std::pair<void*, size_t> take_copy_buffer(DeviceId dev, size_t bytes) {
-  {
-    std::lock_guard lk(g_copies_mu);
-    if (auto it = g_free_copies.lower_bound(bytes); it != g_free_copies.end()) {
-      const auto got = std::make_pair(it->second, it->first);
-      g_free_copies.erase(it);
-      g_used_copies.insert(got.second);
-      return got;
-    }
-  }
-  const size_t size = copy_buffer_size(bytes);
-  void* p = allocate_copy_buffer(dev, size);
-  if (!p) return {nullptr, 0};
+// The smallest free buffer of at least `bytes`, handed out; {null, 0} when none is free (none is
+// allocated here: a cudaHostAlloc beside kernels holds up every other thread's copies).
+std::pair<void*, size_t> take_copy_buffer(size_t bytes) {
   std::lock_guard lk(g_copies_mu);
-  g_used_copies.insert(size);
-  return {p, size};
+  auto it = g_free_copies.lower_bound(bytes);
+  if (it == g_free_copies.end()) return {nullptr, 0};
+  const auto got = std::make_pair(it->second, it->first);
+  g_free_copies.erase(it);
+  g_used_copies.insert(got.second);
+  return got;
 }
 
 void give_back_copy_buffer(void* p, size_t size) {
@@ -265,9 +259,12 @@ namespace {
 // handle goes and gives the buffer back.
 std::shared_ptr<void> hand_out_copy_buffer(void* buf, size_t size) {
   const uintptr_t b = reinterpret_cast<uintptr_t>(buf);
-  {
+  try {
     std::lock_guard lk(g_pinned_mu);
     g_pinned.add(b, b + size);  // page-locked by its allocation: copies from it go by DMA
+  } catch (...) {
+    give_back_copy_buffer(buf, size);
+    throw;
   }
   return std::shared_ptr<void>(buf, [b, size](void*) {
     {
@@ -279,9 +276,9 @@ std::shared_ptr<void> hand_out_copy_buffer(void* buf, size_t size) {
 }
 }  // namespace
 
-std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes) {
+std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes) {
   if (!p || bytes == 0) return nullptr;
-  const auto [buf, size] = take_copy_buffer(dev, bytes);
+  const auto [buf, size] = take_copy_buffer(bytes);
   if (!buf) return nullptr;
   try {
     fill(buf, p, bytes);
@@ -294,16 +291,9 @@ std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes
 
 std::shared_ptr<void> page_locked_buffer(size_t bytes) {
   if (bytes == 0) return nullptr;
-  std::pair<void*, size_t> got;
-  {
-    std::lock_guard lk(g_copies_mu);
-    auto it = g_free_copies.lower_bound(bytes);
-    if (it == g_free_copies.end()) return nullptr;
-    got = {it->second, it->first};
-    g_free_copies.erase(it);
-    g_used_copies.insert(got.second);
-  }
-  return hand_out_copy_buffer(got.first, got.second);
+  const auto [buf, size] = take_copy_buffer(bytes);
+  if (!buf) return nullptr;
+  return hand_out_copy_buffer(buf, size);
 }
 
 size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count) {

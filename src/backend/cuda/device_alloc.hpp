@@ -70,16 +70,16 @@ void copy_to_device_staged(DeviceId dev, void* dst, const void* src, size_t byte
 // driver (~18 GB/s of memory locked): every other thread's copies and launches on any device
 // wait for it meanwhile, even when the memory is registered in pieces (measured on an H200).
 std::shared_ptr<void> pin_host(DeviceId dev, const void* p, size_t bytes);
-// A copy of [p, p + bytes) (made by the copy pool's threads, ~27 GB/s) in a page-locked buffer
-// kept for such copies (allocated once, then reused; rounded up to 64 MiB): the handle points at
-// the copy, which copies to a device read by DMA, and gives the buffer back. No driver call but
-// a buffer's first allocation, so nothing else on the device waits for it. Null when the host
-// refuses a buffer.
-std::shared_ptr<void> copy_page_locked(DeviceId dev, const void* p, size_t bytes);
-// A free buffer of those copy_page_locked keeps, of at least `bytes` (uninitialised; page-locked:
-// copies from it go by DMA); none is allocated. Null when none is free.
+// A copy of [p, p + bytes) (made by the copy pool's threads, ~27 GB/s) in a free page-locked
+// buffer of those keep_page_locked_copies made (rounded up to 64 MiB; reused): the handle points
+// at the copy, which copies to a device read by DMA, and gives the buffer back. No driver call,
+// so nothing else on the device waits for it. Null when no buffer that large is free (none is
+// allocated here).
+std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes);
+// A free buffer of those kept, of at least `bytes`, handed out to be written (uninitialised;
+// page-locked: copies from it go by DMA); none is allocated. Null when none is free.
 std::shared_ptr<void> page_locked_buffer(size_t bytes);
-// Allocates buffers for copy_page_locked until `count` of at least `bytes` exist (free or handed
+// Allocates page-locked buffers for copy_page_locked and page_locked_buffer until `count` of at least `bytes` exist (free or handed
 // out; they serve every device; the largest bytes and count asked for so far), so that no
 // allocation (which holds the driver like a registration) runs beside kernels later; returns
 // how many exist (fewer where the host refused). count 0: no room is asked for any more, and the
