@@ -29,6 +29,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -39,6 +40,7 @@
 
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/device_alloc.hpp"
+#include "backend/cuda/fp2_pair.cuh"
 #include "backend/cuda/msm.hpp"
 #include "backend/cuda/scalar_digits.cuh"
 #include "ec/curve.hpp"
@@ -212,38 +214,89 @@ struct BucketStore {
   uint32_t nb, units;
 };
 
+// How the level-0 accumulation holds a point. Whole: one thread a point. Paired (Fp2, G2): two
+// neighbouring lanes a point, one component each (fp2_pair.cuh): half the registers a thread,
+// where a whole XYZZ<Fp2> and the addition's temporaries do not fit in 255 and spill.
 template <class F>
-__device__ __forceinline__ void store_bucket(const BucketStore<F>& st, uint32_t key, const XYZZ<F>& s) {
+struct Whole {
+  static constexpr unsigned kLanes = 1;
+  using Acc = XYZZ<F>;
+  using Base = Affine<F>;
+  __device__ __forceinline__ static Base load(const Affine<F>* p) { return load16(p); }
+  __device__ __forceinline__ static void put(XYZZ<F>* d, const Acc& s) { *d = s; }
+  __device__ __forceinline__ static bool leader() { return true; }  // writes what the pair shares
+};
+
+template <class B>
+struct Paired {
+  using F = ff::Fp2<B>;
+  using P = Fp2Pair<B>;
+  static constexpr unsigned kLanes = 2;
+  using Acc = XYZZ<P>;
+  using Base = Affine<P>;
+  __device__ __forceinline__ static Base load(const Affine<F>* p) {
+    return {{load16(P::component(&p->x))}, {load16(P::component(&p->y))}};
+  }
+  __device__ __forceinline__ static void put(XYZZ<F>* d, const Acc& s) {
+    *P::component(&d->X) = s.X.v;
+    *P::component(&d->Y) = s.Y.v;
+    *P::component(&d->ZZ) = s.ZZ.v;
+    *P::component(&d->ZZZ) = s.ZZZ.v;
+  }
+  __device__ __forceinline__ static bool leader() { return !P::odd(); }
+};
+
+template <class F>
+struct LanesOf {
+  using type = Whole<F>;
+};
+template <class B>
+struct LanesOf<ff::Fp2<B>> {
+  using type = Paired<B>;
+};
+
+template <class F, class L>
+__device__ __forceinline__ void store_bucket(const BucketStore<F>& st, uint32_t key, const typename L::Acc& s) {
   uint32_t u = key >> st.c, b = key & ((1u << st.c) - 1);
-  if (u < st.units && b >= 1 && b <= st.nb && !s.is_inf()) st.buckets[size_t(u) * st.nb + (b - 1)] = s;
+  if (u < st.units && b >= 1 && b <= st.nb && !s.is_inf()) L::put(st.buckets + (size_t(u) * st.nb + (b - 1)), s);
 }
 
 // One finished segment of key `key`: `first`/`last` say whether it touches the run's start/end.
-template <class F>
-__device__ __forceinline__ void finish_segment(uint32_t key, const XYZZ<F>& s, bool first, bool last, uint32_t prev,
-                                               uint32_t next, uint32_t t, bool final, const BucketStore<F>& st,
-                                               Slots<F> out) {
+template <class F, class L = Whole<F>>
+__device__ __forceinline__ void finish_segment(uint32_t key, const typename L::Acc& s, bool first, bool last,
+                                               uint32_t prev, uint32_t next, uint32_t t, bool final,
+                                               const BucketStore<F>& st, Slots<F> out) {
+  using Acc = typename L::Acc;
   bool complete = final || ((!first || prev != key) && (!last || next != key));
-  if (complete) store_bucket(st, key, s);
+  if (complete) store_bucket<F, L>(st, key, s);
   if (final) return;
-  const XYZZ<F> inf = XYZZ<F>::infinity();
+  // (Two stores rather than one of `complete ? inf : s`: a reference chosen at run time would put
+  // both points in local memory.)
   if (first) {
-    out.keys[2 * size_t(t)] = key;
-    out.pts[2 * size_t(t)] = complete ? inf : s;
+    if (L::leader()) out.keys[2 * size_t(t)] = key;
+    if (complete)
+      L::put(out.pts + 2 * size_t(t), Acc::infinity());
+    else
+      L::put(out.pts + 2 * size_t(t), s);
   }
   if (last) {
-    out.keys[2 * size_t(t) + 1] = key;
-    out.pts[2 * size_t(t) + 1] = (complete || first) ? inf : s;
+    if (L::leader()) out.keys[2 * size_t(t) + 1] = key;
+    if (complete || first)
+      L::put(out.pts + (2 * size_t(t) + 1), Acc::infinity());
+    else
+      L::put(out.pts + (2 * size_t(t) + 1), s);
   }
 }
 
-template <class F>
+template <class F, class L>
 __device__ __forceinline__ void empty_run(uint32_t t, Slots<F> out) {
-  const XYZZ<F> inf = XYZZ<F>::infinity();
-  out.keys[2 * size_t(t)] = kEmpty;
-  out.keys[2 * size_t(t) + 1] = kEmpty;
-  out.pts[2 * size_t(t)] = inf;
-  out.pts[2 * size_t(t) + 1] = inf;
+  const typename L::Acc inf = L::Acc::infinity();
+  if (L::leader()) {
+    out.keys[2 * size_t(t)] = kEmpty;
+    out.keys[2 * size_t(t) + 1] = kEmpty;
+  }
+  L::put(out.pts + 2 * size_t(t), inf);
+  L::put(out.pts + (2 * size_t(t) + 1), inf);
 }
 
 // Per-unit sorted arrays of a group (the sort leaves each unit in one of two buffers).
@@ -253,11 +306,13 @@ struct WindowPtrs {
 };
 
 // Level 0: the non-zero prefixes of the group's G sorted units, concatenated (positions
-// pre[w] .. pre[w+1]), cut into `runs` equal runs; mixed additions of the (signed) bases.
-template <class F>
+// pre[w] .. pre[w+1]), cut into `runs` equal runs; mixed additions of the (signed) bases. A run
+// takes L::kLanes neighbouring threads (see Whole, Paired).
+template <class F, class L = typename LanesOf<F>::type>
 __global__ void __launch_bounds__(kBlock)
     accumulate_bases_kernel(WindowPtrs win, const uint32_t* cnt, unsigned G, uint32_t runs, const Affine<F>* bases,
                             bool final, BucketStore<F> st, Slots<F> out) {
+  using Acc = typename L::Acc;
   const unsigned c = st.c;
   __shared__ uint32_t pre[kMaxWindows + 1];
   __shared__ const uint32_t* wkeys[kMaxWindows];
@@ -277,13 +332,13 @@ __global__ void __launch_bounds__(kBlock)
     pre[G] = s;
   }
   __syncthreads();
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / L::kLanes;
   if (t >= runs) return;
   const uint32_t total = pre[G];
   const uint32_t R = (total + runs - 1) / runs;
   const uint32_t beg = min(t * R, total), end = min(beg + R, total);
   if (beg >= end) {
-    if (!final) empty_run(t, out);
+    if (!final) empty_run<F, L>(t, out);
     return;
   }
   // window holding position p (the last w with pre[w] <= p; empty windows are skipped)
@@ -308,7 +363,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint32_t* kw = wkeys[w];
   const uint32_t* vw = wvals[w];
   uint32_t cur = (uint32_t(w) << c) | kw[beg - pre[w]];
-  XYZZ<F> acc = XYZZ<F>::infinity();
+  Acc acc = Acc::infinity();
   bool first = true;
   for (uint32_t p = beg; p < end; ++p) {
     while (p >= pre[w + 1]) {
@@ -319,17 +374,17 @@ __global__ void __launch_bounds__(kBlock)
     uint32_t off = p - pre[w];
     uint32_t key = (uint32_t(w) << c) | kw[off];
     if (key != cur) {
-      finish_segment(cur, acc, first, false, prev, next, t, final, st, out);
+      finish_segment<F, L>(cur, acc, first, false, prev, next, t, final, st, out);
       first = false;
-      acc = XYZZ<F>::infinity();
+      acc = Acc::infinity();
       cur = key;
     }
     uint32_t v = vw[off];
-    Affine<F> q = load16(bases + (v & ~kNeg));
+    typename L::Base q = L::load(bases + (v & ~kNeg));
     if (v & kNeg) q.y = -q.y;
     acc = acc.add_affine(q);
   }
-  finish_segment(cur, acc, first, true, prev, next, t, final, st, out);
+  finish_segment<F, L>(cur, acc, first, true, prev, next, t, final, st, out);
 }
 
 // Levels >= 1: the slot list of the level before, kRunLen entries a thread.
@@ -851,12 +906,22 @@ struct Msm {
       int sms = 0, per_sm = 0;
       check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
             "cudaDeviceGetAttribute (multiprocessors)");
-      check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F>, kBlock, 0), dev,
-            "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
-      const uint32_t wave = uint32_t(std::max(1, sms * per_sm)) * kBlock;
+      if (pairs())
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F>, kBlock, 0), dev,
+              "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
+      else
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F, Whole<F>>, kBlock, 0),
+              dev, "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
+      const uint32_t wave = uint32_t(std::max(1, sms * per_sm)) * kBlock / lanes();
       p.runs_target = wave >= kRunsCap ? kRunsCap : wave * (kRunsCap / wave);
       return p;
     }
+
+    static bool pairs() {
+      static const bool off = std::getenv("CUZK_MSM_WHOLE") != nullptr;
+      return LanesOf<F>::type::kLanes > 1 && !off;
+    }
+    static unsigned lanes() { return pairs() ? LanesOf<F>::type::kLanes : 1; }
 
     // The group's digits (non-zero counts per unit in cnt), then one radix sort per unit; win
     // gets where each sorted unit lies.
@@ -890,8 +955,12 @@ struct Msm {
       const BucketStore<F> st{buckets + size_t(g.set0) * p.nb, p.c, p.nb, g.units};
       uint32_t runs = std::min<uint32_t>(p.runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(g.gw) * m)));
       bool final = runs == 1;
-      accumulate_bases_kernel<F><<<blocks_for(runs), kBlock, 0, s>>>(win, cnt, g.units, runs, pts, final, st,
-                                                                     Slots<F>{b.slot_keys[0], b.slot_pts[0]});
+      if (pairs())
+        accumulate_bases_kernel<F><<<blocks_for(size_t(runs) * lanes()), kBlock, 0, s>>>(
+            win, cnt, g.units, runs, pts, final, st, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
+      else
+        accumulate_bases_kernel<F, Whole<F>><<<blocks_for(runs), kBlock, 0, s>>>(
+            win, cnt, g.units, runs, pts, final, st, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
       check_launch(dev, "msm accumulate_bases_kernel", n);
       int cur = 0;
       uint32_t len = 2 * runs;
