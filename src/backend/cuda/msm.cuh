@@ -29,13 +29,13 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cuda/common.cuh"
@@ -246,13 +246,17 @@ struct Paired {
   __device__ __forceinline__ static bool leader() { return !P::odd(); }
 };
 
+// Pairs where a whole point does not fit a thread's registers: BLS12-381's G2 (a whole
+// XYZZ<Fp2> 96 registers; the hot kernel held 255 and spilled ~1 KB a thread, pairs 248 and
+// none: 2^22 over tables 97.8 -> 92.2 ms). BN254's G2 fits whole (255 registers, a few spills;
+// as pairs 168 and three blocks an SM, but the shuffles and selects cost more: 45.2 -> 50.0 ms).
 template <class F>
 struct LanesOf {
   using type = Whole<F>;
 };
 template <class B>
 struct LanesOf<ff::Fp2<B>> {
-  using type = Paired<B>;
+  using type = std::conditional_t<(B::N >= 6), Paired<B>, Whole<ff::Fp2<B>>>;
 };
 
 template <class F, class L>
@@ -270,21 +274,33 @@ __device__ __forceinline__ void finish_segment(uint32_t key, const typename L::A
   bool complete = final || ((!first || prev != key) && (!last || next != key));
   if (complete) store_bucket<F, L>(st, key, s);
   if (final) return;
-  // (Two stores rather than one of `complete ? inf : s`: a reference chosen at run time would put
-  // both points in local memory.)
-  if (first) {
-    if (L::leader()) out.keys[2 * size_t(t)] = key;
-    if (complete)
-      L::put(out.pts + 2 * size_t(t), Acc::infinity());
-    else
-      L::put(out.pts + 2 * size_t(t), s);
-  }
-  if (last) {
-    if (L::leader()) out.keys[2 * size_t(t) + 1] = key;
-    if (complete || first)
-      L::put(out.pts + (2 * size_t(t) + 1), Acc::infinity());
-    else
-      L::put(out.pts + (2 * size_t(t) + 1), s);
+  const Acc inf = Acc::infinity();
+  if constexpr (L::kLanes == 1) {
+    if (first) {
+      out.keys[2 * size_t(t)] = key;
+      out.pts[2 * size_t(t)] = complete ? inf : s;
+    }
+    if (last) {
+      out.keys[2 * size_t(t) + 1] = key;
+      out.pts[2 * size_t(t) + 1] = (complete || first) ? inf : s;
+    }
+  } else {
+    // Two stores rather than one of `complete ? inf : s`: over pairs, that reference chosen at
+    // run time put both points in local memory.
+    if (first) {
+      if (L::leader()) out.keys[2 * size_t(t)] = key;
+      if (complete)
+        L::put(out.pts + 2 * size_t(t), inf);
+      else
+        L::put(out.pts + 2 * size_t(t), s);
+    }
+    if (last) {
+      if (L::leader()) out.keys[2 * size_t(t) + 1] = key;
+      if (complete || first)
+        L::put(out.pts + (2 * size_t(t) + 1), inf);
+      else
+        L::put(out.pts + (2 * size_t(t) + 1), s);
+    }
   }
 }
 
@@ -906,22 +922,14 @@ struct Msm {
       int sms = 0, per_sm = 0;
       check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
             "cudaDeviceGetAttribute (multiprocessors)");
-      if (pairs())
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F>, kBlock, 0), dev,
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
-      else
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F, Whole<F>>, kBlock, 0),
-              dev, "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
-      const uint32_t wave = uint32_t(std::max(1, sms * per_sm)) * kBlock / lanes();
+      check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate_bases_kernel<F>, kBlock, 0), dev,
+            "cudaOccupancyMaxActiveBlocksPerMultiprocessor (msm accumulate)");
+      const uint32_t wave = uint32_t(std::max(1, sms * per_sm)) * kBlock / kLanes;
       p.runs_target = wave >= kRunsCap ? kRunsCap : wave * (kRunsCap / wave);
       return p;
     }
 
-    static bool pairs() {
-      static const bool off = std::getenv("CUZK_MSM_WHOLE") != nullptr;
-      return LanesOf<F>::type::kLanes > 1 && !off;
-    }
-    static unsigned lanes() { return pairs() ? LanesOf<F>::type::kLanes : 1; }
+    static constexpr unsigned kLanes = LanesOf<F>::type::kLanes;  // threads a level-0 run
 
     // The group's digits (non-zero counts per unit in cnt), then one radix sort per unit; win
     // gets where each sorted unit lies.
@@ -955,12 +963,8 @@ struct Msm {
       const BucketStore<F> st{buckets + size_t(g.set0) * p.nb, p.c, p.nb, g.units};
       uint32_t runs = std::min<uint32_t>(p.runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(g.gw) * m)));
       bool final = runs == 1;
-      if (pairs())
-        accumulate_bases_kernel<F><<<blocks_for(size_t(runs) * lanes()), kBlock, 0, s>>>(
-            win, cnt, g.units, runs, pts, final, st, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
-      else
-        accumulate_bases_kernel<F, Whole<F>><<<blocks_for(runs), kBlock, 0, s>>>(
-            win, cnt, g.units, runs, pts, final, st, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
+      accumulate_bases_kernel<F><<<blocks_for(size_t(runs) * kLanes), kBlock, 0, s>>>(
+          win, cnt, g.units, runs, pts, final, st, Slots<F>{b.slot_keys[0], b.slot_pts[0]});
       check_launch(dev, "msm accumulate_bases_kernel", n);
       int cur = 0;
       uint32_t len = 2 * runs;
