@@ -7,7 +7,7 @@
 //
 // A product takes the partner's components by one shuffle a word and computes, on both lanes
 // with no divergence, one a*b - c*d with a single reduction (ff::mul_sub):
-//   even: c0 = a0 b0 - a1 b1        odd: c1 = a1 b0 - (p - a0) b1
+//   even: c0 = a0 b0 - a1 b1        odd: c1 = a1 b0 - (-a0) b1
 // Two double-width products and one reduction a lane: four and two for the pair, against the
 // three and three of a Karatsuba product on one thread. A square is one product a lane:
 //   even: (a0 + a1)(a0 - a1)        odd: (2 a1) a0
@@ -43,24 +43,6 @@ struct Fp2Pair {
     return r;
   }
 
-  // p - x, not reduced (p for x = 0): a factor of ff::mul_sub may be any value below R, and this
-  // is a third of the instructions of a negation.
-  __device__ __forceinline__ static B p_minus(const B& x) {
-#if defined(__CUDA_ARCH__)
-    constexpr int N = B::N;
-    constexpr ff::MontConsts<N> k = B::K;
-    ff::DevWords<N> w(x.l);
-    w.w[0] = ff::ptx::sub_cc(ff::mod_word<N>(k, 0), w.w[0]);
-#pragma unroll
-    for (int i = 1; i < 2 * N; ++i) w.w[i] = ff::ptx::subc_cc(ff::mod_word<N>(k, i), w.w[i]);
-    B r;
-    w.store(r.l);
-    return r;
-#else
-    return B::zero() - x;
-#endif
-  }
-
   __device__ __forceinline__ static Fp2Pair zero() { return {B::zero()}; }
   __device__ __forceinline__ static Fp2Pair one() { return {pick(odd(), B::zero(), B::one())}; }
   // Zero on both lanes (the answer is the pair's, the same on both).
@@ -75,7 +57,7 @@ struct Fp2Pair {
     const bool o = odd();
     const B ao = partner(a.v), bo = partner(b.v);
     const B b0 = pick(o, bo, b.v), b1 = pick(o, b.v, bo);
-    const B z = pick(o, p_minus(ao), ao);
+    const B z = pick(o, B::zero() - ao, ao);
     return {ff::mul_sub(a.v, b0, z, b1)};
   }
   __device__ __forceinline__ Fp2Pair sqr() const {
