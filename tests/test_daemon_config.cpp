@@ -38,6 +38,7 @@ key_tables = 0.25
 threads = 12
 [memory]
 host_budget = "32GiB"
+page_locked = "12GiB"
 [engine]
 verify = false
 [[circuits]]
@@ -76,6 +77,11 @@ CUZK_TEST(daemon_config_reads_every_key) {
   CHECK_EQ(c.memory[1], std::string("80GiB"));
   CHECK_EQ(c.synthesis_threads, 12u);
   CHECK_EQ(c.host_budget, size_t(32) << 30);
+  CHECK(c.page_locked == std::optional<size_t>(size_t(12) << 30));
+  CHECK(!default_config().page_locked.has_value());
+  CHECK(parse_config("[daemon]\nlisten = \"unix:///tmp/a.sock\"\njournal = \"/tmp/j\"\n[memory]\npage_locked = 0\n",
+                     "none.toml")
+            .page_locked == std::optional<size_t>(0));
   CHECK(!c.verify);
   CHECK_EQ(c.circuits.size(), size_t(2));
   CHECK_EQ(c.circuits[0].r1cs, std::string("/keys/porep.r1cs"));
@@ -98,6 +104,7 @@ CUZK_TEST(daemon_config_refuses_what_is_wrong) {
   bad(head + "[devices]\nkey_tables = 1.5\n", "devices.key_tables: must be 0..1");
   bad(head + "[devices]\nlist = [1]\n", "devices.list: expected an array of strings");
   bad(head + "[memory]\nhost_budget = \"12XB\"\n", "memory.host_budget");
+  bad(head + "[memory]\npage_locked = \"half\"\n", "memory.page_locked");
   bad(head + "keep_results = \"3 weeks\"\n", "daemon.keep_results");
   bad("[daemon]\nlisten = \"unix://relative.sock\"\njournal = \"/tmp/j\"\n", "unix:///absolute/path");
   bad("[daemon]\nlisten = \"localhost\"\njournal = \"/tmp/j\"\n", "HOST:PORT");

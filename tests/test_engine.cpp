@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -39,6 +40,7 @@
 #include "testing.hpp"
 #include "util/carver.hpp"
 #include "util/error.hpp"
+#include "util/host.hpp"
 #include "util/ranges.hpp"
 #include "util/rng.hpp"
 #include "util/thread_pool.hpp"
@@ -1122,6 +1124,55 @@ CUZK_TEST(engine_synthesizes_for_a_free_worker_into_page_locked_memory) {
   CHECK_MSG(r.error.find("the synthesized witness has 3 values") != std::string::npos, r.error);
   CHECK_EQ(handed.load(), size_t(1));
   CHECK_EQ(back.load(), size_t(1));
+}
+
+// The page-locked witness buffers stay within EngineConfig::page_locked_witness_bytes: room for
+// one a worker is asked for where they fit (unset: a quarter of the host's memory), fewer where
+// they do not, and at a bound below one buffer none is asked for, no witness is synthesized into
+// page-locked memory or moved there, and the proofs are the same. Where partitions wait for
+// memory (one streamed working set, two workers) both happen when room is allowed.
+CUZK_TEST(engine_keeps_page_locked_witness_buffers_within_their_bound) {
+  auto& f = fixture<ec::Bn254>(10);
+  const auto sz = sizes(f);
+  const size_t wb = size_t(f.circuit->key().n_vars) * 32;
+  CHECK_EQ(page_locked_witness_room(EngineConfig{}, wb), physical_memory() / 4 / wb);
+  const std::vector<std::pair<std::optional<size_t>, size_t>> cases = {
+      {std::nullopt, 2}, {3 * wb / 2, 1}, {wb - 1, 0}, {size_t(0), 0}};
+  for (auto [bound, room] : cases) {
+    std::mutex mu;
+    std::vector<std::pair<size_t, size_t>> kept;
+    size_t asked = 0, moved = 0;
+    cpu::CpuDeviceOptions o;
+    o.name = "sim:0", o.simulated = true, o.threads = 1, o.kernel_ms = 200;
+    o.keep_seen = [&](size_t bytes, size_t count) {
+      std::lock_guard lk(mu);
+      kept.emplace_back(bytes, count);
+    };
+    o.locked_buffer_seen = [&](const void*, size_t) {
+      std::lock_guard lk(mu);
+      ++asked;
+      return true;
+    };
+    o.copy_locked_seen = [&](const void*, const void*, size_t) {
+      std::lock_guard lk(mu);
+      ++moved;
+    };
+    std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
+    EngineConfig cfg = config({sim(0, 200, 0, 1, sz.ws_s)}, 2);
+    cfg.page_locked_witness_bytes = bound;
+    Engine eng(cfg, devs);
+    eng.register_circuit("c", f.circuit);
+    auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4)}), 30000.0);
+    check_proofs(f, r, 0, 4);
+    std::lock_guard lk(mu);
+    if (room == 0) {
+      CHECK_MSG(kept.empty(), "room for " << (kept.empty() ? 0 : kept[0].second) << " buffers asked for");
+      CHECK_MSG(asked == 0 && moved == 0, asked << " buffers asked for, " << moved << " witnesses moved");
+    } else {
+      CHECK(kept == (std::vector<std::pair<size_t, size_t>>{{wb, room}}));
+      CHECK_MSG(asked > 0, "no witness synthesized into page-locked memory");
+    }
+  }
 }
 
 // Memory that a device's allocator keeps for later allocations goes back to the system when a

@@ -249,8 +249,9 @@ Config parse_config(const std::string& text, const std::string& file) {
     c.synthesis_threads = unsigned(r.integer(*t, "synthesis", "threads", 0, 0, 4096));
   }
   if (auto t = sub(root, "memory", r)) {
-    r.known(*t, "memory", {"host_budget"});
+    r.known(*t, "memory", {"host_budget", "page_locked"});
     c.host_budget = r.size(*t, "memory", "host_budget", c.host_budget);
+    if (t->get("page_locked")) c.page_locked = r.size(*t, "memory", "page_locked", 0);
   }
   if (auto t = sub(root, "engine", r)) {
     r.known(*t, "engine", {"verify"});

@@ -3,6 +3,7 @@
 // default (the bundled example circuits on every visible GPU, else on the CPU).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct Config {
   unsigned synthesis_threads = 0;  // 0 = hardware threads
   // [memory]
   size_t host_budget = size_t(8) << 30;  // witness bytes of unfinished jobs held at once
+  // Page-locked witness buffers' host memory (EngineConfig::page_locked_witness_bytes); unset: a
+  // quarter of the host's physical memory.
+  std::optional<size_t> page_locked;
   // [[circuits]]
   std::vector<CircuitConfig> circuits;
   bool verify = true;  // [engine] verify: self-verify every proof

@@ -49,6 +49,7 @@ Service::Service(Config cfg, Log log, const std::function<void(const std::string
   }
   ec.workers_per_device = cfg_.workers_per_device;
   ec.key_tables_share = cfg_.key_tables;
+  ec.page_locked_witness_bytes = cfg_.page_locked;
   ec.synthesis_threads = cfg_.synthesis_threads;
   ec.verify = cfg_.verify;
   // Circuits.

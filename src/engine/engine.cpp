@@ -16,6 +16,7 @@
 #include "io/wtns.hpp"
 #include "io/zkey.hpp"
 #include "util/error.hpp"
+#include "util/host.hpp"
 #include "util/strings.hpp"
 #include "util/thread_pool.hpp"
 
@@ -292,6 +293,10 @@ struct Engine::Impl {
     }
     return free > ready.size() + synth_direct;
   }
+  // Whether `c`'s witnesses may go to page-locked memory at all (EngineConfig::page_locked_witness_bytes).
+  bool page_locked_witnesses(const CircuitOps& c) const {
+    return page_locked_witness_room(cfg, size_t(c.n_vars()) * sizeof(cpu::Scalar)) > 0;
+  }
   // A free page-locked buffer of any device's (they serve every device of their backend).
   CircuitOps::WitnessMemory page_locked_memory() const {
     return [this](size_t bytes) {
@@ -323,7 +328,7 @@ struct Engine::Impl {
         rec.spans[Phase::Queue].end_ms = now();
         rec.spans[Phase::Synthesis] = Span{now(), -1};
         wit = p->job->witnesses.at(p->index);
-        direct = finds_free_worker(p->job->circuit_id);
+        direct = page_locked_witnesses(*p->job->circuit) && finds_free_worker(p->job->circuit_id);
         synth_direct += direct;
       }
       std::string err;
@@ -554,6 +559,7 @@ struct Engine::Impl {
         // by the host, no time of the device's, no driver call), and its stage copies it from
         // there by DMA instead of through the staging buffers.
         res = I.reserve(d, j.circuit_id, lk, &j, false, [&] {
+          if (!I.page_locked_witnesses(c)) return;
           try {
             c.lock_witness(*d.dev, *p.work);
           } catch (const std::exception&) {  // a copy through the staging buffers then
@@ -714,6 +720,12 @@ Engine::~Engine() {
   }
 }
 
+size_t page_locked_witness_room(const EngineConfig& cfg, size_t witness_bytes) {
+  static const size_t quarter = physical_memory() / 4;
+  const size_t allowed = cfg.page_locked_witness_bytes.value_or(quarter);
+  return witness_bytes == 0 ? 0 : allowed / witness_bytes;
+}
+
 size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
                               const std::function<size_t(size_t)>& working_set) {
   workers = std::max<size_t>(1, workers);
@@ -791,10 +803,14 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
     f.push_back(fp);
     tables.push_back(chosen.value_or(groth16::KeyTables{}));
   }
-  // The copies serve every device of a backend: each is asked for the room all of them need.
+  // The copies serve every device of a backend: each is asked for the room all of them need,
+  // within the host memory the configuration allows them.
+  const size_t witness_bytes = size_t(ops->n_vars()) * sizeof(cpu::Scalar);
   size_t room = 0;
   for (auto [dev, n] : copies) room += n;
-  for (auto [dev, n] : copies) dev->keep_page_locked(size_t(ops->n_vars()) * sizeof(cpu::Scalar), room);
+  room = std::min(room, page_locked_witness_room(impl_->cfg, witness_bytes));
+  if (room > 0)
+    for (auto [dev, n] : copies) dev->keep_page_locked(witness_bytes, room);
   std::lock_guard lk(impl_->mu);
   impl_->circuits[id] = ops;
   for (size_t i = 0; i < f.size(); ++i) {

@@ -95,6 +95,12 @@ struct EngineConfig {
   // take this share of the device memory left beside the key and one working set per worker;
   // 0: no tables. Devices without tables (the CPU) ignore it.
   double key_tables_share = 0.5;
+  // Page-locked host buffers for witnesses (a witness synthesized for a free worker is written
+  // into one; one that waits for device memory is moved into one): one a device worker, made
+  // when a circuit is registered and kept, within this many bytes of host memory in all (fewer
+  // buffers where they do not fit). Unset: a quarter of the host's physical memory; 0: none,
+  // every witness is staged through the copy buffers.
+  std::optional<size_t> page_locked_witness_bytes;
   FaultHook fault;
 };
 
@@ -107,6 +113,10 @@ struct EngineConfig {
 // scratch after them, and make fewer, larger copies and MSMs.
 size_t automatic_stream_chunk(size_t largest, size_t budget, size_t workers,
                               const std::function<size_t(size_t)>& working_set);
+
+// How many page-locked witness buffers of `witness_bytes` EngineConfig::page_locked_witness_bytes
+// allows (unset: a quarter of the host's physical memory).
+size_t page_locked_witness_room(const EngineConfig& cfg, size_t witness_bytes);
 
 // A partition's witness values (standard form, in wire order) as a loader made them: a
 // std::vector, or a FillVector, which a loader that writes every value itself (in parallel)

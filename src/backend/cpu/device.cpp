@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 #include "backend/cpu/device.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -13,6 +11,7 @@
 #include "backend/cpu/curve_ops.hpp"
 #include "util/carver.hpp"
 #include "util/error.hpp"
+#include "util/host.hpp"
 #include "util/time.hpp"
 
 namespace cuzk::cpu {
@@ -23,11 +22,6 @@ namespace {
 
 void sleep_ms(double ms) {
   if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
-}
-
-size_t physical_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? size_t(pages) * size_t(page) : size_t(16) << 30;
 }
 
 }  // namespace
