@@ -1162,7 +1162,7 @@ CUZK_TEST(engine_keeps_page_locked_witness_buffers_within_their_bound) {
     cfg.page_locked_witness_bytes = bound;
     Engine eng(cfg, devs);
     eng.register_circuit("c", f.circuit);
-    auto r = eng.await(eng.submit({"c", Priority::Normal, f.witnesses(4)}), 30000.0);
+    auto r = eng.await(eng.submit({"c", Priority::Normal, f.fill_witnesses(4)}), 30000.0);
     check_proofs(f, r, 0, 4);
     std::lock_guard lk(mu);
     if (room == 0) {

@@ -82,6 +82,13 @@ struct Reader {
     }
     fail(where + "." + key, "expected a size such as \"20GiB\" or a positive number of bytes");
   }
+  // A size that may also be 0 (or "0"): none.
+  size_t size_or_zero(const toml::table& t, const std::string& where, const char* key, size_t def) const {
+    auto n = t.get(key);
+    if (n && ((n->is_integer() && n->as_integer()->get() == 0) || (n->is_string() && n->as_string()->get() == "0")))
+      return 0;
+    return size(t, where, key, def);
+  }
   // Sizes: one or an array, each "20GiB" or a number of bytes; checked here, kept as text.
   std::vector<std::string> sizes(const toml::table& t, const std::string& where, const char* key) const {
     std::vector<std::string> out;
@@ -218,12 +225,7 @@ Config parse_config(const std::string& text, const std::string& file) {
     c.max_request_bytes = r.size(*t, "daemon", "max_request_bytes", c.max_request_bytes);
     c.max_partitions = uint32_t(r.integer(*t, "daemon", "max_partitions", c.max_partitions, 1, 100000));
     c.witness_dirs = r.strings(*t, "daemon", "witness_dirs");
-    auto zero = t->get("journal_reserve");  // 0 (or "0"): no reserve
-    if (zero && ((zero->is_integer() && zero->as_integer()->get() == 0) ||
-                 (zero->is_string() && zero->as_string()->get() == "0")))
-      c.journal_reserve = 0;
-    else
-      c.journal_reserve = r.size(*t, "daemon", "journal_reserve", c.journal_reserve);
+    c.journal_reserve = r.size_or_zero(*t, "daemon", "journal_reserve", c.journal_reserve);  // 0: no reserve
     if (auto n = t->get("status_auth")) {
       if (!n->is_boolean()) r.fail("daemon.status_auth", "expected true or false");
       c.status_auth = n->as_boolean()->get();
@@ -251,7 +253,7 @@ Config parse_config(const std::string& text, const std::string& file) {
   if (auto t = sub(root, "memory", r)) {
     r.known(*t, "memory", {"host_budget", "page_locked"});
     c.host_budget = r.size(*t, "memory", "host_budget", c.host_budget);
-    if (t->get("page_locked")) c.page_locked = r.size(*t, "memory", "page_locked", 0);
+    if (t->get("page_locked")) c.page_locked = r.size_or_zero(*t, "memory", "page_locked", 0);
   }
   if (auto t = sub(root, "engine", r)) {
     r.known(*t, "engine", {"verify"});
