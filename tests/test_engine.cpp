@@ -1129,8 +1129,8 @@ CUZK_TEST(engine_synthesizes_for_a_free_worker_into_page_locked_memory) {
 // The page-locked witness buffers stay within EngineConfig::page_locked_witness_bytes: room for
 // one a worker is asked for where they fit (unset: a quarter of the host's memory), fewer where
 // they do not, and at a bound below one buffer none is asked for, no witness is synthesized into
-// page-locked memory or moved there, and the proofs are the same. Where partitions wait for
-// memory (one streamed working set, two workers) both happen when room is allowed.
+// page-locked memory or moved there, and the proofs are the same (one streamed working set and
+// two workers: partitions wait for memory, and a burst's first finds a worker free).
 CUZK_TEST(engine_keeps_page_locked_witness_buffers_within_their_bound) {
   auto& f = fixture<ec::Bn254>(10);
   const auto sz = sizes(f);

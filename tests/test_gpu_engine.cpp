@@ -283,6 +283,13 @@ CUZK_TEST(gpu_copies_from_page_locked_memory) {
     CHECK(!gpu::is_pinned(four_at, 8));
     CHECK(gpu::page_locked_buffer((size_t(64) << 20) + 1) == nullptr);  // beyond the 64 MiB kept: none made
     three.reset();
+    // The room is set, not added to (the engine combines its circuits' needs within its bound):
+    // one larger buffer asked for frees both smaller free ones and makes one.
+    CHECK_EQ(gpu::keep_page_locked_copies(dev, (size_t(64) << 20) + 1, 1), size_t(1));
+    auto large = gpu::page_locked_buffer(all);
+    CHECK(large != nullptr);
+    CHECK(gpu::page_locked_buffer(all) == nullptr);  // the smaller ones went
+    large.reset();
     CHECK_EQ(gpu::keep_page_locked_copies(dev, 0, 0), size_t(0));  // none asked any more: all go
     CHECK_EQ(gpu::free_page_locked_copies(), size_t(0));
   }

@@ -210,10 +210,11 @@ class Device {
     return nullptr;
   }
   // Makes room ahead: `count` page-locked buffers of `bytes` (in all, for every device of its
-  // backend: they serve them all; the largest asked for so far), which copy_page_locked and
+  // backend: they serve them all; the room is set, not added to: the caller combines what all
+  // its circuits need, and free buffers beyond it go), which copy_page_locked and
   // page_locked_buffer hand out, allocated now rather than beside kernels; release_idle_memory
-  // keeps them. count 0: none is needed any more (release_idle_memory then frees them all).
-  // Nothing where page-locked memory gains nothing.
+  // keeps them. count 0: none is needed any more (the idle ones are freed). Nothing where
+  // page-locked memory gains nothing.
   virtual void keep_page_locked(size_t bytes, size_t count) const { (void)bytes, (void)count; }
   // Gives memory that the device's allocator keeps for later allocations, and no buffer uses,
   // back to the system (other processes); nothing where it keeps none. The engine calls it when

@@ -186,6 +186,9 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Part>> synth_queue;
   std::vector<std::unique_ptr<Part>> ready;
   size_t synth_running = 0, running = 0;
+  // The page-locked witness buffers asked of the devices (Device::keep_page_locked): the
+  // largest witness of the circuits given room, as many as the most any needs, within the bound.
+  size_t keep_bytes = 0, keep_count = 0;
   size_t synth_direct = 0;  // of synth_running: those that will find a worker free (page-locked memory)
   size_t jobs_done = 0, jobs_failed = 0, partitions_done = 0, partitions_retried = 0;
   std::vector<std::unique_ptr<Device>> devices;
@@ -804,13 +807,22 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
     tables.push_back(chosen.value_or(groth16::KeyTables{}));
   }
   // The copies serve every device of a backend: each is asked for the room all of them need,
-  // within the host memory the configuration allows them.
+  // within the host memory the configuration allows: buffers of the largest witness of the
+  // circuits that have room, as many as the most any of them needs and the bound allows.
   const size_t witness_bytes = size_t(ops->n_vars()) * sizeof(cpu::Scalar);
   size_t room = 0;
   for (auto [dev, n] : copies) room += n;
   room = std::min(room, page_locked_witness_room(impl_->cfg, witness_bytes));
-  if (room > 0)
-    for (auto [dev, n] : copies) dev->keep_page_locked(witness_bytes, room);
+  size_t keep_bytes = 0, keep_count = 0;
+  if (room > 0) {
+    std::lock_guard lk(impl_->mu);
+    impl_->keep_bytes = std::max(impl_->keep_bytes, witness_bytes);
+    impl_->keep_count = std::max(impl_->keep_count, room);
+    impl_->keep_count = std::min(impl_->keep_count, page_locked_witness_room(impl_->cfg, impl_->keep_bytes));
+    keep_bytes = impl_->keep_bytes, keep_count = impl_->keep_count;
+  }
+  if (keep_count > 0)
+    for (auto [dev, n] : copies) dev->keep_page_locked(keep_bytes, keep_count);
   std::lock_guard lk(impl_->mu);
   impl_->circuits[id] = ops;
   for (size_t i = 0; i < f.size(); ++i) {

@@ -300,18 +300,11 @@ size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count) {
   size_t have = 0;
   {
     std::lock_guard lk(g_copies_mu);
-    if (count == 0) {
-      g_keep_bytes = g_keep_count = 0;
-    } else {
-      g_keep_bytes = std::max(g_keep_bytes, bytes), g_keep_count = std::max(g_keep_count, count);
-      bytes = g_keep_bytes, count = g_keep_count;
-      have = copies_of_at_least(bytes);
-    }
+    g_keep_bytes = count == 0 ? 0 : bytes, g_keep_count = count;
+    have = count == 0 ? 0 : copies_of_at_least(bytes);
   }
-  if (count == 0) {
-    free_page_locked_copies();
-    return 0;
-  }
+  free_page_locked_copies();  // free buffers beyond the room now asked for: smaller, or too many
+  if (count == 0) return 0;
   const size_t size = copy_buffer_size(bytes);
   for (; have < count; ++have) {
     void* p = allocate_copy_buffer(dev, size);

@@ -79,11 +79,12 @@ std::shared_ptr<void> copy_page_locked(const void* p, size_t bytes);
 // A free buffer of those kept, of at least `bytes`, handed out to be written (uninitialised;
 // page-locked: copies from it go by DMA); none is allocated. Null when none is free.
 std::shared_ptr<void> page_locked_buffer(size_t bytes);
-// Allocates page-locked buffers for copy_page_locked and page_locked_buffer until `count` of at least `bytes` exist (free or handed
-// out; they serve every device; the largest bytes and count asked for so far), so that no
-// allocation (which holds the driver like a registration) runs beside kernels later; returns
-// how many exist (fewer where the host refused). count 0: no room is asked for any more, and the
-// idle buffers are freed.
+// The room for copy_page_locked and page_locked_buffer, set (the caller combines what it needs):
+// frees the free buffers beyond it (smaller than `bytes`, or more than `count`; one handed out
+// is kept until it is given back and room is set or trimmed again) and allocates page-locked
+// buffers until `count` of at least `bytes` exist (free or handed out; they serve every device),
+// so that no allocation (which holds the driver like a registration) runs beside kernels later;
+// returns how many exist (fewer where the host refused). count 0: no room, the idle buffers freed.
 size_t keep_page_locked_copies(DeviceId dev, size_t bytes, size_t count);
 // Frees the buffers copy_page_locked keeps and no handle uses, beyond the room asked for;
 // returns their bytes.
