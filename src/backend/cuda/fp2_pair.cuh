@@ -15,6 +15,7 @@
 // the formulas is taken on a value that is_zero makes common to both); the shuffles name only
 // the pair, so pairs of one warp may diverge.
 #pragma once
+#include <cstddef>
 #include <cuda_runtime.h>
 
 #include "ff/fp2.hpp"
@@ -23,7 +24,8 @@ namespace cuzk::gpu {
 
 template <class B>
 struct Fp2Pair {
-  static_assert(sizeof(ff::Fp2<B>) == 2 * sizeof(B), "an Fp2 element is its two components, c0 first");
+  static_assert(sizeof(ff::Fp2<B>) == 2 * sizeof(B) && offsetof(ff::Fp2<B>, c1) == sizeof(B),
+                "an Fp2 element is its two components, c0 first");
   using Base = B;
   B v;  // this lane's component
 

@@ -15,7 +15,8 @@
 //     and share one set of buckets: their pairs are sorted as one list (a unit), and the
 //     reduction runs once per set instead of once per window, so wide windows pay;
 //  3. accumulation, load-balanced: the group's non-zero pairs, all windows concatenated, are
-//     cut into equal runs, one per thread, each summed in XYZZ with mixed additions. A bucket
+//     cut into equal runs, one a thread (BLS12-381's G2: a pair of lanes, fp2_pair.cuh), each
+//     summed in XYZZ with mixed additions. A bucket
 //     whose pairs lie inside one run is stored there; the partial sums at run edges go to a
 //     list of (key, partial), sorted by construction, which is reduced the same way, 8 entries a
 //     thread, until one run is left (see accumulate_* below);
@@ -64,7 +65,7 @@ using msm_model::sets_for;
 using msm_model::windows_for;
 constexpr unsigned kMaxWindows = 128;               // windows at c = 2 (255 / 2 + 1)
 constexpr size_t kEntryCap = msm_model::kMaxPairs;  // (key, value) pairs held at once: 1 GiB
-constexpr uint32_t kRunsCap = 1u << 17;             // level-0 accumulation threads at most
+constexpr uint32_t kRunsCap = 1u << 17;             // level-0 accumulation runs at most
 constexpr unsigned kRunLen = 8;                     // entries per thread at levels >= 1
 constexpr unsigned kSegLen = 16;                    // buckets per thread in the bucket reduction ...
 constexpr unsigned kSegLenNarrow = 4;               // ... at a level of fewer segments than a wave
@@ -73,6 +74,7 @@ constexpr uint32_t kWaveThreads = 1u << 15;         // about one wave of the poi
 constexpr uint32_t kTailLen = 4096;                 // bucket reduction: points a set left to the tail
 constexpr uint32_t kOnesThreads = 1u << 16;         // threads summing the bases of scalars 1
 constexpr unsigned kBlock = 128;
+static_assert(kBlock % 32 == 0, "the pairs of lanes (fp2_pair.cuh) never straddle a block's warps");
 constexpr uint32_t kNone = 0xffffffffu;    // "no key" beyond either end of a list
 constexpr uint32_t kEmpty = 0xfffffffeu;   // key of an empty run's slots (sorts last)
 constexpr uint32_t kNeg = 0x80000000u;     // sign bit of a sorted value
@@ -223,6 +225,7 @@ struct Whole {
   using Acc = XYZZ<F>;
   using Base = Affine<F>;
   __device__ __forceinline__ static Base load(const Affine<F>* p) { return load16(p); }
+  __device__ __forceinline__ static Acc get(const XYZZ<F>* p) { return *p; }
   __device__ __forceinline__ static void put(XYZZ<F>* d, const Acc& s) { *d = s; }
   __device__ __forceinline__ static bool leader() { return true; }  // writes what the pair shares
 };
@@ -236,6 +239,9 @@ struct Paired {
   using Base = Affine<P>;
   __device__ __forceinline__ static Base load(const Affine<F>* p) {
     return {{load16(P::component(&p->x))}, {load16(P::component(&p->y))}};
+  }
+  __device__ __forceinline__ static Acc get(const XYZZ<F>* p) {
+    return {{*P::component(&p->X)}, {*P::component(&p->Y)}, {*P::component(&p->ZZ)}, {*P::component(&p->ZZZ)}};
   }
   __device__ __forceinline__ static void put(XYZZ<F>* d, const Acc& s) {
     *P::component(&d->X) = s.X.v;
@@ -403,31 +409,34 @@ __global__ void __launch_bounds__(kBlock)
   finish_segment<F, L>(cur, acc, first, true, prev, next, t, final, st, out);
 }
 
-// Levels >= 1: the slot list of the level before, kRunLen entries a thread.
-template <class F>
+// Levels >= 1: the slot list of the level before, kRunLen entries a run (of L::kLanes threads:
+// these levels run a few thousand runs or fewer, each bound by its chain of additions, which a
+// pair of lanes halves).
+template <class F, class L = typename LanesOf<F>::type>
 __global__ void __launch_bounds__(kBlock)
     accumulate_partials_kernel(const uint32_t* in_keys, const XYZZ<F>* in_pts, uint32_t len, bool final,
                                BucketStore<F> st, Slots<F> out) {
+  using Acc = typename L::Acc;
   uint32_t runs = (len + kRunLen - 1) / kRunLen;
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / L::kLanes;
   if (t >= runs) return;
   const uint32_t beg = t * kRunLen, end = min(beg + kRunLen, len);
   const uint32_t prev = beg > 0 ? in_keys[beg - 1] : kNone;
   const uint32_t next = end < len ? in_keys[end] : kNone;
   uint32_t cur = in_keys[beg];
-  XYZZ<F> acc = XYZZ<F>::infinity();
+  Acc acc = Acc::infinity();
   bool first = true;
   for (uint32_t p = beg; p < end; ++p) {
     uint32_t key = in_keys[p];
     if (key != cur) {
-      finish_segment(cur, acc, first, false, prev, next, t, final, st, out);
+      finish_segment<F, L>(cur, acc, first, false, prev, next, t, final, st, out);
       first = false;
-      acc = XYZZ<F>::infinity();
+      acc = Acc::infinity();
       cur = key;
     }
-    acc += in_pts[p];
+    acc += L::get(in_pts + p);
   }
-  finish_segment(cur, acc, first, true, prev, next, t, final, st, out);
+  finish_segment<F, L>(cur, acc, first, true, prev, next, t, final, st, out);
 }
 
 // ------------------------------------------------------------------ kernels: bucket reduction
@@ -468,21 +477,24 @@ __global__ void __launch_bounds__(kBlock)
 // The last step of the bucket reduction: thread (r, j) writes [j + one] P_j (double-and-add)
 // for the `len` points of set r left at stride `stride`, to a[r T + j]. Its depth is 2 log2 len
 // additions at most, where a level of segments would add 2 L more for each further level.
-template <class F>
+// (A point a pair of lanes where LanesOf says so: at most a few thousand points, so the time is
+// one chain's.)
+template <class F, class L = typename LanesOf<F>::type>
 __global__ void __launch_bounds__(kBlock)
     bucket_tail_kernel(const XYZZ<F>* buckets, uint32_t sets, uint32_t nb, uint32_t len, uint32_t stride, bool one,
                        XYZZ<F>* a, uint32_t T) {
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  using Acc = typename L::Acc;
+  uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / L::kLanes;
   if (t >= sets * len) return;
   const uint32_t r = t / len, j = t % len, e = j + (one ? 1u : 0u);
-  const XYZZ<F> p = buckets[size_t(r) * nb + size_t(j) * stride];
-  XYZZ<F> acc = XYZZ<F>::infinity();
+  const Acc p = L::get(buckets + (size_t(r) * nb + size_t(j) * stride));
+  Acc acc = Acc::infinity();
   if (e != 0 && !p.is_inf())
     for (int bit = 31 - __clz(e); bit >= 0; --bit) {
       acc = acc.dbl();
       if ((e >> bit) & 1) acc += p;
     }
-  a[size_t(r) * T + j] = acc;
+  L::put(a + (size_t(r) * T + j), acc);
 }
 
 // ------------------------------------------------------------------ kernels: tables
@@ -699,7 +711,7 @@ struct Msm {
     }
     b.buckets = cv.take<X>(nbk, "msm buckets");
     for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(nbk, "msm buckets (further bases)");
-    size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 threads at most
+    size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 runs at most
     for (int i = 0; i < 2; ++i) {
       b.slot_keys[i] = cv.take<uint32_t>(slots, "msm partial-sum keys");
       b.slot_pts[i] = cv.take<X>(slots, "msm partial sums");
@@ -779,7 +791,7 @@ struct Msm {
   // c-bit windows, W of them; K tables: window w reads table w mod K, and the K windows of a
   // table set share one bucket set (one a window without tables; a table set too large for one
   // group has one bucket set per group). Bucket set r's weighted sum counts 2^shift[r] times
-  // in the result. nb buckets a set; runs_target level-0 threads.
+  // in the result. nb buckets a set; runs_target level-0 runs.
   struct Plan {
     unsigned c = 0, W = 0, K = 1, sets = 0;
     uint32_t nb = 0, runs_target = 0;
@@ -918,7 +930,7 @@ struct Msm {
         }
       }
       p.sets = unsigned(p.shift.size());
-      // Level-0 threads: whole waves of the accumulation kernel, at most kRunsCap.
+      // Level-0 runs: whole waves of the accumulation kernel, at most kRunsCap.
       int sms = 0, per_sm = 0;
       check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
             "cudaDeviceGetAttribute (multiprocessors)");
@@ -929,7 +941,7 @@ struct Msm {
       return p;
     }
 
-    static constexpr unsigned kLanes = LanesOf<F>::type::kLanes;  // threads a level-0 run
+    static constexpr unsigned kLanes = LanesOf<F>::type::kLanes;  // threads a run (accumulation, tail)
 
     // The group's digits (non-zero counts per unit in cnt), then one radix sort per unit; win
     // gets where each sorted unit lies.
@@ -971,7 +983,7 @@ struct Msm {
       while (!final) {
         uint32_t next_runs = (len + kRunLen - 1) / kRunLen;
         final = next_runs == 1;
-        accumulate_partials_kernel<F><<<blocks_for(next_runs), kBlock, 0, s>>>(
+        accumulate_partials_kernel<F><<<blocks_for(size_t(next_runs) * kLanes), kBlock, 0, s>>>(
             b.slot_keys[cur], b.slot_pts[cur], len, final, st, Slots<F>{b.slot_keys[cur ^ 1], b.slot_pts[cur ^ 1]});
         check_launch(dev, "msm accumulate_partials_kernel", n);
         cur ^= 1;
@@ -997,7 +1009,7 @@ struct Msm {
         len = segs;
         stride *= L;
       }
-      bucket_tail_kernel<F><<<blocks_for(size_t(p.sets) * len), kBlock, 0, s>>>(
+      bucket_tail_kernel<F><<<blocks_for(size_t(p.sets) * len * kLanes), kBlock, 0, s>>>(
           buckets, p.sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
       check_launch(dev, "msm bucket_tail_kernel", n);
       X* sums = reduce_groups(b, p.sets, T, s, dev, n);
