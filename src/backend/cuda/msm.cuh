@@ -225,7 +225,6 @@ struct Whole {
   using Acc = XYZZ<F>;
   using Base = Affine<F>;
   __device__ __forceinline__ static Base load(const Affine<F>* p) { return load16(p); }
-  __device__ __forceinline__ static Acc get(const XYZZ<F>* p) { return *p; }
   __device__ __forceinline__ static void put(XYZZ<F>* d, const Acc& s) { *d = s; }
   __device__ __forceinline__ static bool leader() { return true; }  // writes what the pair shares
 };
@@ -239,9 +238,6 @@ struct Paired {
   using Base = Affine<P>;
   __device__ __forceinline__ static Base load(const Affine<F>* p) {
     return {{load16(P::component(&p->x))}, {load16(P::component(&p->y))}};
-  }
-  __device__ __forceinline__ static Acc get(const XYZZ<F>* p) {
-    return {{*P::component(&p->X)}, {*P::component(&p->Y)}, {*P::component(&p->ZZ)}, {*P::component(&p->ZZZ)}};
   }
   __device__ __forceinline__ static void put(XYZZ<F>* d, const Acc& s) {
     *P::component(&d->X) = s.X.v;
@@ -409,34 +405,31 @@ __global__ void __launch_bounds__(kBlock)
   finish_segment<F, L>(cur, acc, first, true, prev, next, t, final, st, out);
 }
 
-// Levels >= 1: the slot list of the level before, kRunLen entries a run (of L::kLanes threads:
-// these levels run a few thousand runs or fewer, each bound by its chain of additions, which a
-// pair of lanes halves).
-template <class F, class L = typename LanesOf<F>::type>
+// Levels >= 1: the slot list of the level before, kRunLen entries a thread.
+template <class F>
 __global__ void __launch_bounds__(kBlock)
     accumulate_partials_kernel(const uint32_t* in_keys, const XYZZ<F>* in_pts, uint32_t len, bool final,
                                BucketStore<F> st, Slots<F> out) {
-  using Acc = typename L::Acc;
   uint32_t runs = (len + kRunLen - 1) / kRunLen;
-  uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / L::kLanes;
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= runs) return;
   const uint32_t beg = t * kRunLen, end = min(beg + kRunLen, len);
   const uint32_t prev = beg > 0 ? in_keys[beg - 1] : kNone;
   const uint32_t next = end < len ? in_keys[end] : kNone;
   uint32_t cur = in_keys[beg];
-  Acc acc = Acc::infinity();
+  XYZZ<F> acc = XYZZ<F>::infinity();
   bool first = true;
   for (uint32_t p = beg; p < end; ++p) {
     uint32_t key = in_keys[p];
     if (key != cur) {
-      finish_segment<F, L>(cur, acc, first, false, prev, next, t, final, st, out);
+      finish_segment(cur, acc, first, false, prev, next, t, final, st, out);
       first = false;
-      acc = Acc::infinity();
+      acc = XYZZ<F>::infinity();
       cur = key;
     }
-    acc += L::get(in_pts + p);
+    acc += in_pts[p];
   }
-  finish_segment<F, L>(cur, acc, first, true, prev, next, t, final, st, out);
+  finish_segment(cur, acc, first, true, prev, next, t, final, st, out);
 }
 
 // ------------------------------------------------------------------ kernels: bucket reduction
@@ -477,24 +470,21 @@ __global__ void __launch_bounds__(kBlock)
 // The last step of the bucket reduction: thread (r, j) writes [j + one] P_j (double-and-add)
 // for the `len` points of set r left at stride `stride`, to a[r T + j]. Its depth is 2 log2 len
 // additions at most, where a level of segments would add 2 L more for each further level.
-// (A point a pair of lanes where LanesOf says so: at most a few thousand points, so the time is
-// one chain's.)
-template <class F, class L = typename LanesOf<F>::type>
+template <class F>
 __global__ void __launch_bounds__(kBlock)
     bucket_tail_kernel(const XYZZ<F>* buckets, uint32_t sets, uint32_t nb, uint32_t len, uint32_t stride, bool one,
                        XYZZ<F>* a, uint32_t T) {
-  using Acc = typename L::Acc;
-  uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / L::kLanes;
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= sets * len) return;
   const uint32_t r = t / len, j = t % len, e = j + (one ? 1u : 0u);
-  const Acc p = L::get(buckets + (size_t(r) * nb + size_t(j) * stride));
-  Acc acc = Acc::infinity();
+  const XYZZ<F> p = buckets[size_t(r) * nb + size_t(j) * stride];
+  XYZZ<F> acc = XYZZ<F>::infinity();
   if (e != 0 && !p.is_inf())
     for (int bit = 31 - __clz(e); bit >= 0; --bit) {
       acc = acc.dbl();
       if ((e >> bit) & 1) acc += p;
     }
-  L::put(a + (size_t(r) * T + j), acc);
+  a[size_t(r) * T + j] = acc;
 }
 
 // ------------------------------------------------------------------ kernels: tables
@@ -941,7 +931,7 @@ struct Msm {
       return p;
     }
 
-    static constexpr unsigned kLanes = LanesOf<F>::type::kLanes;  // threads a run (accumulation, tail)
+    static constexpr unsigned kLanes = LanesOf<F>::type::kLanes;  // threads a level-0 run
 
     // The group's digits (non-zero counts per unit in cnt), then one radix sort per unit; win
     // gets where each sorted unit lies.
@@ -983,7 +973,7 @@ struct Msm {
       while (!final) {
         uint32_t next_runs = (len + kRunLen - 1) / kRunLen;
         final = next_runs == 1;
-        accumulate_partials_kernel<F><<<blocks_for(size_t(next_runs) * kLanes), kBlock, 0, s>>>(
+        accumulate_partials_kernel<F><<<blocks_for(next_runs), kBlock, 0, s>>>(
             b.slot_keys[cur], b.slot_pts[cur], len, final, st, Slots<F>{b.slot_keys[cur ^ 1], b.slot_pts[cur ^ 1]});
         check_launch(dev, "msm accumulate_partials_kernel", n);
         cur ^= 1;
@@ -1009,7 +999,7 @@ struct Msm {
         len = segs;
         stride *= L;
       }
-      bucket_tail_kernel<F><<<blocks_for(size_t(p.sets) * len * kLanes), kBlock, 0, s>>>(
+      bucket_tail_kernel<F><<<blocks_for(size_t(p.sets) * len), kBlock, 0, s>>>(
           buckets, p.sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
       check_launch(dev, "msm bucket_tail_kernel", n);
       X* sums = reduce_groups(b, p.sets, T, s, dev, n);
