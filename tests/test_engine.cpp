@@ -1175,6 +1175,30 @@ CUZK_TEST(engine_keeps_page_locked_witness_buffers_within_their_bound) {
   }
 }
 
+// With several circuits the room is combined (the device sets it, not adds to it): buffers of
+// the largest witness among the circuits given room, as many as the most any needs and the
+// bound allows. A larger circuit registered first (one buffer under the bound) and a smaller one
+// after (two of its own would fit) leave one buffer of the larger witness asked for.
+CUZK_TEST(engine_combines_page_locked_room_across_circuits) {
+  auto& small = fixture<ec::Bn254>(9);
+  auto& large = fixture<ec::Bn254>(10);
+  const size_t ws = size_t(small.circuit->key().n_vars) * 32, wl = size_t(large.circuit->key().n_vars) * 32;
+  CHECK(wl > ws + ws / 3);
+  std::vector<std::pair<size_t, size_t>> kept;
+  cpu::CpuDeviceOptions o;
+  o.name = "sim:0", o.simulated = true, o.threads = 1;
+  o.keep_seen = [&](size_t bytes, size_t count) { kept.emplace_back(bytes, count); };
+  std::vector<std::shared_ptr<backend::Device>> devs = {std::make_shared<cpu::CpuDevice>(o)};
+  EngineConfig cfg = config({sim(0, 0, 0, 1, size_t(1) << 34)}, 2);
+  cfg.page_locked_witness_bytes = wl + wl / 2;
+  Engine eng(cfg, devs);
+  eng.register_circuit("large", large.circuit);
+  eng.register_circuit("small", small.circuit);
+  CHECK(kept == (std::vector<std::pair<size_t, size_t>>{{wl, 1}, {wl, 1}}));
+  auto r = eng.await(eng.submit({"small", Priority::Normal, small.fill_witnesses(2)}), 30000.0);
+  check_proofs(small, r, 0, 2);
+}
+
 // Memory that a device's allocator keeps for later allocations goes back to the system when a
 // key is evicted on request and when the engine stops, each time after the key's memory is freed.
 CUZK_TEST(engine_gives_idle_device_memory_back) {
