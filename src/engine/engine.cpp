@@ -817,8 +817,8 @@ void Engine::register_circuit(const std::string& id, std::shared_ptr<Circuit> c)
   if (room > 0) {
     std::lock_guard lk(impl_->mu);
     impl_->keep_bytes = std::max(impl_->keep_bytes, witness_bytes);
-    impl_->keep_count = std::max(impl_->keep_count, room);
-    impl_->keep_count = std::min(impl_->keep_count, page_locked_witness_room(impl_->cfg, impl_->keep_bytes));
+    impl_->keep_count =
+        std::min(std::max(impl_->keep_count, room), page_locked_witness_room(impl_->cfg, impl_->keep_bytes));
     keep_bytes = impl_->keep_bytes, keep_count = impl_->keep_count;
   }
   if (keep_count > 0)
