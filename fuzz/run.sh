@@ -3,7 +3,9 @@
 # Builds the parser fuzzers (libFuzzer + ASan + UBSan) into $1 (default build-fuzz), seeds a
 # corpus from tests/fixtures (small files) and a tiny generated valid file per format and curve,
 # runs each target for $CUZK_FUZZ_SECONDS seconds (default 20) and exits non-zero on any finding.
-#   fuzz/run.sh [build-dir]        env: CUZK_FUZZ_SECONDS, CXX (default clang++-14), CUZK_FUZZ_TARGETS
+# Compiles and fuzzers run $CUZK_FUZZ_JOBS at a time (default: the cores), each fuzzer on one.
+#   fuzz/run.sh [build-dir]        env: CUZK_FUZZ_SECONDS, CXX (default clang++-14), CUZK_FUZZ_TARGETS,
+#                                  CUZK_FUZZ_JOBS
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,6 +15,7 @@ OUT=$(cd "$OUT" && pwd)
 SECS=${CUZK_FUZZ_SECONDS:-20}
 TARGETS=${CUZK_FUZZ_TARGETS:-"zkey wtns r1cs params proofs post"}
 SEED_MAX_BYTES=${CUZK_FUZZ_SEED_MAX_BYTES:-262144}
+JOBS=${CUZK_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 if [[ -z "${CXX:-}" ]]; then
   CXX=clang++-14
   command -v "$CXX" >/dev/null || CXX=clang++
@@ -21,24 +24,39 @@ fi
 COMMON=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I"$ROOT/src" -I"$ROOT/include"
         -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 
+# At most JOBS background jobs running: polls until one ends (its status stays for the caller's
+# `wait PID`, which `wait -n` would take).
+throttle() {
+  while (($(jobs -rp | wc -l) >= JOBS)); do sleep 0.2; done
+}
+
 # ---- build: the parser sources once (instrumented), then one binary per target
 LIB_SRCS=(src/util/error.cpp src/util/thread_pool.cpp src/util/files.cpp src/io/binfile.cpp src/ff/curve_id.cpp src/io/wtns.cpp
           src/io/zkey.cpp src/io/r1cs.cpp src/filecoin/params.cpp src/filecoin/proof_bytes.cpp
           src/filecoin/post_vproof.cpp)
 OBJS=()
+pids=()
+mkdir -p "$OUT/obj"
 for s in "${LIB_SRCS[@]}"; do
   o="$OUT/obj/${s//\//_}.o"
-  mkdir -p "$OUT/obj"
   if [[ ! -f "$o" || "$ROOT/$s" -nt "$o" || -n "$(find "$ROOT/src/io" "$ROOT/src/util" "$ROOT/src/filecoin" "$ROOT/src/groth16" "$ROOT/src/ec" "$ROOT/src/ff" -name '*.hpp' -newer "$o" 2>/dev/null)" ]]; then
     echo "compile $s"
-    "$CXX" "${COMMON[@]}" -fsanitize=fuzzer-no-link -c "$ROOT/$s" -o "$o"
+    throttle
+    # Into a temporary name: an interrupted compile leaves no object that looks current.
+    { "$CXX" "${COMMON[@]}" -fsanitize=fuzzer-no-link -c "$ROOT/$s" -o "$o.tmp" && mv "$o.tmp" "$o"; } &
+    pids+=($!)
   fi
   OBJS+=("$o")
 done
+for p in "${pids[@]}"; do wait "$p"; done
+pids=()
 for t in $TARGETS; do
   echo "link fuzz_$t"
-  "$CXX" "${COMMON[@]}" -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.cpp" "${OBJS[@]}" -o "$OUT/fuzz_$t"
+  throttle
+  "$CXX" "${COMMON[@]}" -fsanitize=fuzzer "$ROOT/fuzz/fuzz_$t.cpp" "${OBJS[@]}" -o "$OUT/fuzz_$t" &
+  pids+=($!)
 done
+for p in "${pids[@]}"; do wait "$p"; done
 
 # ---- seeds: fixtures (small ones) and tiny valid files written here
 SEEDS="$OUT/seeds"
@@ -112,21 +130,28 @@ else
   echo "python3 not found: no generated seeds (fixture seeds only)"
 fi
 
-# ---- run
+# ---- run: JOBS fuzzers at a time, one core each; each one's exit status into its .rc
 status=0
 summary=()
 for t in $TARGETS; do
   corpus="$OUT/corpus/$t"
   mkdir -p "$corpus" "$OUT/artifacts/$t"
   echo "=== fuzz_$t: ${SECS}s, $(ls "$SEEDS/$t" | wc -l) seeds, corpus $corpus"
+  rm -f "$OUT/fuzz_$t.rc"
+  throttle
+  {
+    rc=0
+    "$OUT/fuzz_$t" "$corpus" "$SEEDS/$t" -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix="$OUT/artifacts/$t/" -print_final_stats=1 >"$OUT/fuzz_$t.log" 2>&1 || rc=$?
+    echo "$rc" > "$OUT/fuzz_$t.rc"
+  } &
+done
+wait
+for t in $TARGETS; do
   log="$OUT/fuzz_$t.log"
-  set +e
-  "$OUT/fuzz_$t" "$corpus" "$SEEDS/$t" -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=10 \
-    -artifact_prefix="$OUT/artifacts/$t/" -print_final_stats=1 >"$log" 2>&1
-  rc=$?
-  set -e
+  rc=$(cat "$OUT/fuzz_$t.rc" 2>/dev/null || echo "no status")
   runs=$(grep -Eo 'Done [0-9]+ runs' "$log" | tail -1 || true)
-  if [[ $rc -ne 0 ]]; then
+  if [[ $rc != 0 ]]; then
     status=1
     summary+=("fuzz_$t: FAILED (rc $rc), see $log and $OUT/artifacts/$t/")
     tail -40 "$log"
