@@ -31,8 +31,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <optional>
 #include <string>
@@ -43,6 +41,7 @@
 #include "backend/cuda/device_alloc.hpp"
 #include "backend/cuda/fp2_pair.cuh"
 #include "backend/cuda/msm.hpp"
+#include "backend/cuda/msm_sort.hpp"
 #include "backend/cuda/scalar_digits.cuh"
 #include "ec/curve.hpp"
 
@@ -75,10 +74,10 @@ constexpr uint32_t kTailLen = 4096;                 // bucket reduction: points 
 constexpr uint32_t kOnesThreads = 1u << 16;         // threads summing the bases of scalars 1
 constexpr unsigned kBlock = 128;
 static_assert(kBlock % 32 == 0, "the pairs of lanes (fp2_pair.cuh) never straddle a block's warps");
-constexpr uint32_t kNone = 0xffffffffu;    // "no key" beyond either end of a list
-constexpr uint32_t kEmpty = 0xfffffffeu;   // key of an empty run's slots (sorts last)
-constexpr uint32_t kNeg = 0x80000000u;     // sign bit of a sorted value
-constexpr uint32_t kOneBit = 0x80000000u;  // a candidate that is a scalar 1 (indices are < 2^31)
+using msm_sort::kNone;                    // "no key" beyond either end of a list; a scalar 0's class
+using msm_sort::kOneBit;                  // a candidate that is a scalar 1 (indices are < 2^31)
+constexpr uint32_t kEmpty = 0xfffffffeu;  // key of an empty run's slots (sorts last)
+constexpr uint32_t kNeg = 0x80000000u;    // sign bit of a sorted value
 
 // ------------------------------------------------------------------ kernels: preparation
 
@@ -119,13 +118,6 @@ __global__ void classify_kernel(const Scalar4* in, Scalar4* out, uint32_t* cand,
     if (len) atomicMax(max_bits, len);
   }
 }
-
-struct IsCandidate {  // a general scalar
-  __host__ __device__ bool operator()(uint32_t x) const { return (x & kOneBit) == 0; }
-};
-struct IsOne {
-  __host__ __device__ bool operator()(uint32_t x) const { return x != kNone && (x & kOneBit) != 0; }
-};
 
 // Thread t sums the bases of the compacted ones list idx[j], j = t, t + T, ... < *count: no
 // lane of a warp waits for another's addition (a typical witness is half bits: summing in
@@ -648,21 +640,17 @@ struct Msm {
   static size_t sort_temp_bytes(unsigned K, size_t n, size_t cap, DeviceId dev) {
     n = std::min(size_t(K) * n, std::max(n, cap));  // the largest list one sort sees
     size_t bytes = 0;
-    cub::DoubleBuffer<uint32_t> k(nullptr, nullptr);
-    cub::DoubleBuffer<uint32_t> v(nullptr, nullptr);
-    check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, uint32_t(n), 0, int(kMaxC)), dev,
+    msm_sort::Pairs none;
+    check(msm_sort::sort_pairs(nullptr, bytes, none, uint32_t(n), int(kMaxC)), dev,
           "cub::DeviceRadixSort::SortPairs (scratch query)", "n = " + std::to_string(n));
     return bytes;
   }
   static size_t select_temp_bytes(size_t n, DeviceId dev) {
     size_t general = 0, ones = 0;
-    check(
-        cub::DeviceSelect::If(nullptr, general, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-                              static_cast<uint32_t*>(nullptr), int64_t(n), IsCandidate{}),
-        dev, "cub::DeviceSelect::If (scratch query)", "n = " + std::to_string(n));
-    check(cub::DeviceSelect::If(nullptr, ones, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-                                static_cast<uint32_t*>(nullptr), int64_t(n), IsOne{}),
-          dev, "cub::DeviceSelect::If (scratch query)", "n = " + std::to_string(n));
+    check(msm_sort::select(nullptr, general, nullptr, nullptr, nullptr, int64_t(n), msm_sort::Select::general), dev,
+          "cub::DeviceSelect::If (scratch query)", "n = " + std::to_string(n));
+    check(msm_sort::select(nullptr, ones, nullptr, nullptr, nullptr, int64_t(n), msm_sort::Select::ones), dev,
+          "cub::DeviceSelect::If (scratch query)", "n = " + std::to_string(n));
     return std::max(general, ones);
   }
 
@@ -855,12 +843,12 @@ struct Msm {
       // have none: a kernel and a dozen tree launches saved).
       uint32_t* ones_idx = b.keys;
       size_t sel_bytes = b.select_bytes;
-      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), ones_idx, ones_listed,
-                                  int64_t(n), IsOne{}, s),
+      check(msm_sort::select(b.select_temp, sel_bytes, b.cand, ones_idx, ones_listed, int64_t(n),
+                             msm_sort::Select::ones, s),
             dev, "cub::DeviceSelect::If (msm scalars 1)", nstr);
       sel_bytes = b.select_bytes;
-      check(cub::DeviceSelect::If(b.select_temp, sel_bytes, static_cast<const uint32_t*>(b.cand), b.gen_idx, b.counters,
-                                  int64_t(n), IsCandidate{}, s),
+      check(msm_sort::select(b.select_temp, sel_bytes, b.cand, b.gen_idx, b.counters, int64_t(n),
+                             msm_sort::Select::general, s),
             dev, "cub::DeviceSelect::If (msm general scalars)", nstr);
       check(cudaMemcpyAsync(&m, b.counters, sizeof(m), cudaMemcpyDeviceToHost, s), dev,
             "cudaMemcpyAsync (msm general count)", nstr);
@@ -945,15 +933,16 @@ struct Msm {
       uint32_t* spare_v = b.vals_alt;
       for (unsigned u = 0; u < g.units; ++u) {
         const size_t at = size_t(u) * g.wpu * m, items = size_t(std::min(g.wpu, g.gw - u * g.wpu)) * m;
-        cub::DoubleBuffer<uint32_t> kb(b.keys + at, spare_k);
-        cub::DoubleBuffer<uint32_t> vb(b.vals + at, spare_v);
+        msm_sort::Pairs pairs;
+        pairs.keys[0] = b.keys + at, pairs.keys[1] = spare_k;
+        pairs.vals[0] = b.vals + at, pairs.vals[1] = spare_v;
         size_t tb = b.sort_bytes;
-        check(cub::DeviceRadixSort::SortPairs(b.sort_temp, tb, kb, vb, uint32_t(items), 0, int(p.c), s), dev,
+        check(msm_sort::sort_pairs(b.sort_temp, tb, pairs, uint32_t(items), int(p.c), s), dev,
               "cub::DeviceRadixSort::SortPairs (msm window)", nstr + ", window " + std::to_string(g.w0 + u * g.wpu));
-        win.keys[u] = kb.Current();
-        win.vals[u] = vb.Current();
-        spare_k = kb.Alternate();  // the buffer the sort left free serves the next unit (no larger)
-        spare_v = vb.Alternate();
+        win.keys[u] = pairs.keys[pairs.current];
+        win.vals[u] = pairs.vals[pairs.current];
+        spare_k = pairs.keys[pairs.current ^ 1];  // the buffer the sort left free serves the next unit (no larger)
+        spare_v = pairs.vals[pairs.current ^ 1];
       }
     }
 
