@@ -96,6 +96,60 @@ CUZK_TEST(lc_merges_and_orders_like_bellpepper) {
   CHECK(m.terms()[3].var == Var::aux(3));
 }
 
+// Adding a whole combination (one merge of two sorted lists) gives exactly what adding its terms
+// one by one gives: the same variables in the same order, the same coefficients (zeros kept),
+// for scaled, negated and self additions, overlapping or disjoint or interleaved lists.
+CUZK_TEST(lc_merge_equals_term_by_term_addition) {
+  RandomSource rs(20261205);
+  auto random_lc = [&](size_t terms, uint32_t span) {
+    Lc<Fr> lc;
+    for (size_t i = 0; i < terms; ++i) {
+      const uint32_t k = uint32_t(rs.next() % span);
+      const Var v = rs.next() % 4 == 0 ? Var::input(k % 8) : Var::aux(k);
+      // Small coefficients: sums cancel to zero now and then.
+      lc.add(v, rs.next() % 3 == 0 ? -Fr::from_u64(rs.next() % 3) : Fr::from_u64(rs.next() % 3));
+    }
+    return lc;
+  };
+  auto same = [](const Lc<Fr>& a, const Lc<Fr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!(a.terms()[i].var == b.terms()[i].var) || !(a.terms()[i].coeff == b.terms()[i].coeff)) return false;
+    return true;
+  };
+  size_t checked = 0, grew = 0, zeros = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const uint32_t span = 1 + uint32_t(rs.next() % 64);
+    const Lc<Fr> a = random_lc(rs.next() % 12, span), o = random_lc(rs.next() % 12, span);
+    const Fr c = rs.next() % 2 ? random_field<Fr>(rs) : -Fr::from_u64(rs.next() % 3);
+    const int op = int(rs.next() % 5);
+    Lc<Fr> merged = a, one_by_one = a;
+    if (op == 4) {  // the combination added to itself
+      merged.add(merged);
+      for (const auto& t : a.terms()) one_by_one.add(t.var, t.coeff);
+    } else {
+      if (op == 0) merged.add(o, c);
+      if (op == 1) merged.add(o);
+      if (op == 2) merged.sub(o, c);
+      if (op == 3) merged.sub(o);
+      for (const auto& t : o.terms()) {
+        const Fr x = op == 0 ? t.coeff * c : op == 1 ? t.coeff : op == 2 ? -(t.coeff * c) : -t.coeff;
+        one_by_one.add(t.var, x);
+      }
+    }
+    CHECK_MSG(same(merged, one_by_one), "round " << round << ", op " << op << ": " << a.size() << " + " << o.size()
+                                                 << " terms gave " << merged.size() << ", term by term "
+                                                 << one_by_one.size());
+    for (size_t i = 1; i < merged.size(); ++i) CHECK(merged.terms()[i - 1].var.key < merged.terms()[i].var.key);
+    ++checked;
+    grew += merged.size() > a.size();
+    for (const auto& t : merged.terms()) zeros += t.coeff.is_zero();
+  }
+  // The cases were all reached: lists that grew (fresh variables) and coefficients that cancelled.
+  CHECK(grew > 500 && zeros > 100);
+  CHECK_EQ(checked, size_t(3000));
+}
+
 CUZK_TEST(shape_counts_nonzeros_and_densities) {
   ShapeCs<Fr> cs;
   const Var a = cs.alloc([] { return Fr::one(); }), b = cs.alloc([] { return Fr::one(); });

@@ -60,22 +60,19 @@ class Lc {
   // lc - (c, v) is lc + (-c, v).
   Lc& sub(Var v, const F& c) { return add(v, -c); }
   Lc& sub(Var v) { return add(v, -F::one()); }
-  // lc + (c, &other): every term of other scaled by c, in other's order.
+  // lc + (c, &other): every term of other scaled by c, as add(var, coeff · c) term by term in
+  // other's order would (one merge of the two sorted lists).
   Lc& add(const Lc& o, const F& c) {
-    for (const auto& t : o.terms_) add(t.var, t.coeff * c);
-    return *this;
+    return merge(o, [&](const F& x) { return x * c; });
   }
   Lc& add(const Lc& o) {
-    for (const auto& t : o.terms_) add(t.var, t.coeff);
-    return *this;
+    return merge(o, [](const F& x) { return x; });
   }
   Lc& sub(const Lc& o, const F& c) {
-    for (const auto& t : o.terms_) add(t.var, -(t.coeff * c));
-    return *this;
+    return merge(o, [&](const F& x) { return -(x * c); });
   }
   Lc& sub(const Lc& o) {
-    for (const auto& t : o.terms_) add(t.var, -t.coeff);
-    return *this;
+    return merge(o, [](const F& x) { return -x; });
   }
   // Every coefficient times c (bellpepper's Num::scale).
   Lc& scale(const F& c) {
@@ -97,6 +94,55 @@ class Lc {
   }
 
  private:
+  // terms_ + {(t.var, coeff(t.coeff)) : t in o}: a variable present in both gets the sum of its
+  // coefficients, the others are inserted in order. o may be *this (every coefficient then
+  // gains coeff of itself). In place, from the back: no allocation where the capacity suffices.
+  template <class Coeff>
+  Lc& merge(const Lc& o, Coeff&& coeff) {
+    const size_t n = terms_.size(), m = o.terms_.size();
+    if (m == 0) return *this;
+    if (n == 0 || terms_.back().var.key < o.terms_.front().var.key) {  // all after ours (o is not *this)
+      terms_.reserve(n + m);
+      for (const auto& t : o.terms_) terms_.push_back({t.var, coeff(t.coeff)});
+      return *this;
+    }
+    size_t fresh = 0;  // o's variables that are not ours
+    for (size_t i = 0, j = 0; j < m; ++j) {
+      const uint32_t k = o.terms_[j].var.key;
+      while (i < n && terms_[i].var.key < k) ++i;
+      if (i < n && terms_[i].var.key == k)
+        ++i;
+      else
+        ++fresh;
+    }
+    if (fresh == 0) {  // every variable already ours (always so when o is *this): sums in place
+      for (size_t i = 0, j = 0; j < m; ++j) {
+        const uint32_t k = o.terms_[j].var.key;
+        while (terms_[i].var.key < k) ++i;
+        const F add = coeff(o.terms_[j].coeff);
+        terms_[i].coeff += add;
+      }
+      return *this;
+    }
+    terms_.resize(n + fresh);  // o is not *this here, so o.terms_ stays valid
+    size_t i = n, j = m, out = n + fresh;
+    while (j > 0) {
+      const Term<F>& t = o.terms_[j - 1];
+      if (i > 0 && terms_[i - 1].var.key > t.var.key) {
+        terms_[--out] = terms_[--i];
+      } else if (i > 0 && terms_[i - 1].var.key == t.var.key) {
+        Term<F> s = terms_[--i];
+        s.coeff += coeff(t.coeff);
+        terms_[--out] = s;
+        --j;
+      } else {
+        terms_[--out] = Term<F>{t.var, coeff(t.coeff)};
+        --j;
+      }
+    }
+    return *this;  // terms_[0 .. i) are in place already (out == i)
+  }
+
   std::vector<Term<F>> terms_;
 };
 

@@ -46,32 +46,24 @@ PoseidonElt poseidon_constant_elt(const PoseidonFr& c) {
   return e;
 }
 
-// elt · s as a linear combination (Elt::scale: an allocated variable becomes the term (s, v)).
+// acc + e · s (neptune's Elt::scale, then Num::add: an allocated element is the term (s, v), a
+// combination's terms are merged in its order with their coefficients times s; no scaled copy).
 template <class CS>
-circuit::LcNum<PoseidonFr> poseidon_scaled(const PoseidonElt& e, const PoseidonFr& s) {
-  circuit::LcNum<PoseidonFr> r;
+void poseidon_accumulate_scaled(circuit::LcNum<PoseidonFr>& acc, const PoseidonElt& e, const PoseidonFr& s) {
   if (e.allocated) {
-    if constexpr (CS::kRows) r.lc.add(e.num.var, s);
-    if constexpr (CS::kValues) r.value = e.num.value * s;
+    if constexpr (CS::kRows) acc.lc.add(e.num.var, s);
+    if constexpr (CS::kValues) acc.value += e.num.value * s;
   } else {
-    if constexpr (CS::kRows) r.lc = e.linear.lc, r.lc.scale(s);
-    if constexpr (CS::kValues) r.value = e.linear.value * s;
+    if constexpr (CS::kRows) acc.lc.add(e.linear.lc, s);
+    if constexpr (CS::kValues) acc.value += e.linear.value * s;
   }
-  return r;
-}
-
-// acc + x (Num::add: x's terms merged into acc's).
-template <class CS>
-void poseidon_accumulate(circuit::LcNum<PoseidonFr>& acc, const circuit::LcNum<PoseidonFr>& x) {
-  if constexpr (CS::kRows) acc.lc.add(x.lc);
-  if constexpr (CS::kValues) acc.value += x.value;
 }
 
 // sum_i elts[i] · scalars[i], starting from an empty combination.
 template <class CS>
 PoseidonElt poseidon_scalar_product(std::span<const PoseidonElt> elts, const std::vector<PoseidonFr>& scalars) {
   PoseidonElt r;
-  for (size_t i = 0; i < elts.size(); ++i) poseidon_accumulate<CS>(r.linear, poseidon_scaled<CS>(elts[i], scalars[i]));
+  for (size_t i = 0; i < elts.size(); ++i) poseidon_accumulate_scaled<CS>(r.linear, elts[i], scalars[i]);
   return r;
 }
 
@@ -224,8 +216,8 @@ class PoseidonCircuit {
     r.push_back(poseidon_scalar_product<CS>(std::span<const PoseidonElt>(elements_), m.w_hat));
     for (size_t j = 1; j < t; ++j) {
       if (elements_[j].allocated) throw Error("poseidon circuit: a sparse round met an allocated element");
-      PoseidonElt e = elements_[j];
-      poseidon_accumulate<CS>(e.linear, poseidon_scaled<CS>(elements_[0], m.v_rest[j - 1]));
+      PoseidonElt e = std::move(elements_[j]);  // elements_ is replaced by r below; [0] stays
+      poseidon_accumulate_scaled<CS>(e.linear, elements_[0], m.v_rest[j - 1]);
       r.push_back(std::move(e));
     }
     elements_ = std::move(r);
