@@ -108,6 +108,32 @@ void fixed_base_matches(size_t hint, unsigned want_c) {
   k.push_back(
       cpu::Scalar{{0x5555555555555555ull, 0x5555555555555555ull, 0x5555555555555555ull, 0x1555555555555555ull}});
   for (int i = 0; i < 40; ++i) k.push_back(random_field<Fr>(rs).to_std());
+  // The additions whose x coordinates are equal. k = r: the top window's entry cancels the sum
+  // of the windows below (the product is the infinity). k = 2 d 2^top - r with d = r / 2^top
+  // rounded: the windows below sum to d 2^top - r, which is the top entry's point again (a
+  // doubling). Integers of 256 bits, limbs little-endian.
+  const auto r = Fr::K.p;
+  k.push_back(cpu::Scalar{{r.v[0], r.v[1], r.v[2], r.v[3]}});
+  const unsigned c = t.window_bits(), top = c * (255 / c);
+  auto bit = [&](unsigned b) { return (r.v[b / 64] >> (b % 64)) & 1; };
+  uint64_t d = 0;
+  for (unsigned b = 255; b >= top && b < 256; --b) d = d << 1 | bit(b);
+  if (top > 0 && bit(top - 1)) ++d;  // rounded
+  for (uint64_t dd : {d, d + 1, d - 1}) {
+    if (dd == 0 || dd > (uint64_t(1) << (c - 1))) continue;
+    const unsigned sh = top + 1;  // 2 dd 2^top = dd 2^sh
+    if (sh >= 256) continue;
+    uint64_t x[4] = {0, 0, 0, 0};
+    x[sh / 64] = dd << (sh % 64);
+    if (sh % 64 && sh / 64 + 1 < 4) x[sh / 64 + 1] = dd >> (64 - sh % 64);
+    uint64_t borrow = 0;  // x - r
+    for (int l = 0; l < 4; ++l) {
+      const unsigned __int128 v = (unsigned __int128)x[l] - r.v[l] - borrow;
+      x[l] = uint64_t(v);
+      borrow = uint64_t(v >> 64) & 1;
+    }
+    if (!borrow) k.push_back(cpu::Scalar{{x[0], x[1], x[2], x[3]}});
+  }
   std::vector<typename Curve::Aff> out(k.size());
   t.mul(k.data(), k.size(), out.data(), pool);
   for (size_t i = 0; i < k.size(); ++i) {

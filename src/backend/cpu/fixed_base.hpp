@@ -12,9 +12,9 @@
 
 namespace cuzk::cpu {
 
-// Table T[w][d - 1] = [d 2^(c w)] P (affine, d = 1 .. 2^(c - 1)); a scalar is then one mixed
+// Table T[w][d - 1] = [d 2^(c w)] P (affine, d = 1 .. 2^(c - 1)); a scalar is then one affine
 // addition per window of its signed digits (Booth recoding: a negative digit adds the entry
-// negated); the results are normalised in blocks with one inversion each. The width c follows
+// negated), a block of scalars' additions sharing one inversion. The width c follows
 // the count: building the table costs about 2^c additions for each of the W windows, the
 // products W mixed additions a scalar. (10-bit unsigned windows, as before: 26 additions a
 // scalar; 2^22 scalars take 16-bit signed ones: 16.)
@@ -61,22 +61,63 @@ class FixedBaseTable {
 
   unsigned window_bits() const { return c_; }
 
+  // out[i] = [k_i] P. A block of scalars is one batch: window by window, each scalar's affine
+  // sum gains the window's entry (its first non-zero digit's entry is copied), all the block's
+  // additions sharing one inversion (Montgomery's trick: about 6 products an addition, where a
+  // mixed Jacobian addition and the final normalisation cost about 15). x equal is exact: the
+  // same point doubles, its negation leaves the infinity.
   void mul(const cpu::Scalar* k, size_t n, Aff* out, ThreadPool& pool) const {
     constexpr size_t kBlock = 1024;
     pool.parallel_for((n + kBlock - 1) / kBlock, [&](size_t bb, size_t be) {
-      std::vector<Jac> acc(kBlock);
+      std::vector<uint8_t> full(kBlock);
+      std::vector<uint32_t> at(kBlock);  // the scalars with an addition in this window
+      std::vector<Aff> add(kBlock);      // and the entry each adds
+      std::vector<F> den(kBlock), scratch(kBlock);
       for (size_t b = bb; b < be; ++b) {
-        const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
-        for (size_t i = lo; i < hi; ++i) {
-          Jac r = Jac::infinity();
-          for (unsigned w = 0; w < w_; ++w) {
-            const int32_t d = cpu::signed_digit(k[i], w, c_);
-            if (d > 0) r = r.add_affine(t_[w * per_ + size_t(d) - 1]);
-            if (d < 0) r = r.add_affine(t_[w * per_ + size_t(-d) - 1].neg());
+        const size_t lo = b * kBlock, m = std::min(n, lo + kBlock) - lo;
+        Aff* acc = out + lo;
+        std::fill(full.begin(), full.begin() + m, uint8_t(0));
+        for (unsigned w = 0; w < w_; ++w) {
+          size_t np = 0;
+          for (size_t i = 0; i < m; ++i) {
+            const int32_t d = cpu::signed_digit(k[lo + i], w, c_);
+            if (d == 0) continue;
+            const Aff& e = t_[w * per_ + size_t(d > 0 ? d : -d) - 1];
+            if (!full[i]) {
+              acc[i] = d > 0 ? e : e.neg();
+              full[i] = 1;
+              continue;
+            }
+            at[np] = uint32_t(i);
+            add[np++] = d > 0 ? e : e.neg();
           }
-          acc[i - lo] = r;
+          for (size_t j = 0; j < np; ++j) {
+            const Aff& q = acc[at[j]];
+            const Aff& p = add[j];
+            den[j] = p.x != q.x ? p.x - q.x : (p.y == q.y ? q.y.dbl() : F::zero());
+          }
+          ff::batch_inverse(den.data(), np, scratch.data());
+          for (size_t j = 0; j < np; ++j) {
+            Aff& q = acc[at[j]];
+            const Aff& p = add[j];
+            if (den[j].is_zero()) {  // p = -q: the infinity (the groups have odd order: no 2-torsion)
+              full[at[j]] = 0;
+              continue;
+            }
+            F lambda;
+            if (p.x != q.x) {
+              lambda = (p.y - q.y) * den[j];
+            } else {  // p = q
+              const F xx = q.x.sqr();
+              lambda = (xx.dbl() + xx) * den[j];
+            }
+            const F x3 = lambda.sqr() - q.x - p.x;
+            q.y = lambda * (q.x - x3) - q.y;
+            q.x = x3;
+          }
         }
-        normalize_serial(acc.data(), out + lo, hi - lo);
+        for (size_t i = 0; i < m; ++i)
+          if (!full[i]) acc[i] = Aff::infinity();
       }
     });
   }
