@@ -2,9 +2,9 @@
 // The MSM's selection and radix sort (CUB's), compiled once in msm_sort.cu for every MSM unit
 // (msm.cuh is instantiated in four): CUB's kernels are a large part of a unit's compile time.
 #pragma once
-#include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
+#include <cuda_runtime.h>
 
 namespace cuzk::gpu::msm_sort {
 
