@@ -143,6 +143,53 @@ CUZK_TEST(poseidon_circuit_rows_are_neptunes) {
   CHECK_EQ(row(cs.b(), 6).size(), size_t(1));
 }
 
+// A system without values replays the rows recorded once per set of constants: exactly the
+// gadget's rows (terms, order, coefficients, zeros kept), for preimages in order, reversed, with
+// a variable twice (its coefficients summed) and with inputs among them.
+CUZK_TEST(poseidon_replay_makes_the_gadgets_rows) {
+  using Rows = circuit::RecordCs<Fr, false>;
+  auto same = [](const circuit::CsrRows<Fr>& x, const circuit::CsrRows<Fr>& y) {
+    if (x.ptr != y.ptr || x.terms.size() != y.terms.size()) return false;
+    for (size_t i = 0; i < x.terms.size(); ++i)
+      if (!(x.terms[i].var == y.terms[i].var) || !(x.terms[i].coeff == y.terms[i].coeff)) return false;
+    return true;
+  };
+  size_t cases = 0;
+  for (size_t arity : {1, 2, 4, 8, 11, 16}) {
+    for (const PoseidonHashType& t : {PoseidonHashType::merkle_tree(), PoseidonHashType::custom_id(3),
+                                      PoseidonHashType::constant_length_of(arity)}) {
+      const PoseidonConstants& c = poseidon_constants(arity, t);
+      CHECK(detail::poseidon_program(c) != nullptr);
+      for (int arrangement = 0; arrangement < 4; ++arrangement) {
+        Rows replayed, direct;
+        auto preimage = [&](Rows& cs) {
+          std::vector<Num<Fr>> in;
+          for (size_t i = 0; i < arity; ++i)
+            in.push_back(arrangement == 3 && i % 2 ? circuit::alloc_input_num(cs, [] { return Fr::zero(); })
+                                                   : circuit::alloc_num(cs, [] { return Fr::zero(); }));
+          if (arrangement == 1) std::reverse(in.begin(), in.end());
+          if (arrangement == 2 && arity > 1) in[arity - 1] = in[0];
+          return in;
+        };
+        const auto ri = preimage(replayed), di = preimage(direct);
+        const Num<Fr> r = poseidon_hash_circuit(replayed, std::span<const Num<Fr>>(ri), c);
+        const Num<Fr> d = detail::poseidon_hash_gadget(direct, std::span<const Num<Fr>>(di), c);
+        const std::string what = "arity " + std::to_string(arity) + ", arrangement " + std::to_string(arrangement);
+        CHECK_MSG(r.var == d.var, what);
+        CHECK_MSG(replayed.num_aux() == direct.num_aux() && replayed.num_inputs() == direct.num_inputs(), what);
+        CHECK_MSG(replayed.num_constraints() == direct.num_constraints(), what);
+        CHECK_MSG(same(replayed.a(), direct.a()) && same(replayed.b(), direct.b()) && same(replayed.c(), direct.c()),
+                  what);
+        ++cases;
+      }
+    }
+  }
+  CHECK_EQ(cases, size_t(6 * 3 * 4));
+  // Constants that are not poseidon_constants()'s own (a copy, perhaps changed) run the gadget.
+  const PoseidonConstants copy = poseidon_constants(2);
+  CHECK(detail::poseidon_program(copy) == nullptr);
+}
+
 CUZK_TEST(insertion_puts_the_element_at_its_index) {
   RandomSource rs(seed() + 1);
   // Rows: 2 picks for 2, 8 for 4, 2 bits' and + nor and 20 picks for 8, a select of size - 1

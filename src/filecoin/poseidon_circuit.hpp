@@ -16,8 +16,18 @@
 //
 // Hash types: merkle and custom tags take `arity` inputs; constant_length(L) only L = arity, as
 // neptune's legacy circuit has no padding (its plain hash zero-pads; the circuit refuses).
+//
+// The rows depend only on the constants, not on the values: a system that records rows without
+// values (shapes, fingerprints, the prover's rows) replays a program recorded once per set of
+// constants (PoseidonProgram: the rows over symbolic variables, ONE, the preimage, the hash's
+// own), where building them again costs the MDS products over ever longer combinations
+// (thousands of field products a hash). Systems with values run the gadget itself.
 // Also here: the stacked DRG's column hash (storage-proofs-porep hash_single_column).
 #pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -230,6 +240,140 @@ class PoseidonCircuit {
   size_t round_ = 0;   // rounds whose MDS product is done
 };
 
+// A hash's rows over symbolic variables: 0 is ONE, 1 + i the preimage's i-th, 1 + arity + k the
+// k-th variable the hash allocates. Recorded by running the gadget on PoseidonRecorder.
+struct PoseidonProgram {
+  struct Term {
+    uint32_t ref;
+    PoseidonFr coeff;
+  };
+  std::vector<Term> terms;
+  std::vector<uint32_t> ends;    // per row, where its A, B and C terms end (3 a row)
+  std::vector<uint32_t> allocs;  // per row, the variables allocated just before it
+  uint32_t allocs_after = 0;     // after the last row
+  uint32_t vars = 0;             // allocated in all
+  uint32_t result = 0;           // the hash's variable
+};
+
+// A constraint system that records the rows as a PoseidonProgram: the preimage's i-th variable is
+// Var::input(1 + i), the k-th allocated Var::aux(k).
+class PoseidonRecorder {
+ public:
+  using Field = PoseidonFr;
+  static constexpr bool kValues = false;
+  static constexpr bool kRows = true;
+
+  explicit PoseidonRecorder(size_t arity) : arity_(uint32_t(arity)) {}
+  template <class Fn>
+  circuit::Var alloc(Fn&&) {
+    ++pending_;
+    return circuit::Var::aux(p_.vars++);
+  }
+  template <class Fn>
+  circuit::Var alloc_input(Fn&&) {
+    throw Error("poseidon program: the gadget allocated an input");
+  }
+  template <class A, class B, class C>
+  void enforce(A&& a, B&& b, C&& c) {
+    p_.allocs.push_back(pending_);
+    pending_ = 0;
+    record(circuit::make_lc<Field>(std::forward<A>(a)));
+    record(circuit::make_lc<Field>(std::forward<B>(b)));
+    record(circuit::make_lc<Field>(std::forward<C>(c)));
+  }
+  uint32_t ref(circuit::Var v) const {
+    if (!v.is_input()) return 1 + arity_ + v.index();
+    if (v.index() > arity_) throw Error("poseidon program: an input beyond the preimage");
+    return v.index();  // ONE is input 0
+  }
+  PoseidonProgram finish(circuit::Var result) {
+    p_.allocs_after = pending_;
+    p_.result = ref(result);
+    return std::move(p_);
+  }
+
+ private:
+  void record(const circuit::Lc<Field>& lc) {
+    for (const auto& t : lc.terms()) p_.terms.push_back({ref(t.var), t.coeff});
+    p_.ends.push_back(uint32_t(p_.terms.size()));
+  }
+  uint32_t arity_;
+  uint32_t pending_ = 0;
+  PoseidonProgram p_;
+};
+
+// The gadget itself (every system; what the program is recorded from).
+template <class CS>
+circuit::Num<PoseidonFr> poseidon_hash_gadget(CS& cs, std::span<const circuit::Num<PoseidonFr>> preimage,
+                                              const PoseidonConstants& c) {
+  std::vector<PoseidonElt> elements;
+  elements.reserve(c.width);
+  elements.push_back(poseidon_constant_elt<CS>(c.domain_tag));
+  for (const auto& x : preimage) {
+    PoseidonElt e;
+    e.allocated = true;
+    e.num = x;
+    elements.push_back(e);
+  }
+  return PoseidonCircuit<CS>(cs, c, std::move(elements)).hash();
+}
+
+inline PoseidonProgram poseidon_record_program(const PoseidonConstants& c) {
+  PoseidonRecorder rec(c.arity);
+  std::vector<circuit::Num<PoseidonFr>> preimage(c.arity);
+  for (size_t i = 0; i < c.arity; ++i) preimage[i].var = circuit::Var::input(uint32_t(1 + i));
+  const circuit::Num<PoseidonFr> out =
+      poseidon_hash_gadget(rec, std::span<const circuit::Num<PoseidonFr>>(preimage), c);
+  return rec.finish(out.var);
+}
+
+// The program of c, made on first use; null unless c is one of poseidon_constants()'s own (whose
+// addresses stay for the process: a program is never matched to other constants at an address
+// reused).
+inline const PoseidonProgram* poseidon_program(const PoseidonConstants& c) {
+  static std::mutex mu;
+  static std::map<const PoseidonConstants*, std::unique_ptr<const PoseidonProgram>> programs;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = programs.find(&c); it != programs.end()) return it->second.get();
+  }
+  if (&poseidon_constants(c.arity, c.hash_type) != &c) return nullptr;
+  auto made = std::make_unique<const PoseidonProgram>(poseidon_record_program(c));
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = programs[&c];
+  if (!slot) slot = std::move(made);  // another thread's, made meanwhile, is the same
+  return slot.get();
+}
+
+// The program's rows on cs with the preimage's variables (a variable twice in the preimage has
+// its coefficients summed, as the gadget's own merges would); no values.
+template <class CS>
+circuit::Num<PoseidonFr> poseidon_replay(CS& cs, std::span<const circuit::Num<PoseidonFr>> preimage,
+                                         const PoseidonProgram& p) {
+  static_assert(CS::kRows && !CS::kValues, "a replay makes rows, not values");
+  using F = PoseidonFr;
+  std::vector<circuit::Var> vars;
+  vars.reserve(1 + preimage.size() + p.vars);
+  vars.push_back(circuit::kOne);
+  for (const auto& x : preimage) vars.push_back(x.var);
+  auto lc = [&](uint32_t from, uint32_t to) {
+    circuit::Lc<F> l;
+    for (uint32_t k = from; k < to; ++k) l.add(vars[p.terms[k].ref], p.terms[k].coeff);
+    return l;
+  };
+  uint32_t at = 0;
+  for (size_t r = 0; r < p.allocs.size(); ++r) {
+    for (uint32_t k = 0; k < p.allocs[r]; ++k) vars.push_back(cs.alloc([] { return F::zero(); }));
+    const uint32_t a = p.ends[3 * r], b = p.ends[3 * r + 1], c = p.ends[3 * r + 2];
+    cs.enforce([&] { return lc(at, a); }, [&] { return lc(a, b); }, [&] { return lc(b, c); });
+    at = c;
+  }
+  for (uint32_t k = 0; k < p.allocs_after; ++k) vars.push_back(cs.alloc([] { return F::zero(); }));
+  circuit::Num<F> out;
+  out.var = vars[p.result];
+  return out;
+}
+
 }  // namespace detail
 
 // The Poseidon hash of the allocated preimage under c (its arity and hash type), as a new
@@ -245,16 +389,11 @@ circuit::Num<PoseidonFr> poseidon_hash_circuit(CS& cs, std::span<const circuit::
   if (c.hash_type.kind == PoseidonHashType::constant_length && c.hash_type.value != c.arity)
     throw InvalidArgument("poseidon circuit: constant length " + std::to_string(c.hash_type.value) +
                           " below the arity " + std::to_string(c.arity) + " (neptune's legacy circuit has no padding)");
-  std::vector<detail::PoseidonElt> elements;
-  elements.reserve(c.width);
-  elements.push_back(detail::poseidon_constant_elt<CS>(c.domain_tag));
-  for (const auto& x : preimage) {
-    detail::PoseidonElt e;
-    e.allocated = true;
-    e.num = x;
-    elements.push_back(e);
+  if constexpr (CS::kRows && !CS::kValues) {
+    if (const detail::PoseidonProgram* p = detail::poseidon_program(c))
+      return detail::poseidon_replay(cs, preimage, *p);
   }
-  return detail::PoseidonCircuit<CS>(cs, c, std::move(elements)).hash();
+  return detail::poseidon_hash_gadget(cs, preimage, c);
 }
 
 template <class CS>
