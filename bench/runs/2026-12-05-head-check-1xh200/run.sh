@@ -6,7 +6,7 @@
 # tables (the PoRep H's shape, for its phases); then the PoRep-shaped 2^27 job, key resident and
 # streamed under a 20 GiB budget.
 set -u
-cd "$(dirname "$0")/../../../.."
+cd "$(dirname "$0")/../../.."
 mkdir -p b
 (cd b && tar xJf ../build-carry/bins.tar.xz) || exit 1
 Q="nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,clocks_throttle_reasons.active --format=csv"
