@@ -91,30 +91,10 @@ class FixedBaseTable {
             at[np] = uint32_t(i);
             add[np++] = d > 0 ? e : e.neg();
           }
-          for (size_t j = 0; j < np; ++j) {
-            const Aff& q = acc[at[j]];
-            const Aff& p = add[j];
-            den[j] = p.x != q.x ? p.x - q.x : (p.y == q.y ? q.y.dbl() : F::zero());
-          }
+          for (size_t j = 0; j < np; ++j) den[j] = cpu::affine_denominator(acc[at[j]], add[j]);
           ff::batch_inverse(den.data(), np, scratch.data());
-          for (size_t j = 0; j < np; ++j) {
-            Aff& q = acc[at[j]];
-            const Aff& p = add[j];
-            if (den[j].is_zero()) {  // p = -q: the infinity (the groups have odd order: no 2-torsion)
-              full[at[j]] = 0;
-              continue;
-            }
-            F lambda;
-            if (p.x != q.x) {
-              lambda = (p.y - q.y) * den[j];
-            } else {  // p = q
-              const F xx = q.x.sqr();
-              lambda = (xx.dbl() + xx) * den[j];
-            }
-            const F x3 = lambda.sqr() - q.x - p.x;
-            q.y = lambda * (q.x - x3) - q.y;
-            q.x = x3;
-          }
+          for (size_t j = 0; j < np; ++j)
+            if (!cpu::affine_add_inverted(acc[at[j]], add[j], den[j])) full[at[j]] = 0;
         }
         for (size_t i = 0; i < m; ++i)
           if (!full[i]) acc[i] = Aff::infinity();

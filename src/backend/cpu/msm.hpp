@@ -100,6 +100,31 @@ ec::Jacobian<F> msm_naive(const ec::Affine<F>* bases, const Scalar* scalars, siz
   return acc;
 }
 
+// An affine addition q += p a batch at a time (Montgomery's trick): affine_denominator(q, p) is
+// what the batch inverts, then affine_add_inverted(q, p, inv) completes the sum with its inverse.
+// x equal is exact: p = q doubles (denominator 2y), p = -q is the infinity (denominator 0, no
+// inverse: affine_add_inverted returns false and leaves q for the caller to mark empty; the
+// groups have odd order, so no point of order 2 meets this).
+template <class F>
+F affine_denominator(const ec::Affine<F>& q, const ec::Affine<F>& p) {
+  return p.x != q.x ? p.x - q.x : (p.y == q.y ? q.y.dbl() : F::zero());
+}
+template <class F>
+bool affine_add_inverted(ec::Affine<F>& q, const ec::Affine<F>& p, const F& inv) {
+  if (inv.is_zero()) return false;
+  F lambda;
+  if (p.x != q.x) {
+    lambda = (p.y - q.y) * inv;
+  } else {  // p = q
+    const F xx = q.x.sqr();
+    lambda = (xx.dbl() + xx) * inv;
+  }
+  const F x3 = lambda.sqr() - q.x - p.x;
+  q.y = lambda * (q.x - x3) - q.y;
+  q.x = x3;
+  return true;
+}
+
 // Batch-affine bucket accumulation: buckets hold affine points, and the additions into them
 // are done a batch at a time, the batch's denominators inverted together (Montgomery's trick:
 // one inversion and three products per addition). An affine sum then costs about 6 products
@@ -163,32 +188,10 @@ class AffineBuckets {
   };
   void flush() {
     const size_t n = pend_.size();
-    for (size_t i = 0; i < n; ++i) {
-      const ec::Affine<F>& q = b_[pend_[i].k];
-      const ec::Affine<F>& p = pend_[i].p;
-      // x equal: p = q (a doubling, denominator 2y) or p = -q (the sum is the infinity: 0, no inverse).
-      den_[i] = p.x != q.x ? p.x - q.x : (p.y == q.y ? q.y.dbl() : F::zero());
-    }
+    for (size_t i = 0; i < n; ++i) den_[i] = affine_denominator(b_[pend_[i].k], pend_[i].p);
     ff::batch_inverse(den_.data(), n, scratch_.data());
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t k = pend_[i].k;
-      ec::Affine<F>& q = b_[k];
-      const ec::Affine<F>& p = pend_[i].p;
-      if (den_[i].is_zero()) {  // p = -q (no point of order 2 here: the groups have odd order)
-        full_[k] = 0;
-        continue;
-      }
-      F lambda;
-      if (p.x != q.x) {
-        lambda = (p.y - q.y) * den_[i];
-      } else {
-        const F xx = q.x.sqr();
-        lambda = (xx.dbl() + xx) * den_[i];
-      }
-      const F x3 = lambda.sqr() - q.x - p.x;
-      q.y = lambda * (q.x - x3) - q.y;
-      q.x = x3;
-    }
+    for (size_t i = 0; i < n; ++i)
+      if (!affine_add_inverted(b_[pend_[i].k], pend_[i].p, den_[i])) full_[pend_[i].k] = 0;
     pend_.clear();
     if (++now_ == 0) {  // the stamps wrapped: none may look current
       std::fill(stamp_.begin(), stamp_.end(), 0u);
