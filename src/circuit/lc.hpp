@@ -115,16 +115,9 @@ class Lc {
       else
         ++fresh;
     }
-    if (fresh == 0) {  // every variable already ours (always so when o is *this): sums in place
-      for (size_t i = 0, j = 0; j < m; ++j) {
-        const uint32_t k = o.terms_[j].var.key;
-        while (terms_[i].var.key < k) ++i;
-        const F add = coeff(o.terms_[j].coeff);
-        terms_[i].coeff += add;
-      }
-      return *this;
-    }
-    terms_.resize(n + fresh);  // o is not *this here, so o.terms_ stays valid
+    // o is *this only with fresh = 0 (every variable already ours): the size stays, no reallocation,
+    // and each step reads its own term before writing it back in place.
+    terms_.resize(n + fresh);
     size_t i = n, j = m, out = n + fresh;
     while (j > 0) {
       const Term<F>& t = o.terms_[j - 1];
