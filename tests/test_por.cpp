@@ -188,6 +188,19 @@ CUZK_TEST(poseidon_replay_makes_the_gadgets_rows) {
   // Constants that are not poseidon_constants()'s own (a copy, perhaps changed) run the gadget.
   const PoseidonConstants copy = poseidon_constants(2);
   CHECK(detail::poseidon_program(copy) == nullptr);
+  // Even one whose hash type poseidon_constants() refuses (constant length 3 at arity 2): the
+  // question "is it one of yours" has the answer no, not an exception.
+  PoseidonConstants odd = poseidon_constants(2);
+  odd.hash_type = PoseidonHashType::constant_length_of(3);
+  std::string thrown;
+  const detail::PoseidonProgram* program = nullptr;
+  try {
+    program = detail::poseidon_program(odd);
+  } catch (const std::exception& e) {
+    thrown = e.what();
+  }
+  CHECK_MSG(thrown.empty(), "poseidon_program threw for hand-made constants: " << thrown);
+  CHECK(program == nullptr);
 }
 
 CUZK_TEST(insertion_puts_the_element_at_its_index) {

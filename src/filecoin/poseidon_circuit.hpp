@@ -337,7 +337,12 @@ inline const PoseidonProgram* poseidon_program(const PoseidonConstants& c) {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = programs.find(&c); it != programs.end()) return it->second.get();
   }
-  if (&poseidon_constants(c.arity, c.hash_type) != &c) return nullptr;
+  // Hand-made constants may hold an arity or hash type poseidon_constants() refuses: not its own.
+  try {
+    if (&poseidon_constants(c.arity, c.hash_type) != &c) return nullptr;
+  } catch (const InvalidArgument&) {
+    return nullptr;
+  }
   auto made = std::make_unique<const PoseidonProgram>(poseidon_record_program(c));
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = programs[&c];
