@@ -150,6 +150,43 @@ CUZK_TEST(lc_merge_equals_term_by_term_addition) {
   CHECK_EQ(checked, size_t(3000));
 }
 
+CUZK_TEST(lc_add_terms_equals_term_by_term_addition) {
+  RandomSource rs(20261206);
+  size_t repeated = 0, zeros = 0, onto_empty = 0;
+  for (int round = 0; round < 2000; ++round) {
+    const uint32_t span = 1 + uint32_t(rs.next() % 48);
+    auto random_term = [&] {
+      const uint32_t k = uint32_t(rs.next() % span);
+      const Var v = rs.next() % 4 == 0 ? Var::input(k % 8) : Var::aux(k);
+      return Term<Fr>{v, rs.next() % 3 == 0 ? -Fr::from_u64(rs.next() % 3) : Fr::from_u64(rs.next() % 3)};
+    };
+    Lc<Fr> base;
+    const size_t n0 = rs.next() % 3 == 0 ? 0 : rs.next() % 16;
+    for (size_t i = 0; i < n0; ++i) {
+      const Term<Fr> t = random_term();
+      base.add(t.var, t.coeff);
+    }
+    std::vector<Term<Fr>> terms(rs.next() % 40);
+    for (auto& t : terms) t = random_term();
+    Lc<Fr> one_by_one = base, gathered = base;
+    for (const auto& t : terms) one_by_one.add(t.var, t.coeff);
+    std::vector<Term<Fr>> copy = terms;
+    gathered.add_terms(std::move(copy));
+    CHECK_MSG(one_by_one.size() == gathered.size(),
+              "round " << round << ": " << gathered.size() << " terms, term by term " << one_by_one.size());
+    for (size_t i = 0; i < gathered.size(); ++i) {
+      CHECK_MSG(gathered.terms()[i].var == one_by_one.terms()[i].var, "round " << round << ", term " << i);
+      CHECK_MSG(gathered.terms()[i].coeff == one_by_one.terms()[i].coeff, "round " << round << ", term " << i);
+      zeros += gathered.terms()[i].coeff.is_zero();
+    }
+    for (size_t i = 0; i < terms.size(); ++i)
+      for (size_t j = i + 1; j < terms.size(); ++j) repeated += terms[i].var == terms[j].var;
+    onto_empty += base.empty() && !terms.empty();
+  }
+  // Reached: variables given twice, sums that cancel, terms gathered onto an empty combination.
+  CHECK(repeated > 1000 && zeros > 100 && onto_empty > 100);
+}
+
 CUZK_TEST(shape_counts_nonzeros_and_densities) {
   ShapeCs<Fr> cs;
   const Var a = cs.alloc([] { return Fr::one(); }), b = cs.alloc([] { return Fr::one(); });

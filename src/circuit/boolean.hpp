@@ -97,18 +97,28 @@ struct Boolean {
     if (kind == Kind::Constant) return constant_of(!constant);
     return {kind == Kind::Is ? Kind::Not : Kind::Is, false, bit};
   }
-  // bellpepper's Boolean::lc(one, coeff): coeff·x, coeff·ONE - coeff·x, coeff·ONE or nothing.
-  template <class F>
-  Lc<F> lc(const F& coeff) const {
+  // bellpepper's Boolean::lc(one, coeff): coeff·x, coeff·ONE - coeff·x, coeff·ONE or nothing;
+  // each_term gives its terms, in that order, to out(var, coeff).
+  template <class F, class Out>
+  void each_term(const F& coeff, Out&& out) const {
     switch (kind) {
       case Kind::Constant:
-        return constant ? Lc<F>(kOne, coeff) : Lc<F>();
+        if (constant) out(kOne, coeff);
+        return;
       case Kind::Is:
-        return Lc<F>(bit.var, coeff);
+        out(bit.var, coeff);
+        return;
       case Kind::Not:
       default:
-        return Lc<F>(kOne, coeff).sub(bit.var, coeff);
+        out(kOne, coeff);
+        out(bit.var, -coeff);
     }
+  }
+  template <class F>
+  Lc<F> lc(const F& coeff) const {
+    Lc<F> l;
+    each_term(coeff, [&](Var v, const F& c) { l.add(v, c); });
+    return l;
   }
   template <class F>
   Lc<F> lc() const {

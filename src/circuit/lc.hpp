@@ -74,6 +74,28 @@ class Lc {
   Lc& sub(const Lc& o) {
     return merge(o, [](const F& x) { return -x; });
   }
+  // lc + each of `terms` in any order (a variable twice gets the sum of its coefficients): what
+  // add(var, coeff) term by term gives, the field's sums not depending on their order. One sort
+  // and one merge, where adding term by term would insert each into the middle; `terms` is
+  // consumed.
+  Lc& add_terms(std::vector<Term<F>>&& terms) {
+    std::sort(terms.begin(), terms.end(), [](const Term<F>& x, const Term<F>& y) { return x.var.key < y.var.key; });
+    size_t out = 0;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (out > 0 && terms[out - 1].var.key == terms[i].var.key)
+        terms[out - 1].coeff += terms[i].coeff;
+      else
+        terms[out++] = terms[i];
+    }
+    terms.resize(out);
+    if (terms_.empty()) {
+      terms_ = std::move(terms);
+      return *this;
+    }
+    Lc sorted;
+    sorted.terms_ = std::move(terms);
+    return add(sorted);
+  }
   // Every coefficient times c (bellpepper's Num::scale).
   Lc& scale(const F& c) {
     for (auto& t : terms_) t.coeff *= c;

@@ -180,7 +180,7 @@ template <class CS>
 void add_bool_with_coeff(LcNum<typename CS::Field>& n, const Boolean& bit, const typename CS::Field& coeff) {
   if constexpr (CS::kValues)
     if (bit.value()) n.value += coeff;
-  if constexpr (CS::kRows) n.lc.add(bit.lc(coeff));
+  if constexpr (CS::kRows) bit.each_term(coeff, [&](Var v, const typename CS::Field& c) { n.lc.add(v, c); });
 }
 
 // storage-proofs-core constraint::equal: a · ONE = b.

@@ -45,7 +45,7 @@ class MultiEq {
     constexpr size_t cap = size_t(field_capacity<F>());
     if (cap <= bits_used_ + num_bits) accumulate();
     if constexpr (kRows) {
-      const F coeff = F::from_u64(2).pow_u64(bits_used_);
+      const F& coeff = pow2(bits_used_);
       lhs_.add(lhs, coeff);
       rhs_.add(rhs, coeff);
     }
@@ -56,6 +56,17 @@ class MultiEq {
   }
 
  private:
+  // 2^k for k below the capacity, made once (an exponentiation per equality was a tenth of
+  // building SHA-256's rows).
+  static const F& pow2(size_t k) {
+    static const std::vector<F> table = [] {
+      std::vector<F> t(size_t(field_capacity<F>()) + 1);
+      t[0] = F::one();
+      for (size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1].dbl();
+      return t;
+    }();
+    return table[k];
+  }
   void accumulate() {
     cs_.enforce([&] { return std::move(lhs_); }, [] { return Lc<F>(kOne); }, [&] { return std::move(rhs_); });
     lhs_.clear(), rhs_.clear();
@@ -149,12 +160,13 @@ UInt32 uint32_addmany(MultiEq<CS>& cs, std::span<const UInt32> ops) {
   uint64_t max_value = uint64_t(ops.size()) * uint64_t(UINT32_MAX);
   uint64_t sum = 0;
   bool all_constants = true;
-  Lc<F> lc;
+  std::vector<Term<F>> terms;  // the operands' bits, scaled (gathered, then sorted once)
+  if constexpr (CS::kRows) terms.reserve(ops.size() * 64);
   for (const UInt32& op : ops) {
     sum += op.value;
     F coeff = F::one();
     for (const Boolean& b : op.bits) {
-      if constexpr (CS::kRows) lc.add(b.lc(coeff));
+      if constexpr (CS::kRows) b.each_term(coeff, [&](Var v, const F& c) { terms.push_back({v, c}); });
       all_constants &= b.is_constant();
       if constexpr (CS::kRows) coeff = coeff.dbl();
     }
@@ -172,6 +184,8 @@ UInt32 uint32_addmany(MultiEq<CS>& cs, std::span<const UInt32> ops) {
     }
     if (i < 32) out.bits[i] = Boolean::is(b);
   }
+  Lc<F> lc;
+  if constexpr (CS::kRows) lc.add_terms(std::move(terms));
   cs.enforce_equal(i, lc, result_lc);
   out.value = uint32_t(sum);
   return out;
