@@ -16,6 +16,7 @@
 #include "r1cs/rows.hpp"
 #include "testing.hpp"
 #include "util/rng.hpp"
+#include "util/small_vector.hpp"
 #include "util/thread_pool.hpp"
 
 using namespace cuzk;
@@ -148,6 +149,69 @@ CUZK_TEST(lc_merge_equals_term_by_term_addition) {
   // The cases were all reached: lists that grew (fresh variables) and coefficients that cancelled.
   CHECK(grew > 500 && zeros > 100);
   CHECK_EQ(checked, size_t(3000));
+}
+
+CUZK_TEST(small_vector_behaves_as_std_vector) {
+  // Random operations on a SmallVector of 3 in place and a std::vector side by side: pushes
+  // (of its own elements too), inserts anywhere, resizes, assigns, copies and moves both ways
+  // across the in-place/allocated boundary.
+  struct E {
+    uint64_t a;
+    uint32_t b;
+    bool operator==(const E&) const = default;
+  };
+  using SV = SmallVector<E, 3>;
+  RandomSource rs(20261207);
+  auto same = [](const SV& x, const std::vector<E>& y) {
+    if (x.size() != y.size() || x.empty() != y.empty()) return false;
+    for (size_t i = 0; i < y.size(); ++i)
+      if (!(x[i] == y[i])) return false;
+    return std::distance(x.begin(), x.end()) == std::ptrdiff_t(y.size());
+  };
+  size_t spilled = 0, back_in_place = 0;
+  for (int round = 0; round < 300; ++round) {
+    SV v;
+    std::vector<E> w;
+    for (int step = 0; step < 60; ++step) {
+      const E e{rs.next(), uint32_t(rs.next())};
+      const int op = int(rs.next() % 9);
+      if (op <= 2) {
+        v.push_back(e), w.push_back(e);
+      } else if (op == 3 && !w.empty()) {  // an element of its own, pushed back
+        const size_t i = rs.next() % w.size();
+        v.push_back(v[i]), w.push_back(w[i]);
+      } else if (op == 4) {
+        const size_t at = w.empty() ? 0 : rs.next() % (w.size() + 1);
+        const E* p = v.insert(v.begin() + at, e);
+        w.insert(w.begin() + std::ptrdiff_t(at), e);
+        CHECK(p == v.begin() + at);
+      } else if (op == 5) {
+        const size_t n = rs.next() % 9;
+        v.resize(n), w.resize(n);
+      } else if (op == 6) {  // copy out and back, and assign a range
+        SV c = v;
+        CHECK(same(c, w));
+        std::vector<E> src(rs.next() % 8);
+        for (auto& x : src) x = E{rs.next(), uint32_t(rs.next())};
+        c.assign(src.data(), src.data() + src.size());
+        CHECK(same(c, src));
+        c = v;
+        v = c;
+      } else if (op == 7) {  // moved out and back: the source is left empty
+        SV m = std::move(v);
+        CHECK(v.empty());
+        CHECK(same(m, w));
+        v = std::move(m);
+        CHECK(m.empty());
+      } else if (op == 8 && rs.next() % 4 == 0) {
+        v.clear(), w.clear();
+        back_in_place += v.capacity() == 3;
+      }
+      CHECK_MSG(same(v, w), "round " << round << ", step " << step << ", op " << op);
+      spilled += v.capacity() > 3;
+    }
+  }
+  CHECK(spilled > 1000 && back_in_place > 10);
 }
 
 CUZK_TEST(lc_add_terms_equals_term_by_term_addition) {

@@ -12,7 +12,10 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "util/small_vector.hpp"
 
 namespace cuzk::circuit {
 
@@ -89,11 +92,11 @@ class Lc {
     }
     terms.resize(out);
     if (terms_.empty()) {
-      terms_ = std::move(terms);
+      terms_.assign(terms.data(), terms.data() + terms.size());
       return *this;
     }
     Lc sorted;
-    sorted.terms_ = std::move(terms);
+    sorted.terms_.assign(terms.data(), terms.data() + terms.size());
     return add(sorted);
   }
   // Every coefficient times c (bellpepper's Num::scale).
@@ -102,7 +105,7 @@ class Lc {
     return *this;
   }
 
-  const std::vector<Term<F>>& terms() const { return terms_; }
+  std::span<const Term<F>> terms() const { return {terms_.data(), terms_.size()}; }
   size_t size() const { return terms_.size(); }
   bool empty() const { return terms_.empty(); }
   void clear() { terms_.clear(); }
@@ -158,7 +161,8 @@ class Lc {
     return *this;  // terms_[0 .. i) are in place already (out == i)
   }
 
-  std::vector<Term<F>> terms_;
+  // Most combinations are one to three terms: those never allocate.
+  SmallVector<Term<F>, 3> terms_;
 };
 
 }  // namespace cuzk::circuit
