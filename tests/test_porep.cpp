@@ -69,6 +69,31 @@ CUZK_TEST(porep_back_ends_agree) {
   CHECK_EQ(wit.num_constraints(), rec.num_constraints());
 }
 
+// The rows recorded with a pool (blocks in parallel, in waves appended in order) are the
+// sequential ones, row for row: 8 challenges are block 0, then waves of 2 over 3 threads.
+CUZK_TEST(porep_rows_recorded_in_parallel_are_the_sequential_ones) {
+  PorepCircuitConfig c = test_config("8-0-0");
+  c.challenges = 8;
+  const PorepWitness w = porep_blank_witness(c);
+  circuit::RecordCs<Fr, false> seq, par;
+  ThreadPool pool(3);
+  porep_circuit(par, c, w, &pool);
+  porep_circuit(seq, c, w);
+  CHECK_EQ(par.num_inputs(), seq.num_inputs());
+  CHECK_EQ(par.num_aux(), seq.num_aux());
+  CHECK_EQ(par.num_constraints(), seq.num_constraints());
+  auto same = [](const circuit::CsrRows<Fr>& x, const circuit::CsrRows<Fr>& y) {
+    if (x.ptr != y.ptr || x.terms.size() != y.terms.size()) return false;
+    for (size_t i = 0; i < x.terms.size(); ++i)
+      if (!(x.terms[i].var == y.terms[i].var) || !(x.terms[i].coeff == y.terms[i].coeff)) return false;
+    return true;
+  };
+  CHECK(same(par.a(), seq.a()));
+  CHECK(same(par.b(), seq.b()));
+  CHECK(same(par.c(), seq.c()));
+  CHECK(par.shape() == shape_of(c));
+}
+
 // The public inputs in generate_public_inputs' order: replica_id, comm_d, comm_r, then per
 // challenge the tree D path, 14 parent paths, the challenge, the tree R path, the tree C path.
 CUZK_TEST(porep_public_inputs_in_order) {

@@ -17,6 +17,7 @@
 // test mode checks every row against them), CheckCs (values, each row checked as it comes, none
 // kept) and FingerprintCs (fingerprint.hpp).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -269,6 +270,13 @@ class WitnessCs {
   uint64_t out_n_ = 0, out_cap_ = 0;
 };
 
+template <class F, bool Values>
+class RecordCs;
+template <class CS>
+struct IsRowsRecordCs : std::false_type {};
+template <class F>
+struct IsRowsRecordCs<RecordCs<F, false>> : std::true_type {};
+
 template <class CS>
 struct IsWitnessCs : std::false_type {};
 template <class F>
@@ -282,9 +290,44 @@ struct IsWitnessCs<WitnessCs<F>> : std::true_type {};
 // runs its blocks in parallel too, their counts and densities added as they finish (a sum: the
 // order does not matter). A block of another shape is an error (a circuit whose blocks differ
 // must not use this). A values system that itself writes into a caller's array (a block of an
-// enclosing for_each_block) runs its blocks in order.
+// enclosing for_each_block) runs its blocks in order. The rows-only recorder (RecordCs<F, false>,
+// the prover's rows) records blocks 1 .. n - 1 in parallel too, in waves appended in order (the
+// rows are the sequential ones): a wave holds at most a quarter of the blocks (and one a
+// thread), so the blocks waiting to be appended add at most a quarter to the rows' memory; with
+// fewer than 8 blocks (a wave of one) it records in order.
 template <class CS, class Fn>
 void for_each_block(CS& cs, size_t n, ThreadPool* pool, Fn&& fn) {
+  if constexpr (IsRowsRecordCs<CS>::value) {
+    if (pool && pool->size() > 1 && n >= 8) {  // waves of two or more blocks
+      const uint64_t i0 = cs.num_inputs(), a0 = cs.num_aux(), c0 = cs.num_constraints();
+      const auto t0 = cs.term_counts();
+      fn(cs, size_t(0));
+      const uint64_t di = cs.num_inputs() - i0, da = cs.num_aux() - a0, dc = cs.num_constraints() - c0;
+      auto dt = cs.term_counts();
+      for (size_t m = 0; m < 3; ++m) dt[m] -= t0[m];
+      cs.reserve_blocks(n - 1, dc, dt);
+      const size_t wave = std::min<size_t>(n / 4, pool->size());
+      // One recorder a wave's block, sized once from block 0 and reused by every wave: the
+      // memory is allocated (and its pages touched) once, not per block.
+      std::vector<CS> blocks(std::min(wave, n - 1));
+      for (CS& b : blocks) b.reserve_blocks(1, dc, dt);
+      for (size_t k0 = 1; k0 < n; k0 += wave) {
+        const size_t k1 = std::min(n, k0 + wave);
+        pool->parallel_for(k1 - k0, [&](size_t b, size_t e) {
+          for (size_t j = b; j < e; ++j) {
+            const size_t k = k0 + j;
+            blocks[j].restart_at(i0 + k * di, a0 + k * da);
+            fn(blocks[j], k);
+            if (blocks[j].num_inputs() != i0 + (k + 1) * di || blocks[j].num_aux() != a0 + (k + 1) * da ||
+                blocks[j].num_constraints() != dc)
+              throw Error("for_each_block: block " + std::to_string(k) + " differs in shape from block 0");
+          }
+        });
+        for (size_t j = 0; j < k1 - k0; ++j) cs.append(blocks[j]);
+      }
+      return;
+    }
+  }
   if constexpr (IsShapeCs<CS>::value) {
     if (pool && n > 1) {
       const uint64_t i0 = cs.num_inputs(), a0 = cs.num_aux(), c0 = cs.num_constraints();
@@ -390,6 +433,12 @@ struct CsrRows {
   }
   const Term<F>* begin(size_t row) const { return terms.data() + ptr[row]; }
   const Term<F>* end(size_t row) const { return terms.data() + ptr[row + 1]; }
+  // o's rows after ours.
+  void append(const CsrRows& o) {
+    const uint64_t off = terms.size();
+    terms.insert(terms.end(), o.terms.begin(), o.terms.end());
+    for (size_t r = 1; r < o.ptr.size(); ++r) ptr.push_back(off + o.ptr[r]);
+  }
 };
 
 // Every row (and, with Values, every value): what the prover's rows are made from, and the test
@@ -403,6 +452,32 @@ class RecordCs {
 
   RecordCs() {
     if constexpr (Values) inputs.push_back(F::one());
+  }
+  // Made again as a block placed after given counts of inputs and aux (for_each_block): no rows
+  // (the memory kept), its variables carrying their global indices, its rows its own until
+  // append() adds them to the system's.
+  void restart_at(uint64_t input_base, uint64_t aux_base) {
+    static_assert(!Values, "blocks record rows only");
+    for (CsrRows<F>* m : {&A_, &B_, &C_}) m->ptr.assign(1, 0), m->terms.clear();
+    n_inputs = input_base, n_aux = aux_base;
+  }
+  // b's rows after ours; its counts (global, as restart_at placed it) become ours.
+  void append(const RecordCs& b) {
+    static_assert(!Values, "blocks record rows only");
+    A_.append(b.A_), B_.append(b.B_), C_.append(b.C_);
+    n_inputs = b.n_inputs, n_aux = b.n_aux;
+  }
+  // Terms recorded so far in A, B and C.
+  std::array<size_t, 3> term_counts() const { return {A_.terms.size(), B_.terms.size(), C_.terms.size()}; }
+  // Room for `blocks` more blocks of `rows` rows and `terms` terms each (a block's terms may
+  // differ a little: 1/16 more; room never written is never touched).
+  void reserve_blocks(size_t blocks, size_t rows, const std::array<size_t, 3>& terms) {
+    CsrRows<F>* m[3] = {&A_, &B_, &C_};
+    for (size_t i = 0; i < 3; ++i) {
+      m[i]->ptr.reserve(m[i]->ptr.size() + blocks * rows);
+      const size_t more = blocks * terms[i];
+      m[i]->terms.reserve(m[i]->terms.size() + more + more / 16);
+    }
   }
   template <class Fn>
   Var alloc(Fn&& f) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # The 32GiB PoRep partition's rows recorded as a daemon records them when it loads the circuit
 # (record mode: every row kept), and its witness synthesized, by the binary before the circuit
-# changes (cuzk-prev, 0ef2c5a) and after (cuzk); CPU only, on the GPU host's 16 cores and memory.
+# changes (cuzk-prev, 0ef2c5a) and after (cuzk: combinations without allocations, the challenges'
+# rows recorded in parallel waves); CPU only, on the GPU host's 16 cores and memory.
 set -u
 cd "$(dirname "$0")/../../.."
 mkdir -p b
