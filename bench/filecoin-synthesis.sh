@@ -5,7 +5,7 @@
 #   - witness mode of one 32GiB PoRep partition (blank values, 130 M constraints) on 1, 2, 4, 8
 #     and all cores;
 #   - record mode of the same partition (every row kept, as the prover would), once (RECORD=0
-#     leaves it out: about two minutes and 36 GB).
+#     leaves it out: about 40 s on 16 cores and 37 GB).
 # Usage: bench/filecoin-synthesis.sh CUZK OUT [RUNS]   (CUZK: a cuzk binary; logs under OUT)
 set -euo pipefail
 cuzk=$1 out=$2 runs=${3:-3}
