@@ -84,6 +84,7 @@ class SmallVector {
     ++size_;
     return p + at;
   }
+  // The elements of [b, e), a range that is not this vector's own (it may be freed by the growth).
   void assign(const T* b, const T* e) {
     const size_t n = size_t(e - b);
     size_ = 0;
