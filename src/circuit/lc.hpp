@@ -66,16 +66,16 @@ class Lc {
   // lc + (c, &other): every term of other scaled by c, as add(var, coeff · c) term by term in
   // other's order would (one merge of the two sorted lists).
   Lc& add(const Lc& o, const F& c) {
-    return merge(o, [&](const F& x) { return x * c; });
+    return merge(o.terms(), [&](const F& x) { return x * c; });
   }
   Lc& add(const Lc& o) {
-    return merge(o, [](const F& x) { return x; });
+    return merge(o.terms(), [](const F& x) { return x; });
   }
   Lc& sub(const Lc& o, const F& c) {
-    return merge(o, [&](const F& x) { return -(x * c); });
+    return merge(o.terms(), [&](const F& x) { return -(x * c); });
   }
   Lc& sub(const Lc& o) {
-    return merge(o, [](const F& x) { return -x; });
+    return merge(o.terms(), [](const F& x) { return -x; });
   }
   // lc + each of `terms` in any order (a variable twice gets the sum of its coefficients): what
   // add(var, coeff) term by term gives, the field's sums not depending on their order. One sort
@@ -91,13 +91,7 @@ class Lc {
         terms[out++] = terms[i];
     }
     terms.resize(out);
-    if (terms_.empty()) {
-      terms_.assign(terms.data(), terms.data() + terms.size());
-      return *this;
-    }
-    Lc sorted;
-    sorted.terms_.assign(terms.data(), terms.data() + terms.size());
-    return add(sorted);
+    return merge(std::span<const Term<F>>(terms), [](const F& x) { return x; });
   }
   // Every coefficient times c (bellpepper's Num::scale).
   Lc& scale(const F& c) {
@@ -119,33 +113,34 @@ class Lc {
   }
 
  private:
-  // terms_ + {(t.var, coeff(t.coeff)) : t in o}: a variable present in both gets the sum of its
-  // coefficients, the others are inserted in order. o may be *this (every coefficient then
-  // gains coeff of itself). In place, from the back: no allocation where the capacity suffices.
+  // terms_ + {(t.var, coeff(t.coeff)) : t in o}, o sorted with distinct variables: a variable
+  // present in both gets the sum of its coefficients, the others are inserted in order. o may be
+  // our own terms (every coefficient then gains coeff of itself). In place, from the back: no
+  // allocation where the capacity suffices.
   template <class Coeff>
-  Lc& merge(const Lc& o, Coeff&& coeff) {
-    const size_t n = terms_.size(), m = o.terms_.size();
+  Lc& merge(std::span<const Term<F>> o, Coeff&& coeff) {
+    const size_t n = terms_.size(), m = o.size();
     if (m == 0) return *this;
-    if (n == 0 || terms_.back().var.key < o.terms_.front().var.key) {  // all after ours (o is not *this)
+    if (n == 0 || terms_.back().var.key < o.front().var.key) {  // all after ours (o is not ours)
       terms_.reserve(n + m);
-      for (const auto& t : o.terms_) terms_.push_back({t.var, coeff(t.coeff)});
+      for (const auto& t : o) terms_.push_back({t.var, coeff(t.coeff)});
       return *this;
     }
     size_t fresh = 0;  // o's variables that are not ours
     for (size_t i = 0, j = 0; j < m; ++j) {
-      const uint32_t k = o.terms_[j].var.key;
+      const uint32_t k = o[j].var.key;
       while (i < n && terms_[i].var.key < k) ++i;
       if (i < n && terms_[i].var.key == k)
         ++i;
       else
         ++fresh;
     }
-    // o is *this only with fresh = 0 (every variable already ours): the size stays, no reallocation,
+    // o is ours only with fresh = 0 (every variable already ours): the size stays, no reallocation,
     // and each step reads its own term before writing it back in place.
     terms_.resize(n + fresh);
     size_t i = n, j = m, out = n + fresh;
     while (j > 0) {
-      const Term<F>& t = o.terms_[j - 1];
+      const Term<F>& t = o[j - 1];
       if (i > 0 && terms_[i - 1].var.key > t.var.key) {
         terms_[--out] = terms_[--i];
       } else if (i > 0 && terms_[i - 1].var.key == t.var.key) {
