@@ -119,6 +119,7 @@ void fixed_base_matches(size_t hint, unsigned want_c) {
   uint64_t d = 0;
   for (unsigned b = 255; b >= top && b < 256; --b) d = d << 1 | bit(b);
   if (top > 0 && bit(top - 1)) ++d;  // rounded
+  size_t doublings = 0;
   for (uint64_t dd : {d, d + 1, d - 1}) {
     if (dd == 0 || dd > (uint64_t(1) << (c - 1))) continue;
     const unsigned sh = top + 1;  // 2 dd 2^top = dd 2^sh
@@ -132,8 +133,9 @@ void fixed_base_matches(size_t hint, unsigned want_c) {
       x[l] = uint64_t(v);
       borrow = uint64_t(v >> 64) & 1;
     }
-    if (!borrow) k.push_back(cpu::Scalar{{x[0], x[1], x[2], x[3]}});
+    if (!borrow) k.push_back(cpu::Scalar{{x[0], x[1], x[2], x[3]}}), ++doublings;
   }
+  CHECK(doublings > 0);  // the doubling case is among the scalars, not skipped
   std::vector<typename Curve::Aff> out(k.size());
   t.mul(k.data(), k.size(), out.data(), pool);
   for (size_t i = 0; i < k.size(); ++i) {
