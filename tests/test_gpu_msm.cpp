@@ -127,7 +127,7 @@ std::vector<cpu::Scalar> to_montgomery(const std::vector<cpu::Scalar>& k) {
 template <class E, bool G2>
 typename Pick<E, G2>::Jac gpu_msm(gpu::DeviceId dev, const std::vector<typename Pick<E, G2>::Aff>& b,
                                   const std::vector<cpu::Scalar>& k, bool bases_dev, bool scalars_dev, ScalarForm form,
-                                  gpu::MsmTimings* tm = nullptr, unsigned window_bits = 0) {
+                                  gpu::MsmTimings* tm = nullptr, unsigned window_bits = 0, size_t max_pairs = 0) {
   using P = Pick<E, G2>;
   const size_t n = b.size();
   const Group g = G2 ? Group::G2 : Group::G1;
@@ -145,11 +145,13 @@ typename Pick<E, G2>::Jac gpu_msm(gpu::DeviceId dev, const std::vector<typename 
     gpu::copy_to_device(dev, dk->memory().ptr, ks.data(), n * sizeof(cpu::Scalar), "test scalars");
     kp = dk->memory().ptr;
   }
-  size_t ws = gpu::msm_workspace_bytes(
-      dev, mcfg(E::id, g, n, nullptr, bases_dev, nullptr, scalars_dev, ScalarForm::Standard, window_bits));
-  gpu::DeviceBuffer w(dev, ws);
+  auto cfg = mcfg(E::id, g, n, nullptr, bases_dev, nullptr, scalars_dev, ScalarForm::Standard, window_bits);
+  cfg.max_pairs = max_pairs;
+  gpu::DeviceBuffer w(dev, gpu::msm_workspace_bytes(dev, cfg));
+  cfg = mcfg(E::id, g, n, bp, bases_dev, kp, scalars_dev, form, window_bits);
+  cfg.max_pairs = max_pairs;
   typename P::Jac got;
-  gpu::msm(dev, mcfg(E::id, g, n, bp, bases_dev, kp, scalars_dev, form, window_bits), w.memory(), &got, {}, tm);
+  gpu::msm(dev, cfg, w.memory(), &got, {}, tm);
   return got;
 }
 
@@ -283,6 +285,18 @@ void check_window_widths(std::initializer_list<unsigned> widths) {
       auto got = gpu_msm<E, G2>(dev, b, mixed, false, false, ScalarForm::Standard, &tm, c);
       CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " mixed");
       CHECK_EQ(tm.c, c);
+      // Every set's buckets at once while they fit in 2 GiB, else batches of sets reduced in
+      // turn (BLS12-381 G1 at 22 bits: 5 sets of 2^21 buckets, then 5, then 2).
+      const double set_bytes = double(size_t(1) << (c - 1)) * 4 * double(sizeof(typename P::Aff) / 2);
+      const unsigned sets = gpu::msm_model::windows_for(c, E::id == CurveId::bn254 ? 254 : 255);
+      const bool batched = double(sets) * set_bytes > 2147483648.0;
+      CHECK_MSG((tm.reductions > 1) == batched, P::name() << " c=" << c << ": " << tm.reductions << " reductions");
+      // One window a group (the pairs of one window held): batched, each set reduced alone, the
+      // last window's reducing only the buckets its digits reach.
+      got = gpu_msm<E, G2>(dev, b, mixed, false, false, ScalarForm::Standard, &tm, c, n);
+      CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " a window a group");
+      CHECK_EQ(tm.window_groups, tm.windows);
+      CHECK_EQ(tm.reductions, batched ? tm.windows : 1u);
       got = gpu_msm<E, G2>(dev, b, mixed, true, true, ScalarForm::Montgomery, nullptr, c);
       CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " mixed (device)");
       got = gpu_msm<E, G2>(dev, b, short_k, false, true, ScalarForm::Standard, &tm, c);

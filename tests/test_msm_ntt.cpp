@@ -244,25 +244,35 @@ CUZK_TEST(msm_batch_affine_conflicts) {
 }
 
 // The GPU MSM's window plan (backend/cuda/msm.hpp, host code: checked without a GPU). Wide windows
-// where the bucket reduction amortises (16 at 2^20, 20 from 2^24 for BLS12-381 G1: 2^26 measured
-// 451.6 ms at 20 bits, 447.2 at 22 with 3.7x the buckets); the buckets stay within a quarter of
-// the bases or 2 GiB; the table plan stays within its tables' count and bytes, and takes none
-// where none pays.
+// where the bucket reduction amortises (16 at 2^20, 20 at 2^24 for BLS12-381 G1, 22 from 2^26:
+// 2^26 measured 451.6 ms at 20 bits, 447.2 at 22); the buckets held at once stay within a quarter
+// of the bases or 2 GiB: every set when they fit, else one group's (at 2^27 one window a group,
+// one set of 2^21 buckets); the table plan stays within its tables' count and bytes, and takes
+// none where none pays.
 CUZK_TEST(gpu_msm_window_plan) {
   using gpu::msm_model::CostModel;
   const auto bls_g1 = [](size_t n) { return CostModel::for_field(48, n); };
   CHECK_EQ(bls_g1(size_t(1) << 20).choose(size_t(1) << 20, 255), 16u);
   CHECK_EQ(bls_g1(size_t(1) << 24).choose(size_t(1) << 24, 255), 20u);
-  CHECK_EQ(bls_g1(size_t(1) << 26).choose(size_t(1) << 26, 255), 20u);
-  CHECK_EQ(bls_g1(size_t(1) << 27).choose(size_t(1) << 27, 255), 20u);
+  CHECK_EQ(bls_g1(size_t(1) << 26).choose(size_t(1) << 26, 255), 22u);
+  CHECK_EQ(bls_g1(size_t(1) << 27).choose(size_t(1) << 27, 255), 22u);
+  CHECK_EQ(bls_g1(size_t(1) << 24).held_sets(20, 255), 13u);  // every set: 1.3 GB of 2 GiB
+  CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(20, 255), 13u);
+  CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(22, 255), 1u);         // 12 sets would be 4.8 GB of 3.2
+  CHECK_EQ(bls_g1(size_t(1) << 26).held_sets(22, 255), 2u);         // two windows a group
+  CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(22, 255, 1, 4), 4u);   // a larger pairs buffer: as many as fit
+  CHECK(!CostModel::for_field(96, size_t(1) << 16).fits(24, 255));  // one G2 set of 2^23 buckets > 2 GiB
+  CHECK(CostModel::for_field(96, size_t(1) << 16).fits(22, 255));
   CHECK(CostModel::for_field(32, 1 << 12).choose(1 << 12, 254) < 16);
   for (unsigned lg = 10; lg <= 28; ++lg)
     for (size_t field : {32, 48, 64, 96}) {
       const size_t n = size_t(1) << lg;
       const auto cm = CostModel::for_field(field, n);
       const unsigned c = cm.choose(n, 255);
-      const double buckets = double(gpu::msm_model::windows_for(c, 255)) * double(size_t(1) << (c - 1));
-      CHECK_MSG(c <= 16 || buckets * 4 * double(field) <= std::max(double(n) * 2 * double(field) / 4, 2147483648.0),
+      const size_t held = cm.held_sets(c, 255);
+      CHECK_MSG(held >= 1 && held <= gpu::msm_model::windows_for(c, 255), "2^" << lg << " field " << field);
+      const double bytes = double(held) * double(size_t(1) << (c - 1)) * 4 * double(field);
+      CHECK_MSG(c <= 16 || bytes <= std::max(double(n) * 2 * double(field) / 4, 2147483648.0),
                 "2^" << lg << " field " << field << " c=" << c);
     }
   // Short scalars walk fewer windows: a byte-sized witness never needs more than 16-bit windows.

@@ -233,9 +233,11 @@ class CurveBench {
       std::ostringstream d;
       d << "c=" << med.c << (wb ? " (asked)" : "");
       if (cfg.tables > 1) d << " tables " << cfg.tables << " (made in " << fmt("%.0f", tables_ms) << " ms)";
-      d << " groups " << med.window_groups << " prep " << fmt("%.2f", med.prepare_ms) << " sort "
-        << fmt("%.2f", med.sort_ms) << " acc " << fmt("%.2f", med.accumulate_ms) << " reduce "
-        << fmt("%.2f", med.reduce_ms) << " workspace " << fmt("%.0f", double(ws_bytes) / (1 << 20)) << " MiB";
+      d << " groups " << med.window_groups;
+      if (med.reductions > 1) d << " reductions " << med.reductions;
+      d << " prep " << fmt("%.2f", med.prepare_ms) << " sort " << fmt("%.2f", med.sort_ms) << " acc "
+        << fmt("%.2f", med.accumulate_ms) << " reduce " << fmt("%.2f", med.reduce_ms) << " workspace "
+        << fmt("%.0f", double(ws_bytes) / (1 << 20)) << " MiB";
       add({"", op, log_n, s.median, s.min, s.max, int(ms.size()), "every run == exact walk sum", d.str()});
     }
   }

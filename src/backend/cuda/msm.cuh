@@ -25,7 +25,9 @@
 //     totals times L, which is the next level (bucket_level_kernel), until at most 4096 points
 //     are left; each of those is multiplied by its weight (bucket_tail_kernel); one tree sums
 //     all a set's shares. L is 16 where the level's segments fill a wave, else 4 (a level of
-//     fewer threads takes the time of one thread's 2 L additions);
+//     fewer threads takes the time of one thread's 2 L additions). Once, after every group,
+//     when all the sets' buckets fit in the model's bound (CostModel::held_sets); else a batch
+//     of groups' sets at a time, the buckets then reused (at 2^27, one 22-bit window a batch);
 //  5. the host combines the set sums by Horner (c doublings a window) and adds the ones.
 #pragma once
 #include <algorithm>
@@ -581,6 +583,7 @@ struct Msm {
     uint32_t* vals_alt = nullptr;
     X* buckets = nullptr;
     X* buckets_more[2] = {nullptr, nullptr};  // the further arrays of bases' (MsmConfig::bases2, bases3)
+    size_t bucket_room = 0;                   // buckets an array (each array as many)
     uint32_t* slot_keys[2] = {nullptr, nullptr};
     X* slot_pts[2] = {nullptr, nullptr};
     X* red[2] = {nullptr, nullptr};
@@ -621,15 +624,6 @@ struct Msm {
     r.values += len;
     return r;
   }
-  // Bucket sets a plan of c-bit windows over K tables may fill when `fit` windows' pairs fit in
-  // one group at the fewest (a set of K windows too large for one group is split into parts,
-  // each its own bucket set).
-  static size_t bucket_sets_bound(unsigned W, unsigned K, size_t fit) {
-    const size_t k = std::min(K, W);
-    const size_t parts = k <= fit ? 1 : (k + fit - 1) / fit;
-    return size_t(sets_for(W, K)) * parts;
-  }
-
   static size_t entry_cap(const MsmConfig& cfg) { return cfg.max_pairs ? cfg.max_pairs : kEntryCap; }
   static size_t entries_for(size_t n, unsigned forced, size_t cap) {
     size_t want = size_t(windows_for(max_c(n, forced), kScalarBits)) * n;
@@ -654,6 +648,12 @@ struct Msm {
     return std::max(general, ones);
   }
 
+  // Bucket sets of c-bit windows the room holds at once: every set a plan fills, at most.
+  static size_t held_sets_of(const Buffers& b, unsigned c, unsigned K, size_t fit) {
+    const size_t all = CostModel::all_sets(windows_for(c, kScalarBits), K, fit);
+    return std::min(all, b.bucket_room >> (c - 1));
+  }
+
   static Buffers carve(Carver& cv, size_t n, bool bases_on_device, bool scalars_on_device, unsigned forced, unsigned K,
                        size_t cap, size_t select_bytes, size_t sort_bytes, int more_bases) {
     Buffers b;
@@ -675,18 +675,23 @@ struct Msm {
     const size_t alt = std::min(b.entries, size_t(K) * n);  // the largest unit a sort sees
     b.keys_alt = cv.take<uint32_t>(alt, "msm sort keys (alternate)");
     b.vals_alt = cv.take<uint32_t>(alt, "msm sort values (alternate)");
-    // Buckets and bucket-reduction outputs for every c a call of this n can choose.
+    // Buckets: the sets the widest window a call of this n may choose holds at once (all of
+    // them when they fit, else a group's); a narrower plan fills as many sets of its own as that
+    // room holds (all of them, as the narrower sets are smaller, unless the widest held one
+    // group's), reducing them before the next group. Bucket-reduction outputs for every c.
     const unsigned cmax = max_c(n, forced);
     const CostModel cm = model(n);
-    size_t nbk = 0, segs = 0;
+    const size_t fit = std::max<size_t>(1, b.entries / n);
+    b.bucket_room = std::max<size_t>(1, cm.held_sets(cmax, kScalarBits, K, fit)) << (cmax - 1);
+    size_t segs = 0;
     for (unsigned c = kMinC; c <= cmax; ++c) {
       if (c != forced && !cm.fits(c, kScalarBits)) continue;
       const size_t nb = size_t(1) << (c - 1);
-      const size_t sets = bucket_sets_bound(windows_for(c, kScalarBits), K, std::max<size_t>(1, b.entries / n));
-      nbk = std::max(nbk, sets * nb);
+      const size_t sets = held_sets_of(b, c, K, fit);
       for (size_t k = 1; k <= sets; ++k)  // a plan may fill fewer sets, each reduced by narrower levels
         segs = std::max(segs, k * reduction_for(uint32_t(nb), k).values);
     }
+    const size_t nbk = b.bucket_room;
     b.buckets = cv.take<X>(nbk, "msm buckets");
     for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(nbk, "msm buckets (further bases)");
     size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 runs at most
@@ -772,6 +777,8 @@ struct Msm {
   // in the result. nb buckets a set; runs_target level-0 runs.
   struct Plan {
     unsigned c = 0, W = 0, K = 1, sets = 0;
+    unsigned held = 0;  // bucket sets the workspace holds at once (a group's at least)
+    uint32_t top = 0;   // buckets the last window's digits reach (no tables): 2^(bits - (W - 1) c), at most nb
     uint32_t nb = 0, runs_target = 0;
     std::vector<WindowGroup> groups;
     std::vector<unsigned> shift;
@@ -790,6 +797,7 @@ struct Msm {
     // null: standard-form input read in place); scal, the standard-form scalars digits come from.
     const Aff* bases = nullptr;
     const Aff* more[2] = {nullptr, nullptr};  // MsmConfig::bases2, bases3, or nulls
+    unsigned reductions = 0;                  // batches of bucket sets reduced
     int arrays = 1;                           // of bases, `bases` and `more`
     const Aff* bases_of(int k) const { return k ? more[k - 1] : bases; }
     const Scalar4* scal_in = nullptr;
@@ -881,14 +889,21 @@ struct Msm {
       // for (up to max_c, fitting for full-length scalars).
       p.c = forced ? forced : model(n).choose(m, bits, max_c(n, 0), kScalarBits);
       p.W = windows_for(p.c, bits);
+      // The last window holds bits - (W - 1) c < c bits, so its Booth digit is at most 2^that.
+      p.top = std::min<uint32_t>(1u << (p.c - 1), 1u << (bits - (p.W - 1) * p.c));
       p.K = K;
       p.nb = 1u << (p.c - 1);
-      // Groups as large as the (key, value) buffer holds: whole table sets, or one in parts.
+      // Groups as large as the (key, value) buffer and the buckets hold: whole table sets, or
+      // one in parts.
       const unsigned k = std::min(K, p.W);  // windows a table set
       const unsigned tsets = sets_for(p.W, K);
       const unsigned fit = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, b.entries / m)));
+      p.held = unsigned(std::min<size_t>(b.bucket_room >> (p.c - 1), kMaxWindows));
+      if (p.held == 0)
+        throw GpuError(dev.name() + ": msm: " + std::to_string(p.c) + "-bit windows' buckets exceed the workspace's (" +
+                       nstr + ")");
       if (k <= fit) {
-        const unsigned per = std::min(tsets, fit / k);
+        const unsigned per = std::min({tsets, fit / k, p.held});
         for (unsigned s0 = 0; s0 < tsets; s0 += per) {
           WindowGroup g;
           g.w0 = s0 * k, g.gw = std::min(p.W, (s0 + per) * k) - g.w0, g.wpu = k;
@@ -946,12 +961,12 @@ struct Msm {
       }
     }
 
-    // The group's buckets (of `pts`, into `buckets`): level 0 over the sorted units, then the
-    // partial-sum levels until one run is left.
+    // The group's buckets (of `pts`, into `buckets`, its first set's): level 0 over the sorted
+    // units, then the partial-sum levels until one run is left.
     void accumulate_group(const Plan& p, const WindowGroup& g, uint32_t m, const WindowPtrs& win, const uint32_t* cnt,
                           const Aff* pts, X* buckets) {
       clock.mark(PhaseClock::accumulate);
-      const BucketStore<F> st{buckets + size_t(g.set0) * p.nb, p.c, p.nb, g.units};
+      const BucketStore<F> st{buckets, p.c, p.nb, g.units};
       uint32_t runs = std::min<uint32_t>(p.runs_target, uint32_t(std::min<size_t>(kRunsCap, size_t(g.gw) * m)));
       bool final = runs == 1;
       accumulate_bases_kernel<F><<<blocks_for(size_t(runs) * kLanes), kBlock, 0, s>>>(
@@ -970,45 +985,59 @@ struct Msm {
       }
     }
 
-    // Bucket reduction per set: levels of segments (bucket_level_kernel), the tail
-    // (bucket_tail_kernel), then one tree reduction per set over everything they wrote: the set
-    // sums into results[1 .. 1 + sets).
-    void reduce_windows(const Plan& p, X* buckets, X* results) {
+    // Bucket reduction of `sets` sets of buckets: levels of segments (bucket_level_kernel), the
+    // tail (bucket_tail_kernel), then one tree reduction per set over everything they wrote: the
+    // set sums into sums[0 .. sets). A set's first nbr buckets (of nb): those its digits reach.
+    void reduce_windows(const Plan& p, unsigned sets, uint32_t nbr, X* buckets, X* sums_out) {
       clock.mark(PhaseClock::reduce);
-      const Reduction red = reduction_for(p.nb, p.sets);
+      const Reduction red = reduction_for(nbr, sets);
       const uint32_t T = red.values;
-      uint32_t len = p.nb, off = 0;
+      uint32_t len = nbr, off = 0;
       size_t stride = 1;
       for (unsigned level = 0; level < red.levels; ++level) {
-        const uint32_t L = seg_len(p.sets, len), segs = (len + L - 1) / L;
-        bucket_level_kernel<F><<<blocks_for(size_t(p.sets) * segs), kBlock, 0, s>>>(
-            buckets, p.sets, p.nb, len, uint32_t(stride), L, level == 0, b.red[0] + off, T);
+        const uint32_t L = seg_len(sets, len), segs = (len + L - 1) / L;
+        bucket_level_kernel<F><<<blocks_for(size_t(sets) * segs), kBlock, 0, s>>>(
+            buckets, sets, p.nb, len, uint32_t(stride), L, level == 0, b.red[0] + off, T);
         check_launch(dev, "msm bucket_level_kernel", n);
         off += segs;
         len = segs;
         stride *= L;
       }
-      bucket_tail_kernel<F><<<blocks_for(size_t(p.sets) * len), kBlock, 0, s>>>(
-          buckets, p.sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
+      bucket_tail_kernel<F><<<blocks_for(size_t(sets) * len), kBlock, 0, s>>>(
+          buckets, sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
       check_launch(dev, "msm bucket_tail_kernel", n);
-      X* sums = reduce_groups(b, p.sets, T, s, dev, n);
-      check(cudaMemcpyAsync(results + 1, sums, p.sets * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+      X* sums = reduce_groups(b, sets, T, s, dev, n);
+      check(cudaMemcpyAsync(sums_out, sums, sets * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
             "cudaMemcpyAsync (msm window sums)", nstr);
     }
 
     // The m general scalars through the buckets, group of windows by group (each group's sort
-    // serves every array of bases).
+    // serves every array of bases). The buckets hold p.held sets: groups fill them in order
+    // (sets base .. base + filled), reduced when the next group would not fit and after the last.
     void window_sums(const Plan& p, uint32_t m) {
-      for (int k = 0; k < arrays; ++k)
-        check(cudaMemsetAsync(b.buckets_of(k), 0, size_t(p.sets) * p.nb * sizeof(X), s), dev,
-              "cudaMemsetAsync (msm buckets)", nstr);
+      unsigned base = 0, filled = 0;
+      const auto reduce_held = [&] {
+        ++reductions;
+        // A batch of the last window alone (no tables) reduces only the buckets it can reach.
+        const uint32_t nbr = p.K == 1 && filled == 1 && base + 1 == p.sets ? p.top : p.nb;
+        for (int k = 0; k < arrays; ++k) reduce_windows(p, filled, nbr, b.buckets_of(k), b.results_of(k) + 1 + base);
+      };
       for (const WindowGroup& g : p.groups) {
+        if (filled + g.units > p.held) {
+          reduce_held();
+          base = g.set0, filled = 0;
+        }
+        for (int k = 0; k < arrays; ++k)
+          check(cudaMemsetAsync(b.buckets_of(k) + size_t(filled) * p.nb, 0, size_t(g.units) * p.nb * sizeof(X), s), dev,
+                "cudaMemsetAsync (msm buckets)", nstr);
         uint32_t* cnt = b.counters + 1;
         WindowPtrs win{};
         sort_group(p, g, m, cnt, win);
-        for (int k = 0; k < arrays; ++k) accumulate_group(p, g, m, win, cnt, bases_of(k), b.buckets_of(k));
+        for (int k = 0; k < arrays; ++k)
+          accumulate_group(p, g, m, win, cnt, bases_of(k), b.buckets_of(k) + size_t(filled) * p.nb);
+        filled += g.units;
       }
-      for (int k = 0; k < arrays; ++k) reduce_windows(p, b.buckets_of(k), b.results_of(k));
+      reduce_held();
     }
 
     // Waits for the set sums and the ones' sum; the total is the sets' by Horner in 2^shift
@@ -1031,8 +1060,8 @@ struct Msm {
     }
   };
 
-  static void report_timings(PhaseClock& clock, const Plan& p, std::chrono::steady_clock::time_point t_start,
-                             MsmTimings& tm) {
+  static void report_timings(PhaseClock& clock, const Plan& p, unsigned reductions,
+                             std::chrono::steady_clock::time_point t_start, MsmTimings& tm) {
     double ms[PhaseClock::count];
     clock.read(ms);
     tm.copy_in_ms = ms[PhaseClock::copy_in];
@@ -1043,6 +1072,7 @@ struct Msm {
     tm.c = p.c;
     tm.windows = p.W;
     tm.window_groups = unsigned(p.groups.size());
+    tm.reductions = reductions;
     tm.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
   }
 
@@ -1128,7 +1158,7 @@ struct Msm {
       std::memcpy(out + k, &res, sizeof(res));
     }
     if (timings) {
-      report_timings(clock, p, t_start, tm);
+      report_timings(clock, p, call.reductions, t_start, tm);
       *timings = tm;
     }
   }

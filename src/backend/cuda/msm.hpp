@@ -37,6 +37,7 @@ struct MsmTimings {
   unsigned c = 0;            // window bits
   unsigned windows = 0;
   unsigned window_groups = 0;  // windows are sorted and accumulated in this many groups
+  unsigned reductions = 0;     // bucket reductions: one, or one per batch of groups whose buckets fit at once
   size_t general = 0;          // scalars that went through the buckets (neither 0 nor 1)
   size_t ones = 0;             // scalars equal to 1
 };
@@ -48,10 +49,12 @@ size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg);
 // How a call of m general scalars of `bits` bits weighs a window width c, in mixed additions. Per
 // window: m additions; the radix sort of m pairs, ceil(c / 8) passes, each `sort_w` of an
 // addition per pair; per bucket set (one a window, or one per K windows with K tables) the bucket
-// reduction, `red_w` additions per bucket. Windows wider than 16 bits are allowed while the
-// buckets fit in `cap_bytes`: a quarter of the bases' size, or 2 GiB (a prover holds the
-// largest MSM's scratch beside its key for every partition in flight: at 2^27 wider buckets
-// would cost a 141 GB card its second partition).
+// reduction, `red_w` additions per bucket. The buckets a call holds stay within `cap_bytes`: a
+// quarter of the bases' size, or 2 GiB (a prover holds the largest MSM's scratch beside its key
+// for every partition in flight). Every bucket set at once when they fit, one reduction at the
+// end; else a group's sets at a time (`held_sets`), reduced before the next group reuses them,
+// so that windows wider than 16 bits are allowed while one set fits (at 2^27, 22-bit windows
+// hold one 2^21-bucket set instead of thirteen of 2^19).
 namespace msm_model {
 constexpr unsigned kMinC = 2, kMaxC = 24, kFreeC = 16;
 constexpr size_t kMaxPairs = size_t(1) << 27;  // (digit, base) pairs held at once by default: 1 GiB
@@ -69,6 +72,7 @@ inline unsigned sets_for(unsigned W, unsigned K) {
 struct CostModel {
   double sort_w = 0, red_w = 0;
   size_t bucket_bytes = 0, cap_bytes = 0;
+  size_t group_windows = 1;  // windows one group sorts at once: kMaxPairs / n, at least one
 
   // field_bytes: 32 (BN254 Fq), 48 (BLS12-381 Fq), twice that for G2. Fitted on the H200: a sort
   // pass over 2^24 pairs ~0.35 ms; a BN254 G1 mixed addition ~0.2 ns a point, BLS12-381 G1 ~0.44
@@ -81,17 +85,45 @@ struct CostModel {
     cm.bucket_bytes = 4 * field_bytes;                                        // XYZZ
     const size_t quarter = n * 2 * field_bytes / 4, floor = size_t(2) << 30;  // of the affine bases
     cm.cap_bytes = quarter > floor ? quarter : floor;
+    cm.group_windows = n >= kMaxPairs ? 1 : kMaxPairs / (n ? n : 1);
     return cm;
+  }
+  // Bucket sets of c-bit windows over K tables (a set a window, or a table set's K windows), a
+  // set too large for one group of `fit` windows split into a set per group: every set a call
+  // fills, and the most one group fills.
+  static size_t all_sets(unsigned W, unsigned K, size_t fit) {
+    const size_t k = K < W ? K : W;
+    return size_t(sets_for(W, K)) * (k <= fit ? 1 : (k + fit - 1) / fit);
+  }
+  static size_t group_sets(unsigned W, unsigned K, size_t fit) {
+    const size_t k = K < W ? K : W, t = sets_for(W, K);
+    return k <= fit ? (fit / k < t ? fit / k : t) : 1;
+  }
+  // The sets a call of c-bit windows holds at once, groups of `fit` windows (0: this model's):
+  // all of them when they fit in cap_bytes, else one group's, or as many of them as fit (0: not
+  // one set fits).
+  size_t held_sets(unsigned c, unsigned bits, unsigned K = 1, size_t fit = 0) const {
+    if (fit == 0) fit = group_windows;
+    const unsigned W = windows_for(c, bits);
+    const double per_set = double(size_t(1) << (c - 1)) * double(bucket_bytes);
+    const size_t all = all_sets(W, K, fit);
+    if (c <= kFreeC || double(all) * per_set <= double(cap_bytes)) return all;
+    const size_t room = size_t(double(cap_bytes) / per_set), group = group_sets(W, K, fit);
+    return group < room ? group : room;
   }
   double cost(size_t m, unsigned bits, unsigned c, unsigned K = 1) const {
     const unsigned W = windows_for(c, bits);
     return double(W) * double(m) * (1.0 + sort_w * double((c + 7) / 8)) +
            double(sets_for(W, K)) * red_w * double(size_t(1) << (c - 1));
   }
-  bool fits(unsigned c, unsigned bits, unsigned K = 1) const {
-    return c <= kFreeC ||
-           double(sets_for(windows_for(c, bits), K)) * double(size_t(1) << (c - 1)) * double(bucket_bytes) <=
-               double(cap_bytes);
+  // Whether c-bit windows' buckets fit, a set at a time at the most.
+  bool fits(unsigned c, unsigned bits, unsigned K = 1) const { return held_sets(c, bits, K) > 0; }
+  // Whether every bucket set fits at once (the table plans: a table set's windows share one set,
+  // and its plans were measured with every set held).
+  bool fits_all(unsigned c, unsigned bits, unsigned K = 1) const {
+    return c <= kFreeC || double(all_sets(windows_for(c, bits), K, group_windows)) * double(size_t(1) << (c - 1)) *
+                                  double(bucket_bytes) <=
+                              double(cap_bytes);
   }
   // The cheapest width up to c_max for m scalars of `bits` bits, among those whose buckets fit
   // for scalars of `fit_bits` (0: bits). Without tables: 12-13 at 2^16, 15-16 at 2^20, 20 from
@@ -136,7 +168,7 @@ inline MsmTablePlan msm_table_plan(CurveId curve, Group group, size_t n, unsigne
     if (K > fit) K = unsigned(fit);
     const size_t per_table = n * 2 * field;  // affine points: two coordinates
     while (K > 1 && size_t(K) * per_table > max_bytes) --K;
-    if (!cm.fits(c, bits, K) || double(K) * double(n) >= 2147483648.0) continue;
+    if (!cm.fits_all(c, bits, K) || double(K) * double(n) >= 2147483648.0) continue;
     const double v = cm.cost(n, bits, c, K);
     if (v < best_cost) best_cost = v, best = {c, K};
   }
