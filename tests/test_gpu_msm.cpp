@@ -291,12 +291,15 @@ void check_window_widths(std::initializer_list<unsigned> widths) {
       const unsigned sets = gpu::msm_model::windows_for(c, E::id == CurveId::bn254 ? 254 : 255);
       const bool batched = double(sets) * set_bytes > 2147483648.0;
       CHECK_MSG((tm.reductions > 1) == batched, P::name() << " c=" << c << ": " << tm.reductions << " reductions");
+      // Batched here, two rooms fit the bound: every batch but the last reduced on a second stream.
+      CHECK_MSG((tm.reduce_beside_ms > 0) == batched, P::name() << " c=" << c << ": " << tm.reduce_beside_ms);
       // One window a group (the pairs of one window held): batched, each set reduced alone, the
       // last window's reducing only the buckets its digits reach.
       got = gpu_msm<E, G2>(dev, b, mixed, false, false, ScalarForm::Standard, &tm, c, n);
       CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " a window a group");
       CHECK_EQ(tm.window_groups, tm.windows);
       CHECK_EQ(tm.reductions, batched ? tm.windows : 1u);
+      CHECK_EQ(tm.reduce_beside_ms > 0, batched);
       got = gpu_msm<E, G2>(dev, b, mixed, true, true, ScalarForm::Montgomery, nullptr, c);
       CHECK_MSG(got.to_affine() == want, "gpu:" << d.ordinal << " " << P::name() << " c=" << c << " mixed (device)");
       got = gpu_msm<E, G2>(dev, b, short_k, false, true, ScalarForm::Standard, &tm, c);
@@ -342,8 +345,9 @@ void check_tables() {
     gpu::copy_to_device(dev, db2.memory().ptr, b2.data(), n * sizeof(typename P::Aff), "test bases 2");
     gpu::copy_to_device(dev, db3.memory().ptr, b3.data(), n * sizeof(typename P::Aff), "test bases 3");
     gpu::copy_to_device(dev, dk.memory().ptr, k.data(), n * sizeof(cpu::Scalar), "test scalars");
-    // Two arrays of bases in one call (one sort of the scalars), the width chosen or asked for.
-    for (unsigned c : {0u, 9u}) {
+    // Two arrays of bases in one call (one sort of the scalars), the width chosen or asked for
+    // (22 bits: batches of bucket sets, each array's in two rooms, reduced beside the next).
+    for (unsigned c : {0u, 9u, 22u}) {
       gpu::MsmConfig cfg = mcfg(E::id, grp, n, db.memory().ptr, true, dk.memory().ptr, true);
       cfg.window_bits = c, cfg.bases2 = db2.memory().ptr;
       gpu::DeviceBuffer w(dev, gpu::msm_workspace_bytes(dev, cfg));
@@ -360,9 +364,12 @@ void check_tables() {
       gpu::DeviceBuffer w3(dev, gpu::msm_workspace_bytes(dev, cfg));
       CHECK(w3.memory().bytes > w.memory().bytes);
       typename P::Jac three[3];
-      gpu::msm(dev, cfg, w3.memory(), three, {}, nullptr);
+      gpu::MsmTimings tm;
+      gpu::msm(dev, cfg, w3.memory(), three, {}, &tm);
       CHECK_MSG(three[0].to_affine() == want && three[1].to_affine() == want2 && three[2].to_affine() == want3,
                 "gpu:" << d.ordinal << " " << P::name() << " three arrays of bases, c " << c);
+      CHECK_EQ(tm.reductions > 1, c == 22);
+      CHECK_EQ(tm.reduce_beside_ms > 0, c == 22);
     }
     for (const Case& cs : cases) {
       const std::string what = std::string(P::name()) + " c=" + std::to_string(cs.c) +

@@ -258,9 +258,17 @@ CUZK_TEST(gpu_msm_window_plan) {
   CHECK_EQ(bls_g1(size_t(1) << 27).choose(size_t(1) << 27, 255), 22u);
   CHECK_EQ(bls_g1(size_t(1) << 24).held_sets(20, 255), 13u);  // every set: 1.3 GB of 2 GiB
   CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(20, 255), 13u);
-  CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(22, 255), 1u);         // 12 sets would be 4.8 GB of 3.2
-  CHECK_EQ(bls_g1(size_t(1) << 26).held_sets(22, 255), 2u);         // two windows a group
-  CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(22, 255, 1, 4), 4u);   // a larger pairs buffer: as many as fit
+  CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(22, 255), 1u);        // 12 sets would be 4.8 GB of 3.2
+  CHECK_EQ(bls_g1(size_t(1) << 26).held_sets(22, 255), 2u);        // two windows a group
+  CHECK_EQ(bls_g1(size_t(1) << 27).held_sets(22, 255, 1, 4), 4u);  // a larger pairs buffer: as many as fit
+  // Batched: two rooms (a batch reduced beside the next), each within half the bound.
+  CHECK_EQ(bls_g1(size_t(1) << 27).rooms_for(22, 255).rooms, 2u);
+  CHECK_EQ(bls_g1(size_t(1) << 27).rooms_for(22, 255).sets, 1u);
+  CHECK_EQ(bls_g1(size_t(1) << 27).rooms_for(22, 255, 1, 12).sets, 4u);  // 8 fit the bound, 4 half of it
+  CHECK_EQ(bls_g1(size_t(1) << 24).rooms_for(20, 255).rooms, 1u);        // every set held: one room
+  CHECK_EQ(bls_g1(size_t(1) << 24).rooms_for(20, 255).sets, 13u);
+  CHECK_EQ(CostModel::for_field(96, size_t(1) << 16).rooms_for(22, 255).rooms, 2u);  // 2 x 0.8 GB of 2 GiB
+  CHECK_EQ(CostModel::for_field(96, size_t(1) << 16).rooms_for(24, 255).rooms, 1u);  // asked for, over the bound
   CHECK(!CostModel::for_field(96, size_t(1) << 16).fits(24, 255));  // one G2 set of 2^23 buckets > 2 GiB
   CHECK(CostModel::for_field(96, size_t(1) << 16).fits(22, 255));
   CHECK(CostModel::for_field(32, 1 << 12).choose(1 << 12, 254) < 16);
@@ -271,7 +279,9 @@ CUZK_TEST(gpu_msm_window_plan) {
       const unsigned c = cm.choose(n, 255);
       const size_t held = cm.held_sets(c, 255);
       CHECK_MSG(held >= 1 && held <= gpu::msm_model::windows_for(c, 255), "2^" << lg << " field " << field);
-      const double bytes = double(held) * double(size_t(1) << (c - 1)) * 4 * double(field);
+      const auto rooms = cm.rooms_for(c, 255);
+      CHECK_MSG(rooms.sets >= 1 && rooms.sets <= held, "2^" << lg << " field " << field);
+      const double bytes = double(rooms.rooms * rooms.sets) * double(size_t(1) << (c - 1)) * 4 * double(field);
       CHECK_MSG(c <= 16 || bytes <= std::max(double(n) * 2 * double(field) / 4, 2147483648.0),
                 "2^" << lg << " field " << field << " c=" << c);
     }

@@ -236,8 +236,9 @@ class CurveBench {
       d << " groups " << med.window_groups;
       if (med.reductions > 1) d << " reductions " << med.reductions;
       d << " prep " << fmt("%.2f", med.prepare_ms) << " sort " << fmt("%.2f", med.sort_ms) << " acc "
-        << fmt("%.2f", med.accumulate_ms) << " reduce " << fmt("%.2f", med.reduce_ms) << " workspace "
-        << fmt("%.0f", double(ws_bytes) / (1 << 20)) << " MiB";
+        << fmt("%.2f", med.accumulate_ms) << " reduce " << fmt("%.2f", med.reduce_ms);
+      if (med.reduce_beside_ms > 0) d << " (beside the next batch " << fmt("%.2f", med.reduce_beside_ms) << ")";
+      d << " workspace " << fmt("%.0f", double(ws_bytes) / (1 << 20)) << " MiB";
       add({"", op, log_n, s.median, s.min, s.max, int(ms.size()), "every run == exact walk sum", d.str()});
     }
   }

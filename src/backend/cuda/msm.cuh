@@ -522,6 +522,7 @@ class PhaseClock {
  public:
   enum Phase { copy_in, prepare, sort, accumulate, reduce, count };
   PhaseClock(bool on, cudaStream_t s, DeviceId dev) : on_(on), s_(s), dev_(dev) {}
+  bool on() const { return on_; }
   ~PhaseClock() {
     for (auto& m : marks_) cudaEventDestroy(m.ev);
   }
@@ -554,6 +555,80 @@ class PhaseClock {
   std::vector<Mark> marks_;
 };
 
+// A second stream for a batched call's bucket reductions: each waits for the call's stream to
+// have filled its room, a room is cleared again only after its reduction, and the call's stream
+// finally waits for the last. Timed (their own GPU time, overlapped) when the call is.
+class SideStream {
+ public:
+  SideStream() = default;
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  ~SideStream() {
+    stream_.reset();  // waits for the reductions queued (a call that threw may have left some)
+    for (cudaEvent_t e : ev_)
+      if (e) cudaEventDestroy(e);
+    for (auto& t : spans_)
+      for (cudaEvent_t e : {t.first, t.second})
+        if (e) cudaEventDestroy(e);
+  }
+  void start(DeviceId dev, bool timed) {
+    dev_ = dev, timed_ = timed;
+    stream_.emplace(dev);
+    for (cudaEvent_t& e : ev_)
+      check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), dev, "cudaEventCreate (msm reductions)");
+  }
+  // The side stream, after the work queued on `s` so far (a room's batch accumulated).
+  cudaStream_t after(cudaStream_t s) {
+    check(cudaEventRecord(ev_[2], s), dev_, "cudaEventRecord (msm batch filled)");
+    check(cudaStreamWaitEvent(stream_->get(), ev_[2], 0), dev_, "cudaStreamWaitEvent (msm reduction)");
+    if (timed_) {
+      spans_.push_back({nullptr, nullptr});
+      spans_.back().first = timing_event();
+      spans_.back().second = timing_event();
+      check(cudaEventRecord(spans_.back().first, stream_->get()), dev_, "cudaEventRecord (msm reduction)");
+    }
+    return stream_->get();
+  }
+  // After `room`'s reduction was queued on the side stream.
+  void reduced(unsigned room) {
+    if (timed_) check(cudaEventRecord(spans_.back().second, stream_->get()), dev_, "cudaEventRecord (msm reduction)");
+    check(cudaEventRecord(ev_[room], stream_->get()), dev_, "cudaEventRecord (msm room reduced)");
+    pending_[room] = true;
+  }
+  // `s` waits for `room`'s last reduction before clearing it again.
+  void before_reuse(cudaStream_t s, unsigned room) {
+    if (pending_[room]) check(cudaStreamWaitEvent(s, ev_[room], 0), dev_, "cudaStreamWaitEvent (msm room reuse)");
+  }
+  // `s` waits for every reduction queued.
+  void join(cudaStream_t s) {
+    check(cudaEventRecord(ev_[2], stream_->get()), dev_, "cudaEventRecord (msm reductions done)");
+    check(cudaStreamWaitEvent(s, ev_[2], 0), dev_, "cudaStreamWaitEvent (msm reductions done)");
+  }
+  // After the work is done: the reductions' own time (a span that cannot be read counts 0).
+  double ms() const noexcept {
+    double t = 0;
+    for (auto& sp : spans_) {
+      float x = 0;
+      if (cudaEventElapsedTime(&x, sp.first, sp.second) == cudaSuccess) t += x;
+    }
+    (void)cudaGetLastError();
+    return t;
+  }
+
+ private:
+  cudaEvent_t timing_event() {
+    cudaEvent_t e;
+    check(cudaEventCreate(&e), dev_, "cudaEventCreate (msm reduction timing)");
+    return e;
+  }
+  DeviceId dev_;
+  bool timed_ = false;
+  std::optional<Stream> stream_;
+  cudaEvent_t ev_[3] = {nullptr, nullptr, nullptr};  // room 0 and 1 reduced; a one-off mark
+  bool pending_[2] = {false, false};
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> spans_;
+};
+
 inline unsigned blocks_for(size_t threads) { return unsigned((threads + kBlock - 1) / kBlock); }
 
 // F: the point field; Fr: the scalar field (for Montgomery scalars); kScalarBits: bits of r.
@@ -583,7 +658,8 @@ struct Msm {
     uint32_t* vals_alt = nullptr;
     X* buckets = nullptr;
     X* buckets_more[2] = {nullptr, nullptr};  // the further arrays of bases' (MsmConfig::bases2, bases3)
-    size_t bucket_room = 0;                   // buckets an array (each array as many)
+    size_t bucket_room = 0;                   // buckets a room holds (a batch of sets)
+    unsigned rooms = 1;                       // rooms an array: two when batches overlap their reductions
     uint32_t* slot_keys[2] = {nullptr, nullptr};
     X* slot_pts[2] = {nullptr, nullptr};
     X* red[2] = {nullptr, nullptr};
@@ -591,7 +667,9 @@ struct Msm {
     X* results_more[2] = {nullptr, nullptr};  // the same for bases2, bases3
     size_t entries = 0;                       // E
     // Array k's (0: bases, 1: bases2, 2: bases3) buckets and sums.
-    X* buckets_of(int k) const { return k ? buckets_more[k - 1] : buckets; }
+    X* buckets_of(int k, unsigned room = 0) const {
+      return (k ? buckets_more[k - 1] : buckets) + size_t(room) * bucket_room;
+    }
     X* results_of(int k) const { return k ? results_more[k - 1] : results; }
   };
 
@@ -682,7 +760,11 @@ struct Msm {
     const unsigned cmax = max_c(n, forced);
     const CostModel cm = model(n);
     const size_t fit = std::max<size_t>(1, b.entries / n);
-    b.bucket_room = std::max<size_t>(1, cm.held_sets(cmax, kScalarBits, K, fit)) << (cmax - 1);
+    // Batched at the widest width: two rooms where they fit, so that a batch's reduction (on a
+    // second stream) runs beside the next batch's sort and accumulation.
+    const CostModel::Rooms rooms = cm.rooms_for(cmax, kScalarBits, K, fit);
+    b.bucket_room = rooms.sets << (cmax - 1);
+    b.rooms = rooms.rooms;
     size_t segs = 0;
     for (unsigned c = kMinC; c <= cmax; ++c) {
       if (c != forced && !cm.fits(c, kScalarBits)) continue;
@@ -691,7 +773,7 @@ struct Msm {
       for (size_t k = 1; k <= sets; ++k)  // a plan may fill fewer sets, each reduced by narrower levels
         segs = std::max(segs, k * reduction_for(uint32_t(nb), k).values);
     }
-    const size_t nbk = b.bucket_room;
+    const size_t nbk = b.rooms * b.bucket_room;
     b.buckets = cv.take<X>(nbk, "msm buckets");
     for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(nbk, "msm buckets (further bases)");
     size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 runs at most
@@ -777,8 +859,9 @@ struct Msm {
   // in the result. nb buckets a set; runs_target level-0 runs.
   struct Plan {
     unsigned c = 0, W = 0, K = 1, sets = 0;
-    unsigned held = 0;  // bucket sets the workspace holds at once (a group's at least)
-    uint32_t top = 0;   // buckets the last window's digits reach (no tables): 2^(bits - (W - 1) c), at most nb
+    unsigned held = 0;     // bucket sets the workspace holds at once (a group's at least)
+    unsigned batches = 1;  // of groups, each reduced once its sets are filled
+    uint32_t top = 0;      // buckets the last window's digits reach (no tables): 2^(bits - (W - 1) c), at most nb
     uint32_t nb = 0, runs_target = 0;
     std::vector<WindowGroup> groups;
     std::vector<unsigned> shift;
@@ -798,6 +881,7 @@ struct Msm {
     const Aff* bases = nullptr;
     const Aff* more[2] = {nullptr, nullptr};  // MsmConfig::bases2, bases3, or nulls
     unsigned reductions = 0;                  // batches of bucket sets reduced
+    SideStream side;                          // their stream, when they overlap the next batch
     int arrays = 1;                           // of bases, `bases` and `more`
     const Aff* bases_of(int k) const { return k ? more[k - 1] : bases; }
     const Scalar4* scal_in = nullptr;
@@ -923,6 +1007,13 @@ struct Msm {
         }
       }
       p.sets = unsigned(p.shift.size());
+      // Batches of groups whose sets the buckets hold at once (window_sums' loop).
+      unsigned filled = 0;
+      p.batches = 1;
+      for (const WindowGroup& g : p.groups) {
+        if (filled + g.units > p.held) ++p.batches, filled = 0;
+        filled += g.units;
+      }
       // Level-0 runs: whole waves of the accumulation kernel, at most kRunsCap.
       int sms = 0, per_sm = 0;
       check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
@@ -988,56 +1079,79 @@ struct Msm {
     // Bucket reduction of `sets` sets of buckets: levels of segments (bucket_level_kernel), the
     // tail (bucket_tail_kernel), then one tree reduction per set over everything they wrote: the
     // set sums into sums[0 .. sets). A set's first nbr buckets (of nb): those its digits reach.
-    void reduce_windows(const Plan& p, unsigned sets, uint32_t nbr, X* buckets, X* sums_out) {
-      clock.mark(PhaseClock::reduce);
+    void reduce_windows(const Plan& p, unsigned sets, uint32_t nbr, X* buckets, X* sums_out, cudaStream_t st) {
       const Reduction red = reduction_for(nbr, sets);
       const uint32_t T = red.values;
       uint32_t len = nbr, off = 0;
       size_t stride = 1;
       for (unsigned level = 0; level < red.levels; ++level) {
         const uint32_t L = seg_len(sets, len), segs = (len + L - 1) / L;
-        bucket_level_kernel<F><<<blocks_for(size_t(sets) * segs), kBlock, 0, s>>>(
+        bucket_level_kernel<F><<<blocks_for(size_t(sets) * segs), kBlock, 0, st>>>(
             buckets, sets, p.nb, len, uint32_t(stride), L, level == 0, b.red[0] + off, T);
         check_launch(dev, "msm bucket_level_kernel", n);
         off += segs;
         len = segs;
         stride *= L;
       }
-      bucket_tail_kernel<F><<<blocks_for(size_t(sets) * len), kBlock, 0, s>>>(
+      bucket_tail_kernel<F><<<blocks_for(size_t(sets) * len), kBlock, 0, st>>>(
           buckets, sets, p.nb, len, uint32_t(stride), red.levels == 0, b.red[0] + off, T);
       check_launch(dev, "msm bucket_tail_kernel", n);
-      X* sums = reduce_groups(b, sets, T, s, dev, n);
-      check(cudaMemcpyAsync(sums_out, sums, sets * sizeof(X), cudaMemcpyDeviceToDevice, s), dev,
+      X* sums = reduce_groups(b, sets, T, st, dev, n);
+      check(cudaMemcpyAsync(sums_out, sums, sets * sizeof(X), cudaMemcpyDeviceToDevice, st), dev,
             "cudaMemcpyAsync (msm window sums)", nstr);
     }
 
     // The m general scalars through the buckets, group of windows by group (each group's sort
     // serves every array of bases). The buckets hold p.held sets: groups fill them in order
     // (sets base .. base + filled), reduced when the next group would not fit and after the last.
+    // With two rooms and more than one batch, every batch but the last is reduced on a second
+    // stream (in order: they share the reduction scratch) beside the next batch's sort and
+    // accumulation in the other room; a room is cleared again, after the next batch's first
+    // sort, only once its last reduction is done (that wait is the reduce phase's), and the last
+    // batch is reduced on the call's stream after all of them.
     void window_sums(const Plan& p, uint32_t m) {
-      unsigned base = 0, filled = 0;
-      const auto reduce_held = [&] {
+      const bool overlap = b.rooms == 2 && p.batches > 1;
+      if (overlap) side.start(dev, clock.on());
+      unsigned base = 0, filled = 0, room = 0;
+      const auto reduce_held = [&](bool beside) {
         ++reductions;
         // A batch of the last window alone (no tables) reduces only the buckets it can reach.
         const uint32_t nbr = p.K == 1 && filled == 1 && base + 1 == p.sets ? p.top : p.nb;
-        for (int k = 0; k < arrays; ++k) reduce_windows(p, filled, nbr, b.buckets_of(k), b.results_of(k) + 1 + base);
+        cudaStream_t st = s;
+        if (beside)
+          st = side.after(s);
+        else
+          clock.mark(PhaseClock::reduce);
+        for (int k = 0; k < arrays; ++k)
+          reduce_windows(p, filled, nbr, b.buckets_of(k, room), b.results_of(k) + 1 + base, st);
+        if (beside) side.reduced(room);
       };
       for (const WindowGroup& g : p.groups) {
         if (filled + g.units > p.held) {
-          reduce_held();
+          reduce_held(overlap);
           base = g.set0, filled = 0;
+          if (overlap) room ^= 1;
         }
-        for (int k = 0; k < arrays; ++k)
-          check(cudaMemsetAsync(b.buckets_of(k) + size_t(filled) * p.nb, 0, size_t(g.units) * p.nb * sizeof(X), s), dev,
-                "cudaMemsetAsync (msm buckets)", nstr);
         uint32_t* cnt = b.counters + 1;
         WindowPtrs win{};
-        sort_group(p, g, m, cnt, win);
+        sort_group(p, g, m, cnt, win);  // touches no bucket: runs beside a reduction
+        if (overlap && filled == 0) {
+          clock.mark(PhaseClock::reduce);
+          side.before_reuse(s, room);
+        }
         for (int k = 0; k < arrays; ++k)
-          accumulate_group(p, g, m, win, cnt, bases_of(k), b.buckets_of(k) + size_t(filled) * p.nb);
+          check(
+              cudaMemsetAsync(b.buckets_of(k, room) + size_t(filled) * p.nb, 0, size_t(g.units) * p.nb * sizeof(X), s),
+              dev, "cudaMemsetAsync (msm buckets)", nstr);
+        for (int k = 0; k < arrays; ++k)
+          accumulate_group(p, g, m, win, cnt, bases_of(k), b.buckets_of(k, room) + size_t(filled) * p.nb);
         filled += g.units;
       }
-      reduce_held();
+      if (overlap) {
+        clock.mark(PhaseClock::reduce);
+        side.join(s);
+      }
+      reduce_held(false);
     }
 
     // Waits for the set sums and the ones' sum; the total is the sets' by Horner in 2^shift
@@ -1060,7 +1174,7 @@ struct Msm {
     }
   };
 
-  static void report_timings(PhaseClock& clock, const Plan& p, unsigned reductions,
+  static void report_timings(PhaseClock& clock, const Plan& p, unsigned reductions, double beside_ms,
                              std::chrono::steady_clock::time_point t_start, MsmTimings& tm) {
     double ms[PhaseClock::count];
     clock.read(ms);
@@ -1073,6 +1187,7 @@ struct Msm {
     tm.windows = p.W;
     tm.window_groups = unsigned(p.groups.size());
     tm.reductions = reductions;
+    tm.reduce_beside_ms = beside_ms;
     tm.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
   }
 
@@ -1158,7 +1273,7 @@ struct Msm {
       std::memcpy(out + k, &res, sizeof(res));
     }
     if (timings) {
-      report_timings(clock, p, call.reductions, t_start, tm);
+      report_timings(clock, p, call.reductions, call.side.ms(), t_start, tm);
       *timings = tm;
     }
   }

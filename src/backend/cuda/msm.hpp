@@ -32,9 +32,12 @@ struct MsmTimings {
   double prepare_ms = 0;     // scalar conversion, classification (0 / 1 / general), compaction, sum of the ones
   double sort_ms = 0;        // signed digits and the per-window radix sorts
   double accumulate_ms = 0;  // bucket accumulation (all levels)
-  double reduce_ms = 0;      // bucket reduction per window and the copy of the window sums
-  double total_ms = 0;       // whole call, host wall time (includes the final combination on the host)
-  unsigned c = 0;            // window bits
+  // Bucket reduction and the copy of the window sums, on the call's stream: when batches reduce
+  // beside the next one, only its waits for them and the last batch's reduction.
+  double reduce_ms = 0;
+  double reduce_beside_ms = 0;  // the reductions run on a second stream beside the next batch (their own time)
+  double total_ms = 0;          // whole call, host wall time (includes the final combination on the host)
+  unsigned c = 0;               // window bits
   unsigned windows = 0;
   unsigned window_groups = 0;  // windows are sorted and accumulated in this many groups
   unsigned reductions = 0;     // bucket reductions: one, or one per batch of groups whose buckets fit at once
@@ -54,7 +57,8 @@ size_t msm_workspace_bytes(DeviceId dev, const MsmConfig& cfg);
 // for every partition in flight). Every bucket set at once when they fit, one reduction at the
 // end; else a group's sets at a time (`held_sets`), reduced before the next group reuses them,
 // so that windows wider than 16 bits are allowed while one set fits (at 2^27, 22-bit windows
-// hold one 2^21-bucket set instead of thirteen of 2^19).
+// hold one 2^21-bucket set instead of thirteen of 2^19). Batched, the buckets are two rooms
+// where two fit (`rooms_for`): a batch's reduction runs beside the next batch.
 namespace msm_model {
 constexpr unsigned kMinC = 2, kMaxC = 24, kFreeC = 16;
 constexpr size_t kMaxPairs = size_t(1) << 27;  // (digit, base) pairs held at once by default: 1 GiB
@@ -115,6 +119,23 @@ struct CostModel {
     const unsigned W = windows_for(c, bits);
     return double(W) * double(m) * (1.0 + sort_w * double((c + 7) / 8)) +
            double(sets_for(W, K)) * red_w * double(size_t(1) << (c - 1));
+  }
+  // The buckets a call of c-bit windows carves: `rooms` of `sets` sets each. Every set in one
+  // room when they fit; batched, two rooms of half the bound each (a batch's reduction beside the
+  // next batch's accumulation) where a set fits in half, else one; a set above the bound (a width
+  // asked for) alone in one.
+  struct Rooms {
+    size_t sets = 0;
+    unsigned rooms = 1;
+  };
+  Rooms rooms_for(unsigned c, unsigned bits, unsigned K = 1, size_t fit = 0) const {
+    if (fit == 0) fit = group_windows;
+    const size_t held = held_sets(c, bits, K, fit), all = all_sets(windows_for(c, bits), K, fit);
+    if (held == 0) return {1, 1};
+    if (held >= all) return {all, 1};
+    const size_t half = size_t(double(cap_bytes) / (2.0 * double(size_t(1) << (c - 1)) * double(bucket_bytes)));
+    if (half == 0) return {held, 1};
+    return {held < half ? held : half, 2};
   }
   // Whether c-bit windows' buckets fit, a set at a time at the most.
   bool fits(unsigned c, unsigned bits, unsigned K = 1) const { return held_sets(c, bits, K) > 0; }
