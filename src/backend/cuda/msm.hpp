@@ -35,7 +35,8 @@ struct MsmTimings {
   // Bucket reduction and the copy of the window sums, on the call's stream: when batches reduce
   // beside the next one, only its waits for them and the last batch's reduction.
   double reduce_ms = 0;
-  double reduce_beside_ms = 0;  // the reductions run on a second stream beside the next batch (their own time)
+  double reduce_beside_ms = 0;  // wall time of the reductions on a second stream, beside the next batch (stretched by
+                                // sharing the GPU with it: an upper bound of their cost)
   double total_ms = 0;          // whole call, host wall time (includes the final combination on the host)
   unsigned c = 0;               // window bits
   unsigned windows = 0;
