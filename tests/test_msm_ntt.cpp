@@ -269,6 +269,18 @@ CUZK_TEST(gpu_msm_window_plan) {
   CHECK_EQ(bls_g1(size_t(1) << 24).rooms_for(20, 255).sets, 13u);
   CHECK_EQ(CostModel::for_field(96, size_t(1) << 16).rooms_for(22, 255).rooms, 2u);  // 2 x 0.8 GB of 2 GiB
   CHECK_EQ(CostModel::for_field(96, size_t(1) << 16).rooms_for(24, 255).rooms, 1u);  // asked for, over the bound
+  // The buckets carved at 2^27: the 22-bit rooms, or the 13 sets of 20 bits a call with fewer
+  // general scalars chooses (more). Laid out, 20 bits hold every set in one room (no batch), 22
+  // bits one set in each of two rooms.
+  const auto m27 = bls_g1(size_t(1) << 27);
+  const size_t total = m27.buckets_for(22, 255, 1, 1, false);
+  CHECK_EQ(total, size_t(13) << 19);
+  CHECK_EQ(m27.buckets_for(22, 255, 1, 1, true), size_t(2) << 21);  // a width asked for: its rooms alone
+  CHECK_EQ(m27.layout(20, 255, 1, 1, total).rooms, 1u);
+  CHECK_EQ(m27.layout(20, 255, 1, 1, total).sets, 13u);
+  CHECK_EQ(m27.layout(22, 255, 1, 1, total).rooms, 2u);
+  CHECK_EQ(m27.layout(22, 255, 1, 1, total).sets, 1u);
+  CHECK_EQ(m27.layout(24, 255, 1, 1, total).rooms, 1u);             // half holds no 2^23-bucket set
   CHECK(!CostModel::for_field(96, size_t(1) << 16).fits(24, 255));  // one G2 set of 2^23 buckets > 2 GiB
   CHECK(CostModel::for_field(96, size_t(1) << 16).fits(22, 255));
   CHECK(CostModel::for_field(32, 1 << 12).choose(1 << 12, 254) < 16);

@@ -658,8 +658,7 @@ struct Msm {
     uint32_t* vals_alt = nullptr;
     X* buckets = nullptr;
     X* buckets_more[2] = {nullptr, nullptr};  // the further arrays of bases' (MsmConfig::bases2, bases3)
-    size_t bucket_room = 0;                   // buckets a room holds (a batch of sets)
-    unsigned rooms = 1;                       // rooms an array: two when batches overlap their reductions
+    size_t bucket_total = 0;                  // buckets an array (CostModel::buckets_for)
     uint32_t* slot_keys[2] = {nullptr, nullptr};
     X* slot_pts[2] = {nullptr, nullptr};
     X* red[2] = {nullptr, nullptr};
@@ -667,9 +666,7 @@ struct Msm {
     X* results_more[2] = {nullptr, nullptr};  // the same for bases2, bases3
     size_t entries = 0;                       // E
     // Array k's (0: bases, 1: bases2, 2: bases3) buckets and sums.
-    X* buckets_of(int k, unsigned room = 0) const {
-      return (k ? buckets_more[k - 1] : buckets) + size_t(room) * bucket_room;
-    }
+    X* buckets_of(int k) const { return k ? buckets_more[k - 1] : buckets; }
     X* results_of(int k) const { return k ? results_more[k - 1] : results; }
   };
 
@@ -726,12 +723,6 @@ struct Msm {
     return std::max(general, ones);
   }
 
-  // Bucket sets of c-bit windows the room holds at once: every set a plan fills, at most.
-  static size_t held_sets_of(const Buffers& b, unsigned c, unsigned K, size_t fit) {
-    const size_t all = CostModel::all_sets(windows_for(c, kScalarBits), K, fit);
-    return std::min(all, b.bucket_room >> (c - 1));
-  }
-
   static Buffers carve(Carver& cv, size_t n, bool bases_on_device, bool scalars_on_device, unsigned forced, unsigned K,
                        size_t cap, size_t select_bytes, size_t sort_bytes, int more_bases) {
     Buffers b;
@@ -760,20 +751,18 @@ struct Msm {
     const unsigned cmax = max_c(n, forced);
     const CostModel cm = model(n);
     const size_t fit = std::max<size_t>(1, b.entries / n);
-    // Batched at the widest width: two rooms where they fit, so that a batch's reduction (on a
-    // second stream) runs beside the next batch's sort and accumulation.
-    const CostModel::Rooms rooms = cm.rooms_for(cmax, kScalarBits, K, fit);
-    b.bucket_room = rooms.sets << (cmax - 1);
-    b.rooms = rooms.rooms;
+    b.bucket_total = cm.buckets_for(cmax, kScalarBits, K, fit, forced != 0);
     size_t segs = 0;
     for (unsigned c = kMinC; c <= cmax; ++c) {
       if (c != forced && !cm.fits(c, kScalarBits)) continue;
       const size_t nb = size_t(1) << (c - 1);
-      const size_t sets = held_sets_of(b, c, K, fit);
+      // The most sets a plan of c may hold at once (its layout in these buckets, or every set
+      // of a plan with fewer parts).
+      const size_t sets = std::min(CostModel::all_sets(windows_for(c, kScalarBits), K, fit), b.bucket_total / nb);
       for (size_t k = 1; k <= sets; ++k)  // a plan may fill fewer sets, each reduced by narrower levels
         segs = std::max(segs, k * reduction_for(uint32_t(nb), k).values);
     }
-    const size_t nbk = b.rooms * b.bucket_room;
+    const size_t nbk = b.bucket_total;
     b.buckets = cv.take<X>(nbk, "msm buckets");
     for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(nbk, "msm buckets (further bases)");
     size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 runs at most
@@ -861,7 +850,9 @@ struct Msm {
     unsigned c = 0, W = 0, K = 1, sets = 0;
     unsigned held = 0;     // bucket sets the workspace holds at once (a group's at least)
     unsigned batches = 1;  // of groups, each reduced once its sets are filled
-    uint32_t top = 0;      // buckets the last window's digits reach (no tables): 2^(bits - (W - 1) c), at most nb
+    unsigned rooms = 1;    // the buckets in one room, or two (a batch reduced beside the next)
+    size_t room_buckets = 0;
+    uint32_t top = 0;  // buckets the last window's digits reach (no tables): 2^(bits - (W - 1) c), at most nb
     uint32_t nb = 0, runs_target = 0;
     std::vector<WindowGroup> groups;
     std::vector<unsigned> shift;
@@ -982,7 +973,10 @@ struct Msm {
       const unsigned k = std::min(K, p.W);  // windows a table set
       const unsigned tsets = sets_for(p.W, K);
       const unsigned fit = unsigned(std::max<size_t>(1, std::min<size_t>(p.W, b.entries / m)));
-      p.held = unsigned(std::min<size_t>(b.bucket_room >> (p.c - 1), kMaxWindows));
+      const CostModel::Rooms lay = model(n).layout(p.c, bits, K, fit, b.bucket_total);
+      p.rooms = lay.rooms;
+      p.room_buckets = b.bucket_total / lay.rooms;
+      p.held = unsigned(std::min<size_t>(lay.sets, kMaxWindows));
       if (p.held == 0)
         throw GpuError(dev.name() + ": msm: " + std::to_string(p.c) + "-bit windows' buckets exceed the workspace's (" +
                        nstr + ")");
@@ -1110,7 +1104,8 @@ struct Msm {
     // sort, only once its last reduction is done (that wait is the reduce phase's), and the last
     // batch is reduced on the call's stream after all of them.
     void window_sums(const Plan& p, uint32_t m) {
-      const bool overlap = b.rooms == 2 && p.batches > 1;
+      const bool overlap = p.rooms == 2 && p.batches > 1;
+      const auto room_of = [&](int k, unsigned r) { return b.buckets_of(k) + size_t(r) * p.room_buckets; };
       if (overlap) side.start(dev, clock.on());
       unsigned base = 0, filled = 0, room = 0;
       const auto reduce_held = [&](bool beside) {
@@ -1123,7 +1118,7 @@ struct Msm {
         else
           clock.mark(PhaseClock::reduce);
         for (int k = 0; k < arrays; ++k)
-          reduce_windows(p, filled, nbr, b.buckets_of(k, room), b.results_of(k) + 1 + base, st);
+          reduce_windows(p, filled, nbr, room_of(k, room), b.results_of(k) + 1 + base, st);
         if (beside) side.reduced(room);
       };
       for (const WindowGroup& g : p.groups) {
@@ -1140,11 +1135,10 @@ struct Msm {
           side.before_reuse(s, room);
         }
         for (int k = 0; k < arrays; ++k)
-          check(
-              cudaMemsetAsync(b.buckets_of(k, room) + size_t(filled) * p.nb, 0, size_t(g.units) * p.nb * sizeof(X), s),
-              dev, "cudaMemsetAsync (msm buckets)", nstr);
+          check(cudaMemsetAsync(room_of(k, room) + size_t(filled) * p.nb, 0, size_t(g.units) * p.nb * sizeof(X), s),
+                dev, "cudaMemsetAsync (msm buckets)", nstr);
         for (int k = 0; k < arrays; ++k)
-          accumulate_group(p, g, m, win, cnt, bases_of(k), b.buckets_of(k, room) + size_t(filled) * p.nb);
+          accumulate_group(p, g, m, win, cnt, bases_of(k), room_of(k, room) + size_t(filled) * p.nb);
         filled += g.units;
       }
       if (overlap) {

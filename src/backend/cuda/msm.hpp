@@ -78,6 +78,7 @@ struct CostModel {
   double sort_w = 0, red_w = 0;
   size_t bucket_bytes = 0, cap_bytes = 0;
   size_t group_windows = 1;  // windows one group sorts at once: kMaxPairs / n, at least one
+  size_t n = 0;
 
   // field_bytes: 32 (BN254 Fq), 48 (BLS12-381 Fq), twice that for G2. Fitted on the H200: a sort
   // pass over 2^24 pairs ~0.35 ms; a BN254 G1 mixed addition ~0.2 ns a point, BLS12-381 G1 ~0.44
@@ -91,6 +92,7 @@ struct CostModel {
     const size_t quarter = n * 2 * field_bytes / 4, floor = size_t(2) << 30;  // of the affine bases
     cm.cap_bytes = quarter > floor ? quarter : floor;
     cm.group_windows = n >= kMaxPairs ? 1 : kMaxPairs / (n ? n : 1);
+    cm.n = n;
     return cm;
   }
   // Bucket sets of c-bit windows over K tables (a set a window, or a table set's K windows), a
@@ -138,6 +140,29 @@ struct CostModel {
     if (half == 0) return {held, 1};
     return {held < half ? held : half, 2};
   }
+  // Buckets (of the widest width's size, 2^(c-1) each) a call carves for each array of bases,
+  // for widths up to cmax: cmax's rooms, and every set of the width the model takes for n
+  // full-length scalars with every set held (the plan of a call with fewer general scalars,
+  // which chooses narrower: it need not batch where every set fitting would have been held).
+  size_t buckets_for(unsigned cmax, unsigned bits, unsigned K, size_t fit, bool asked) const {
+    const Rooms r = rooms_for(cmax, bits, K, fit);
+    size_t total = (r.rooms * r.sets) << (cmax - 1);
+    if (!asked) {
+      const unsigned c = choose(n, bits, cmax, 0, true);
+      const size_t all = all_sets(windows_for(c, bits), K, fit) << (c - 1);
+      if (all > total) total = all;
+    }
+    return total;
+  }
+  // How a plan of c-bit windows lays its sets in `total` buckets: every set in one room when
+  // they fit; else two rooms of half, where a set fits in half (a batch's reduction beside the
+  // next batch); else one room.
+  Rooms layout(unsigned c, unsigned bits, unsigned K, size_t fit, size_t total) const {
+    const size_t nb = size_t(1) << (c - 1), all = all_sets(windows_for(c, bits), K, fit);
+    if (all * nb <= total) return {all, 1};
+    if (total / 2 >= nb) return {total / 2 / nb, 2};
+    return {total / nb, 1};
+  }
   // Whether c-bit windows' buckets fit, a set at a time at the most.
   bool fits(unsigned c, unsigned bits, unsigned K = 1) const { return held_sets(c, bits, K) > 0; }
   // Whether every bucket set fits at once (the table plans: a table set's windows share one set,
@@ -150,11 +175,12 @@ struct CostModel {
   // The cheapest width up to c_max for m scalars of `bits` bits, among those whose buckets fit
   // for scalars of `fit_bits` (0: bits). Without tables: 12-13 at 2^16, 15-16 at 2^20, 20 from
   // 2^24 for G1.
-  unsigned choose(size_t m, unsigned bits, unsigned c_max = kMaxC, unsigned fit_bits = 0) const {
+  // (all: among those whose every set fits at once.)
+  unsigned choose(size_t m, unsigned bits, unsigned c_max = kMaxC, unsigned fit_bits = 0, bool all = false) const {
     unsigned best = kMinC;
     double best_cost = 1e300;
     for (unsigned c = kMinC; c <= c_max; ++c) {
-      if (!fits(c, fit_bits ? fit_bits : bits)) continue;
+      if (all ? !fits_all(c, fit_bits ? fit_bits : bits) : !fits(c, fit_bits ? fit_bits : bits)) continue;
       const double v = cost(m, bits, c);
       if (v < best_cost) best_cost = v, best = c;
     }
