@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
+# Not run yet (no machine lent for the rest of the session).
 # After run.sh: its PoRep job's A+B1+C call (three arrays, fewer general scalars: 20-bit windows)
 # was batched by buckets sized for 22 bits' rooms, +7.5 ms. Now the buckets are also every set of
 # the width a full call would take with every set held, and a plan whose sets fit is not batched.
