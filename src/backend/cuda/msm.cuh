@@ -557,7 +557,8 @@ class PhaseClock {
 
 // A second stream for a batched call's bucket reductions: each waits for the call's stream to
 // have filled its room, a room is cleared again only after its reduction, and the call's stream
-// finally waits for the last. Timed (their own GPU time, overlapped) when the call is.
+// finally waits for the last. Started by the first reduction beside (a call of one batch has
+// none); timed (their wall time beside the next batch) when the call is.
 class SideStream {
  public:
   SideStream() = default;
@@ -571,6 +572,7 @@ class SideStream {
       for (cudaEvent_t e : {t.first, t.second})
         if (e) cudaEventDestroy(e);
   }
+  bool started() const { return stream_.has_value(); }
   void start(DeviceId dev, bool timed) {
     dev_ = dev, timed_ = timed;
     stream_.emplace(dev);
@@ -762,9 +764,8 @@ struct Msm {
       for (size_t k = 1; k <= sets; ++k)  // a plan may fill fewer sets, each reduced by narrower levels
         segs = std::max(segs, k * reduction_for(uint32_t(nb), k).values);
     }
-    const size_t nbk = b.bucket_total;
-    b.buckets = cv.take<X>(nbk, "msm buckets");
-    for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(nbk, "msm buckets (further bases)");
+    b.buckets = cv.take<X>(b.bucket_total, "msm buckets");
+    for (int k = 0; k < more_bases; ++k) b.buckets_more[k] = cv.take<X>(b.bucket_total, "msm buckets (further bases)");
     size_t slots = 2 * std::min<size_t>(kRunsCap, b.entries);  // level-0 runs at most
     for (int i = 0; i < 2; ++i) {
       b.slot_keys[i] = cv.take<uint32_t>(slots, "msm partial-sum keys");
@@ -848,9 +849,8 @@ struct Msm {
   // in the result. nb buckets a set; runs_target level-0 runs.
   struct Plan {
     unsigned c = 0, W = 0, K = 1, sets = 0;
-    unsigned held = 0;     // bucket sets the workspace holds at once (a group's at least)
-    unsigned batches = 1;  // of groups, each reduced once its sets are filled
-    unsigned rooms = 1;    // the buckets in one room, or two (a batch reduced beside the next)
+    unsigned held = 0;   // bucket sets the workspace holds at once (a group's at least)
+    unsigned rooms = 1;  // the buckets in one room, or two (a batch reduced beside the next)
     size_t room_buckets = 0;
     uint32_t top = 0;  // buckets the last window's digits reach (no tables): 2^(bits - (W - 1) c), at most nb
     uint32_t nb = 0, runs_target = 0;
@@ -1001,13 +1001,6 @@ struct Msm {
         }
       }
       p.sets = unsigned(p.shift.size());
-      // Batches of groups whose sets the buckets hold at once (window_sums' loop).
-      unsigned filled = 0;
-      p.batches = 1;
-      for (const WindowGroup& g : p.groups) {
-        if (filled + g.units > p.held) ++p.batches, filled = 0;
-        filled += g.units;
-      }
       // Level-0 runs: whole waves of the accumulation kernel, at most kRunsCap.
       int sms = 0, per_sm = 0;
       check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.ordinal), dev,
@@ -1104,18 +1097,18 @@ struct Msm {
     // sort, only once its last reduction is done (that wait is the reduce phase's), and the last
     // batch is reduced on the call's stream after all of them.
     void window_sums(const Plan& p, uint32_t m) {
-      const bool overlap = p.rooms == 2 && p.batches > 1;
+      const bool overlap = p.rooms == 2;  // a batch reduced before the last is reduced beside
       const auto room_of = [&](int k, unsigned r) { return b.buckets_of(k) + size_t(r) * p.room_buckets; };
-      if (overlap) side.start(dev, clock.on());
       unsigned base = 0, filled = 0, room = 0;
       const auto reduce_held = [&](bool beside) {
         ++reductions;
         // A batch of the last window alone (no tables) reduces only the buckets it can reach.
         const uint32_t nbr = p.K == 1 && filled == 1 && base + 1 == p.sets ? p.top : p.nb;
         cudaStream_t st = s;
-        if (beside)
+        if (beside) {
+          if (!side.started()) side.start(dev, clock.on());
           st = side.after(s);
-        else
+        } else
           clock.mark(PhaseClock::reduce);
         for (int k = 0; k < arrays; ++k)
           reduce_windows(p, filled, nbr, room_of(k, room), b.results_of(k) + 1 + base, st);
@@ -1130,7 +1123,7 @@ struct Msm {
         uint32_t* cnt = b.counters + 1;
         WindowPtrs win{};
         sort_group(p, g, m, cnt, win);  // touches no bucket: runs beside a reduction
-        if (overlap && filled == 0) {
+        if (filled == 0 && side.started()) {
           clock.mark(PhaseClock::reduce);
           side.before_reuse(s, room);
         }
@@ -1141,7 +1134,7 @@ struct Msm {
           accumulate_group(p, g, m, win, cnt, bases_of(k), room_of(k, room) + size_t(filled) * p.nb);
         filled += g.units;
       }
-      if (overlap) {
+      if (side.started()) {
         clock.mark(PhaseClock::reduce);
         side.join(s);
       }
